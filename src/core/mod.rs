@@ -1,0 +1,2 @@
+//! The pure mathematics: no I/O, no async, no allocation beyond what a computation needs.
+pub mod welter;

@@ -1,0 +1,707 @@
+//! Welter's game: the Welter function, the Unique Prime Lemma primes, winning moves, misère play.
+//!
+//! Coins sit on distinct squares 0, 1, 2, …; a move slides one coin to a lower empty square.
+//! The Sprague–Grundy value is the Welter function, which by the *animating formula*
+//! (van Splunder, Def. 3.10) is
+//!
+//! ```text
+//! [x_1|…|x_n] = x_1 ⊕ … ⊕ x_n ⊕ ⊕_{i<j} (x_i|x_j),   (x|y) = 2^(v+1) − 1,  v = ν2(x ⊕ y)
+//! ```
+//!
+//! Bit `t` of `(x|y)` is 1 exactly when `x ≡ y (mod 2^t)`, so bit `t` of the pair term is the
+//! parity of the number of pairs congruent modulo `2^t`. Sorting the coins by their *reversed*
+//! bits puts every residue class modulo `2^t` into one contiguous run, for every `t` at once;
+//! the pairs then become intervals of that order and their count per depth is a classic
+//! "sum over subarray minima" — which is why the value costs one sort plus O(n), not O(n²).
+//!
+//! The primes (Unique Prime Lemma) are solved bit by bit from the least significant bit:
+//! bit `t` of `x ⊕ ⊕_j (x|x_j)` only depends on bits `0..t` of `x`, so each bit of the prime is
+//! forced once the lower ones are known (notes §A.5a). The class sizes come from the same sorted
+//! order, narrowed one bit at a time.
+//!
+//! Everything here is pure and total on distinct inputs: no allocation proportional to the
+//! values, no overflow (primes can need 65 bits and are returned as `u128`).
+
+/// A winning (or targeted) move: slide the coin on `from` down to `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Move {
+    pub from: u64,
+    pub to: u64,
+}
+
+/// Normal play (last mover wins) or misère play (last mover loses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Play {
+    #[default]
+    Normal,
+    Misere,
+}
+
+/// Who wins with perfect play: `P` — the previous player, `N` — the next player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    P,
+    N,
+}
+
+/// The mating function `(x|y) = 2^(ν2(x⊕y)+1) − 1` for `x ≠ y`, as `u128` because `x ≡ y`
+/// modulo `2^64` cannot happen for distinct `u64` but the doubled bound needs 65 bits at most.
+pub fn mate(x: u64, y: u64) -> u128 {
+    debug_assert_ne!(x, y);
+    let v = (x ^ y).trailing_zeros();
+    (1u128 << (v + 1)) - 1
+}
+
+/// Coins sorted by their bit-reversed value: every residue class modulo `2^t` is a contiguous
+/// run, and within a run the coins with bit `t` clear come first.
+struct LowBitOrder {
+    coins: Vec<u64>,
+}
+
+impl LowBitOrder {
+    fn new(coins: &[u64]) -> Self {
+        let mut keys: Vec<u64> = coins.iter().map(|c| c.reverse_bits()).collect();
+        keys.sort_unstable();
+        for k in keys.iter_mut() {
+            *k = k.reverse_bits();
+        }
+        LowBitOrder { coins: keys }
+    }
+
+    /// Narrows `range` (all congruent modulo `2^t`) to those whose bit `t` equals `bit`.
+    fn narrow(&self, range: (usize, usize), t: u32, bit: bool) -> (usize, usize) {
+        let (lo, hi) = range;
+        if lo == hi || t >= 64 {
+            // Every u64 has bit t ≥ 64 clear.
+            return if bit { (hi, hi) } else { range };
+        }
+        let split = lo + self.coins[lo..hi].partition_point(|c| (c >> t) & 1 == 0);
+        if bit {
+            (split, hi)
+        } else {
+            (lo, split)
+        }
+    }
+}
+
+/// Bit `t` (0 ≤ t ≤ 64) of the pair term `⊕_{i<j} (x_i|x_j)` is the parity of the number of
+/// pairs congruent modulo `2^t`. Returns those 65 parities packed in a `u128` (bit 64 is
+/// always 0 for distinct coins).
+fn pair_term(order: &LowBitOrder) -> u128 {
+    let c = &order.coins;
+    let n = c.len();
+    if n < 2 {
+        return 0;
+    }
+    // depth[i] = number of common low bits of neighbours i and i+1 (< 64: coins are distinct).
+    // Two coins i < j agree modulo 2^t iff min(depth[i..j]) ≥ t, so the pairs at exact
+    // depth d are the subarrays of `depth` whose minimum is d. Count them (mod 2) with a
+    // monotonic stack: each index owns the subarrays where it is the leftmost minimum.
+    let depth: Vec<u8> = c.windows(2).map(|w| (w[0] ^ w[1]).trailing_zeros() as u8).collect();
+    let m = depth.len();
+    let mut left = vec![0usize; m]; // choices of start: strictly greater to the left
+    let mut stack: Vec<usize> = Vec::with_capacity(m);
+    for i in 0..m {
+        while let Some(&top) = stack.last() {
+            if depth[top] > depth[i] {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        left[i] = match stack.last() {
+            Some(&top) => i - top,
+            None => i + 1,
+        };
+        stack.push(i);
+    }
+    stack.clear();
+    let mut exact: u128 = 0; // bit d = parity of the number of pairs at exact depth d
+    for i in (0..m).rev() {
+        while let Some(&top) = stack.last() {
+            if depth[top] >= depth[i] {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        let right = match stack.last() {
+            Some(&top) => top - i,
+            None => m - i,
+        };
+        stack.push(i);
+        if left[i] & right & 1 == 1 {
+            exact ^= 1u128 << depth[i];
+        }
+    }
+    // Pairs congruent mod 2^t are those at exact depth ≥ t: a suffix-XOR over the bits.
+    let mut at_least: u128 = 0;
+    let mut acc = false;
+    for t in (0..65).rev() {
+        acc ^= (exact >> t) & 1 == 1;
+        if acc {
+            at_least |= 1u128 << t;
+        }
+    }
+    at_least
+}
+
+/// The Welter value (Sprague–Grundy value) of distinct coins, in any order.
+///
+/// The caller guarantees the coins are distinct (the API layer rejects duplicates).
+/// The result is below `2^64`: it is below `2^B` when every coin is below `2^B`.
+pub fn value(coins: &[u64]) -> u64 {
+    let order = LowBitOrder::new(coins);
+    value_with(&order)
+}
+
+fn value_with(order: &LowBitOrder) -> u64 {
+    let xor = order.coins.iter().fold(0u64, |a, &c| a ^ c);
+    let pairs = pair_term(order);
+    debug_assert_eq!(pairs >> 64, 0);
+    xor ^ (pairs as u64)
+}
+
+/// Solves `F(x) = x ⊕ ⊕_{c ∈ others} (x|c) = target` bit by bit. `others` is the run
+/// `[0, n)` of `order` minus, optionally, the coin `skip` (which is in the order but is not
+/// one of the others). Returns the unique solution, which is not among the others.
+fn solve(order: &LowBitOrder, skip: Option<u64>, target: u64) -> u128 {
+    let mut range = (0usize, order.coins.len());
+    let mut x: u128 = 0;
+    for t in 0..=64u32 {
+        let mut count = range.1 - range.0;
+        if let Some(s) = skip {
+            // `skip` is in the range iff it agrees with x on bits 0..t.
+            let mask: u128 = (1u128 << t) - 1;
+            if (s as u128) & mask == x & mask {
+                count -= 1;
+            }
+        }
+        let target_bit = if t < 64 { (target >> t) & 1 == 1 } else { false };
+        if count == 0 {
+            // No other coin agrees with x below bit t, so (x|c) has no bits ≥ t and the
+            // remaining bits of x are those of the target.
+            let high = if t < 64 { ((target >> t) as u128) << t } else { 0 };
+            return x | high;
+        }
+        let bit = target_bit ^ (count & 1 == 1);
+        if bit {
+            x |= 1u128 << t;
+        }
+        range = order.narrow(range, t, bit);
+    }
+    // Unreachable for distinct coins: at t = 64 at most one coin (equal to x mod 2^64) is left
+    // and choosing bit 64 separates x from it.
+    x
+}
+
+/// The unique `x ≥ 0` with `value(others ∪ {x}) == target`; `x` is never among `others`.
+/// It may need 65 bits (e.g. `others = [0]`, `target = u64::MAX` gives `x = 2^64`).
+pub fn complete(others: &[u64], target: u64) -> u128 {
+    let order = LowBitOrder::new(others);
+    let rest = value_with(&order);
+    // value(others ∪ {x}) = rest ⊕ x ⊕ ⊕_c (x|c), so solve F(x) = target ⊕ rest.
+    solve(&order, None, target ^ rest)
+}
+
+/// `D_i = ⊕_{j≠i} (x_i|x_j)` for every coin, via class sizes along each coin's path.
+fn corrections(order: &LowBitOrder, coin: u64) -> u128 {
+    let mut range = (0usize, order.coins.len());
+    let mut d: u128 = 0;
+    for t in 0..=64u32 {
+        let others = range.1 - range.0 - 1;
+        if others == 0 {
+            break;
+        }
+        if others & 1 == 1 {
+            d |= 1u128 << t;
+        }
+        range = order.narrow(range, t, t < 64 && (coin >> t) & 1 == 1);
+    }
+    d
+}
+
+/// The Unique Prime Lemma primes: for each coin (in the given order) the unique square
+/// `x'_i` such that replacing `x_i` by `x'_i` gives Welter value `target`.
+/// When `target == value(coins)` every prime is the coin itself.
+pub fn primes(coins: &[u64], target: u64) -> Vec<u128> {
+    let order = LowBitOrder::new(coins);
+    let k = value_with(&order);
+    primes_with(&order, coins, k, target)
+}
+
+fn primes_with(order: &LowBitOrder, coins: &[u64], k: u64, target: u64) -> Vec<u128> {
+    if target == k {
+        return coins.iter().map(|&c| c as u128).collect();
+    }
+    coins
+        .iter()
+        .map(|&c| {
+            // k = x_i ⊕ D_i ⊕ [X∖x_i], so [X∖x_i] = k ⊕ x_i ⊕ D_i.
+            let d = corrections(order, c);
+            debug_assert_eq!(d >> 64, 0);
+            let rest = k ^ c ^ (d as u64);
+            solve(order, Some(c), target ^ rest)
+        })
+        .collect()
+}
+
+/// Every move to a position of value `target` (Theorem 4.13: the coins whose prime lies below
+/// them), ordered by `from` ascending.
+pub fn moves_to(coins: &[u64], target: u64) -> Vec<Move> {
+    let order = LowBitOrder::new(coins);
+    let k = value_with(&order);
+    moves_with(&order, k, target)
+}
+
+fn moves_with(order: &LowBitOrder, k: u64, target: u64) -> Vec<Move> {
+    let mut sorted = order.coins.clone();
+    sorted.sort_unstable();
+    let ps = primes_with(order, &sorted, k, target);
+    sorted
+        .iter()
+        .zip(ps)
+        .filter(|&(&c, p)| p < c as u128)
+        .map(|(&c, p)| Move { from: c, to: p as u64 })
+        .collect()
+}
+
+/// Abacus positions (Def. 8.1): n coins, exactly one on each rod `{j, 2n−1−j}`, j < n.
+/// Their values are 0 or 1 and misère play swaps the roles of 0 and 1 on them.
+#[derive(Debug, Clone)]
+pub struct AbacusCheck {
+    n: u64,
+    /// coins on squares ≥ 2n (outside every rod)
+    outside: usize,
+    /// rods holding two coins
+    doubled: usize,
+    occupied: std::collections::HashSet<u64>,
+}
+
+impl AbacusCheck {
+    pub fn new(coins: &[u64]) -> Self {
+        let n = coins.len() as u64;
+        let occupied: std::collections::HashSet<u64> = coins.iter().copied().collect();
+        let outside = coins.iter().filter(|&&c| c >= 2 * n).count();
+        let doubled = coins
+            .iter()
+            .filter(|&&c| c < n && occupied.contains(&(2 * n - 1 - c)))
+            .count();
+        AbacusCheck { n, outside, doubled, occupied }
+    }
+
+    pub fn is_abacus(&self) -> bool {
+        self.outside == 0 && self.doubled == 0
+    }
+
+    fn partner(&self, c: u64) -> Option<u64> {
+        (c < 2 * self.n).then(|| 2 * self.n - 1 - c)
+    }
+
+    /// Whether the position after moving `from` → `to` is an Abacus position, in O(1).
+    pub fn is_abacus_after(&self, from: u64, to: u64) -> bool {
+        let mut outside = self.outside;
+        let mut doubled = self.doubled;
+        match self.partner(from) {
+            None => outside -= 1,
+            Some(p) => {
+                if self.occupied.contains(&p) {
+                    doubled -= 1;
+                }
+            }
+        }
+        match self.partner(to) {
+            None => outside += 1,
+            Some(p) => {
+                if p != from && self.occupied.contains(&p) {
+                    doubled += 1;
+                }
+            }
+        }
+        outside == 0 && doubled == 0
+    }
+}
+
+/// Value, outcome and every winning move of a position under the given play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    pub value: u64,
+    pub outcome: Outcome,
+    pub moves: Vec<Move>,
+}
+
+/// The outcome under `play` from the value: normal play is P iff the value is 0; misère play
+/// uses the corrected Theorem 8.5 — P iff (Abacus and value 1) or (not Abacus and value 0).
+pub fn outcome(value: u64, abacus: bool, play: Play) -> Outcome {
+    let p = match play {
+        Play::Normal => value == 0,
+        Play::Misere => {
+            if abacus {
+                value == 1
+            } else {
+                value == 0
+            }
+        }
+    };
+    if p {
+        Outcome::P
+    } else {
+        Outcome::N
+    }
+}
+
+/// Value and outcome only (no moves): O(n log n) for the sort plus O(n).
+pub fn evaluate(coins: &[u64], play: Play) -> (u64, Outcome) {
+    let v = value(coins);
+    let abacus = match play {
+        Play::Normal => false,
+        Play::Misere => AbacusCheck::new(coins).is_abacus(),
+    };
+    (v, outcome(v, abacus, play))
+}
+
+/// Value, outcome and **every** winning move under `play`, moves ordered by `from`.
+///
+/// Misère (corrected Theorem 8.5, verified against brute force in the tests):
+/// * misère P-positions have no winning move;
+/// * an Abacus position of value 0 wins by every `x → 2n−1−x` with `x ≥ n` (to Abacus value 1);
+/// * a non-Abacus position of value ≠ 0 wins by the normal winning moves whose result is not
+///   Abacus, and by the moves to an Abacus position of value 1 — such a move must go to the
+///   coin's prime for target 1 (Unique Prime Lemma), so both kinds come from two prime sets.
+pub fn analyse(coins: &[u64], play: Play) -> Analysis {
+    let order = LowBitOrder::new(coins);
+    let value = value_with(&order);
+    match play {
+        Play::Normal => {
+            let moves = if value == 0 { Vec::new() } else { moves_with(&order, value, 0) };
+            Analysis { value, outcome: outcome(value, false, play), moves }
+        }
+        Play::Misere => {
+            let abacus = AbacusCheck::new(coins);
+            let out = outcome(value, abacus.is_abacus(), play);
+            let mut moves = Vec::new();
+            if out == Outcome::N {
+                if abacus.is_abacus() {
+                    let n = coins.len() as u64;
+                    let mut sorted = order.coins.clone();
+                    sorted.sort_unstable();
+                    moves = sorted
+                        .into_iter()
+                        .filter(|&c| c >= n)
+                        .map(|c| Move { from: c, to: 2 * n - 1 - c })
+                        .collect();
+                } else {
+                    moves = moves_with(&order, value, 0)
+                        .into_iter()
+                        .filter(|m| !abacus.is_abacus_after(m.from, m.to))
+                        .collect();
+                    moves.extend(
+                        moves_with(&order, value, 1)
+                            .into_iter()
+                            .filter(|m| abacus.is_abacus_after(m.from, m.to)),
+                    );
+                    moves.sort_unstable();
+                }
+            }
+            Analysis { value, outcome: out, moves }
+        }
+    }
+}
+
+/// The O(n²) animating formula, kept as the benchmark baseline and a test oracle for sizes
+/// beyond brute force.
+pub fn value_quadratic(coins: &[u64]) -> u64 {
+    let mut acc: u128 = 0;
+    for (i, &x) in coins.iter().enumerate() {
+        acc ^= x as u128;
+        for &y in &coins[i + 1..] {
+            acc ^= mate(x, y);
+        }
+    }
+    acc as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Independent brute force: mex over followers, memoised on the sorted position.
+    struct Brute {
+        memo: HashMap<Vec<u64>, u64>,
+        misere_memo: HashMap<Vec<u64>, bool>,
+    }
+
+    impl Brute {
+        fn new() -> Self {
+            Brute { memo: HashMap::new(), misere_memo: HashMap::new() }
+        }
+
+        fn followers(pos: &[u64]) -> Vec<(Move, Vec<u64>)> {
+            let mut out = Vec::new();
+            for (i, &c) in pos.iter().enumerate() {
+                for to in 0..c {
+                    if pos.contains(&to) {
+                        continue;
+                    }
+                    let mut next = pos.to_vec();
+                    next[i] = to;
+                    next.sort_unstable();
+                    out.push((Move { from: c, to }, next));
+                }
+            }
+            out
+        }
+
+        fn grundy(&mut self, pos: &[u64]) -> u64 {
+            if let Some(&v) = self.memo.get(pos) {
+                return v;
+            }
+            let mut seen = Vec::new();
+            for (_, f) in Self::followers(pos) {
+                seen.push(self.grundy(&f));
+            }
+            let mut m = 0;
+            while seen.contains(&m) {
+                m += 1;
+            }
+            self.memo.insert(pos.to_vec(), m);
+            m
+        }
+
+        /// Misère: true when the player to move wins (no move available = win).
+        fn misere_n(&mut self, pos: &[u64]) -> bool {
+            if let Some(&v) = self.misere_memo.get(pos) {
+                return v;
+            }
+            let fs = Self::followers(pos);
+            let win = fs.is_empty() || fs.iter().any(|(_, f)| !self.misere_n(f));
+            self.misere_memo.insert(pos.to_vec(), win);
+            win
+        }
+
+        fn winning_moves(&mut self, pos: &[u64], play: Play) -> Vec<Move> {
+            let mut out: Vec<Move> = Self::followers(pos)
+                .into_iter()
+                .filter(|(_, f)| match play {
+                    Play::Normal => self.grundy(f) == 0,
+                    Play::Misere => !self.misere_n(f),
+                })
+                .map(|(m, _)| m)
+                .collect();
+            out.sort_unstable();
+            out
+        }
+    }
+
+    fn subsets_below(limit: u64, max_coins: usize) -> Vec<Vec<u64>> {
+        let mut out = Vec::new();
+        for mask in 0u32..(1 << limit) {
+            if (mask.count_ones() as usize) <= max_coins {
+                out.push((0..limit).filter(|&s| mask >> s & 1 == 1).collect());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn all_positions_below_14_match_brute_force() {
+        // 2^14 positions: value, outcome and every winning move in both plays, and the
+        // primes for every target below 16.
+        let mut brute = Brute::new();
+        for pos in subsets_below(14, 14) {
+            let g = brute.grundy(&pos);
+            assert_eq!(value(&pos), g, "value of {pos:?}");
+            for play in [Play::Normal, Play::Misere] {
+                let a = analyse(&pos, play);
+                let expect_n = match play {
+                    Play::Normal => g != 0,
+                    Play::Misere => brute.misere_n(&pos),
+                };
+                assert_eq!(a.outcome == Outcome::N, expect_n, "{play:?} outcome of {pos:?}");
+                assert_eq!(a.moves, brute.winning_moves(&pos, play), "{play:?} moves of {pos:?}");
+            }
+            for target in 0..16u64 {
+                for (i, p) in primes(&pos, target).into_iter().enumerate() {
+                    let mut q = pos.clone();
+                    q[i] = p as u64;
+                    assert!(!pos.iter().enumerate().any(|(j, &c)| j != i && c as u128 == p));
+                    assert_eq!(value_quadratic(&q), target, "prime of {pos:?} coin {i} target {target}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn primes_small_positions_are_unique() {
+        // Every position with squares < 9 and every target < 16: the prime gives the target
+        // and no other free square below 40 does (the primes of such positions are < 32).
+        for pos in subsets_below(9, 9) {
+            for target in 0..16u64 {
+                for (i, p) in primes(&pos, target).into_iter().enumerate() {
+                    assert!(p < 32);
+                    for other in 0..40u64 {
+                        if pos.iter().enumerate().any(|(j, &c)| j != i && c == other) {
+                            continue;
+                        }
+                        let mut r = pos.clone();
+                        r[i] = other;
+                        assert_eq!(value_quadratic(&r) == target, other as u128 == p, "{pos:?} coin {i} target {target} square {other}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn three_coins_below_40_match_brute_force() {
+        let mut brute = Brute::new();
+        for a in 0..40u64 {
+            for b in a + 1..40 {
+                for c in b + 1..40 {
+                    let pos = vec![a, b, c];
+                    let g = brute.grundy(&pos);
+                    assert_eq!(value(&pos), g);
+                    for play in [Play::Normal, Play::Misere] {
+                        assert_eq!(analyse(&pos, play).moves, brute.winning_moves(&pos, play), "{play:?} {pos:?}");
+                    }
+                    for target in 0..16 {
+                        for (i, p) in primes(&pos, target).into_iter().enumerate() {
+                            let mut q = pos.clone();
+                            q[i] = p as u64;
+                            assert_eq!(value_quadratic(&q), target);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // splitmix64
+            self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+            z ^ (z >> 31)
+        }
+        fn coins(&mut self, n: usize, bits: u32) -> Vec<u64> {
+            let mut set = std::collections::BTreeSet::new();
+            while set.len() < n {
+                let v = if bits >= 64 { self.next() } else { self.next() & ((1u64 << bits) - 1) };
+                set.insert(v);
+            }
+            let mut v: Vec<u64> = set.into_iter().collect();
+            // shuffle so that request order is not sorted
+            for i in (1..v.len()).rev() {
+                let j = (self.next() % (i as u64 + 1)) as usize;
+                v.swap(i, j);
+            }
+            v
+        }
+    }
+
+    #[test]
+    fn fast_value_and_primes_match_quadratic_on_random_large_positions() {
+        let mut rng = Rng(7);
+        for round in 0..300 {
+            let n = 1 + (rng.next() % 60) as usize;
+            // Mix of narrow widths (many congruences) and full 64-bit coins.
+            let bits = [4u32, 8, 16, 40, 64][round % 5].max(7);
+            let coins = rng.coins(n, bits);
+            let k = value(&coins);
+            assert_eq!(k, value_quadratic(&coins), "{coins:?}");
+            let target = match round % 3 {
+                0 => 0,
+                1 => rng.next(),
+                _ => u64::MAX - (rng.next() % 4),
+            };
+            for (i, p) in primes(&coins, target).into_iter().enumerate() {
+                if p > u64::MAX as u128 {
+                    // Check the 65-bit prime with the formula directly.
+                    let mut acc: u128 = p;
+                    for (j, &c) in coins.iter().enumerate() {
+                        if j != i {
+                            acc ^= c as u128;
+                        }
+                    }
+                    for (a, &x) in coins.iter().enumerate() {
+                        if a == i {
+                            continue;
+                        }
+                        for (b, &y) in coins.iter().enumerate().skip(a + 1) {
+                            if b != i {
+                                acc ^= mate(x, y);
+                            }
+                        }
+                        let v = ((p ^ x as u128).trailing_zeros()).min(127);
+                        acc ^= (1u128 << (v + 1)) - 1;
+                    }
+                    assert_eq!(acc, target as u128);
+                } else {
+                    let mut q = coins.clone();
+                    q[i] = p as u64;
+                    assert_eq!(value_quadratic(&q), target, "{coins:?} coin {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn primes_can_exceed_u64() {
+        // [x'|0] = (x'⊕0) − 1 = u64::MAX needs x' = 2^64.
+        assert_eq!(primes(&[5, 0], u64::MAX)[0], 1u128 << 64);
+        assert_eq!(complete(&[0], u64::MAX), 1u128 << 64);
+        assert_eq!(complete(&[], 42), 42);
+        assert_eq!(complete(&[3], 5), ((5u128 + 1) ^ 3));
+    }
+
+    #[test]
+    fn thesis_worked_examples() {
+        // Ex 3.4 chain [1|5|6] = 5; mating examples; Ex 3.15; Ex 6.2; winning-move vectors.
+        assert_eq!(value(&[1, 5, 6]), 5);
+        assert_eq!(value(&[1, 3, 7, 8, 11, 19]), 12);
+        assert_eq!(value(&[2, 5, 6, 8, 10]), 15);
+        assert_eq!(value(&[0, 1, 2, 4]), 1);
+        assert_eq!(primes(&[1, 5, 7], 0), vec![13, 9, 3]);
+        assert_eq!(moves_to(&[1, 5, 7], 0), vec![Move { from: 7, to: 3 }]);
+        assert_eq!(moves_to(&[0, 1, 3, 4, 8, 12, 16, 23], 0), vec![Move { from: 23, to: 2 }]);
+        assert_eq!(moves_to(&[1, 3, 7, 8, 11, 19], 0), vec![Move { from: 8, to: 4 }]);
+        assert_eq!(
+            moves_to(&[2, 5, 6, 8, 10], 0),
+            vec![Move { from: 2, to: 1 }, Move { from: 8, to: 7 }, Move { from: 10, to: 9 }]
+        );
+    }
+
+    #[test]
+    fn misere_corrections_of_theorem_8_5() {
+        // Printed Theorem 8.5 is wrong on Abacus positions: [1] and [0,2] have value 1 but
+        // are misère P; the terminal position is misère N with no moves.
+        assert_eq!(evaluate(&[1], Play::Misere), (1, Outcome::P));
+        assert_eq!(evaluate(&[0, 2], Play::Misere), (1, Outcome::P));
+        assert_eq!(evaluate(&[0, 1, 2], Play::Misere), (0, Outcome::N));
+        assert_eq!(analyse(&[0, 1, 2], Play::Misere).moves, vec![]);
+        assert_eq!(evaluate(&[], Play::Misere), (0, Outcome::N));
+        assert_eq!(evaluate(&[], Play::Normal), (0, Outcome::P));
+    }
+
+    #[test]
+    fn extreme_squares_do_not_overflow() {
+        let top = [u64::MAX, u64::MAX - 1, u64::MAX - 2, 0, 1 << 63];
+        assert_eq!(value(&top), value_quadratic(&top));
+        for play in [Play::Normal, Play::Misere] {
+            let a = analyse(&top, play);
+            for m in &a.moves {
+                assert!(m.to < m.from);
+                let mut q: Vec<u64> = top.iter().map(|&c| if c == m.from { m.to } else { c }).collect();
+                q.sort_unstable();
+                if play == Play::Normal {
+                    assert_eq!(value(&q), 0);
+                }
+            }
+        }
+        assert!(AbacusCheck::new(&[u64::MAX]).is_abacus() == false);
+    }
+}
