@@ -1,1 +1,12 @@
+//! grundy: exact combinatorial-game answers over HTTP/JSON.
+//!
+//! [`core`] is the pure mathematics (no I/O, no async); [`api`] the HTTP types and handlers;
+//! [`app`] assembles the service; [`config`] reads the environment.
+
+pub mod api;
+pub mod app;
+pub mod cache;
+pub mod config;
 pub mod core;
+pub mod state;
+pub mod telemetry;

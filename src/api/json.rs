@@ -1,0 +1,76 @@
+//! The JSON body extractor: every way a body can be wrong becomes an [`ApiError`] that names
+//! the field (as a JSON path such as `position[3]`) — 400 for malformed JSON or a wrong JSON
+//! type, 413 for an oversized body, 422 for well-formed but invalid values.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+
+/// Like `axum::Json`, but with problem+json errors that name the field.
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let limit = req.extensions().get::<BodyLimit>().map(|l| l.0).unwrap_or(0);
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge { limit }
+            } else {
+                ApiError::BadRequest { field: None, detail: format!("could not read the request body: {rejection}") }
+            }
+        })?;
+        parse(&bytes).map(ApiJson)
+    }
+}
+
+/// The configured body limit, put in the request extensions so errors can state it.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// Deserialises `bytes`, classifying failures (see the module docs).
+pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ApiError::BadRequest {
+            field: None,
+            detail: "the request body is empty; expected a JSON object".into(),
+        });
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(classify)?;
+    de.end().map_err(|e| ApiError::BadRequest {
+        field: None,
+        detail: format!("the request body is not valid JSON: {e}"),
+    })?;
+    Ok(value)
+}
+
+fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = err.path().to_string();
+    let inner = err.into_inner();
+    let message = inner.to_string();
+    let field = if path != "." {
+        path
+    } else if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+        // serde reports a missing field at the parent's path; name the field itself.
+        name.to_string()
+    } else {
+        "request body".to_string()
+    };
+    match inner.classify() {
+        serde_json::error::Category::Data if !message.starts_with("invalid type") => {
+            ApiError::invalid(field.clone(), format!("{field}: {message}"))
+        }
+        serde_json::error::Category::Data => {
+            ApiError::BadRequest { detail: format!("{field}: {message}"), field: Some(field) }
+        }
+        _ => ApiError::BadRequest { field: None, detail: format!("the request body is not valid JSON: {message}") },
+    }
+}

@@ -1,0 +1,47 @@
+//! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
+
+pub mod error;
+pub mod json;
+pub mod nat;
+pub mod ops;
+pub mod position;
+pub mod welter;
+
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "grundy",
+        description = "Exact combinatorial-game answers over HTTP/JSON: Welter's game (values, every winning move, Unique Prime Lemma primes, misère play). Errors are RFC 9457 problem documents.",
+        license(name = "MIT OR Apache-2.0")
+    ),
+    tags(
+        (name = "welter", description = "Welter's game: coins on distinct squares, a move slides one coin to a lower empty square."),
+        (name = "operations", description = "Health, readiness and metrics.")
+    ),
+    components(schemas(error::Problem))
+)]
+struct ApiDoc;
+
+/// Every documented route, with its OpenAPI description.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(welter::router())
+        .merge(ops::router())
+}
+
+/// The OpenAPI document generated from the code (the committed `openapi/openapi.json`).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    router().split_for_parts().1
+}
+
+/// The OpenAPI document as pretty JSON with a trailing newline, exactly as committed.
+pub fn openapi_json() -> String {
+    let mut s = openapi().to_pretty_json().expect("the OpenAPI document serializes");
+    s.push('\n');
+    s
+}

@@ -1,0 +1,45 @@
+//! Operations endpoints: liveness, readiness, Prometheus metrics.
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::state::AppState;
+
+/// A health or readiness report.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok` / `ready`, or what is wrong.
+    pub status: String,
+}
+
+/// Liveness: the process is up and serving.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
+async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok".into() })
+}
+
+/// Readiness: the service can answer requests (its store is reachable).
+#[utoipa::path(get, path = "/readyz", tag = "operations",
+    responses((status = 200, body = Health), (status = 503, body = Health)))]
+async fn readyz(State(_app): State<AppState>) -> impl IntoResponse {
+    (StatusCode::OK, Json(Health { status: "ready".into() }))
+}
+
+/// Prometheus metrics in the text exposition format.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
+async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
+    let stats = app.cache.stats();
+    metrics::gauge!("grundy_cache_entries").set(stats.entries as f64);
+    let body = crate::telemetry::metrics_handle().render();
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz)).routes(routes!(metrics))
+}

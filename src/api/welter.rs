@@ -1,0 +1,235 @@
+//! `/v1/welter/*`: value, every winning move, and the Unique Prime Lemma primes.
+
+use axum::extract::State;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::error::{ApiError, Problem};
+use super::json::ApiJson;
+use super::nat::Nat;
+use super::position::distinct_sorted;
+use crate::cache;
+use crate::core::welter as core;
+use crate::state::AppState;
+
+/// Normal play (whoever cannot move loses) or misère play (whoever cannot move wins).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Play {
+    #[default]
+    Normal,
+    #[serde(alias = "misère")]
+    Misere,
+}
+
+impl From<Play> for core::Play {
+    fn from(p: Play) -> Self {
+        match p {
+            Play::Normal => core::Play::Normal,
+            Play::Misere => core::Play::Misere,
+        }
+    }
+}
+
+/// `P`: the previous player (who just moved) wins; `N`: the next player (to move) wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum Outcome {
+    P,
+    N,
+}
+
+impl From<core::Outcome> for Outcome {
+    fn from(o: core::Outcome) -> Self {
+        match o {
+            core::Outcome::P => Outcome::P,
+            core::Outcome::N => Outcome::N,
+        }
+    }
+}
+
+/// A position of Welter's game and the rules to play it under.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"}))]
+pub struct PositionRequest {
+    /// The occupied squares (distinct non-negative integers, any order).
+    #[schema(value_type = Vec<u64>)]
+    pub position: Vec<Nat>,
+    /// `normal` (default) or `misere`.
+    #[serde(default)]
+    pub play: Play,
+}
+
+/// The Welter value and the outcome under the requested play.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "coins": 6, "value": 12, "outcome": "N", "play": "normal"}))]
+pub struct ValueResponse {
+    /// The position, sorted ascending.
+    pub position: Vec<u64>,
+    /// Number of coins.
+    pub coins: usize,
+    /// The normal-play Sprague–Grundy value (the Welter function), whatever `play` is.
+    pub value: u64,
+    /// The outcome under `play`.
+    pub outcome: Outcome,
+    /// The play the outcome refers to.
+    pub play: Play,
+}
+
+/// A move: slide the coin on `from` to the empty square `to < from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Move {
+    pub from: u64,
+    pub to: u64,
+}
+
+impl From<core::Move> for Move {
+    fn from(m: core::Move) -> Self {
+        Move { from: m.from, to: m.to }
+    }
+}
+
+/// Every winning move: each leaves the opponent a P-position under the requested play.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "value": 12, "outcome": "N", "play": "normal", "moves": [{"from": 8, "to": 4}]}))]
+pub struct WinningMovesResponse {
+    /// The position, sorted ascending.
+    pub position: Vec<u64>,
+    /// The normal-play value (Welter function).
+    pub value: u64,
+    /// The outcome under `play`.
+    pub outcome: Outcome,
+    pub play: Play,
+    /// Every winning move, ordered by `from` ascending; empty for a P-position.
+    pub moves: Vec<Move>,
+}
+
+/// A position and a target value for the Unique Prime Lemma.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": [1, 5, 7], "target": 0}))]
+pub struct PrimesRequest {
+    /// The occupied squares (distinct; the response keeps this order).
+    #[schema(value_type = Vec<u64>)]
+    pub position: Vec<Nat>,
+    /// The target value k'.
+    #[schema(value_type = u64)]
+    pub target: Nat,
+}
+
+/// The primes x'_i: replacing coin i by x'_i (alone) gives the target value.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"position": [1, 5, 7], "value": 4, "target": 0, "primes": [13, 9, 3], "moves": [{"from": 7, "to": 3}]}))]
+pub struct PrimesResponse {
+    /// The position in request order.
+    pub position: Vec<u64>,
+    /// The current value k.
+    pub value: u64,
+    /// The target value k'.
+    pub target: u64,
+    /// x'_1..x'_n in request order. A prime can exceed 2^64−1 (by at most one bit: primes are
+    /// below 2^65) when the target is close to 2^64; it is given exactly.
+    #[schema(value_type = Vec<u64>)]
+    pub primes: Vec<u128>,
+    /// The primes that are legal moves (x'_i < x_i), in request order: exactly the moves to
+    /// the target value.
+    pub moves: Vec<Move>,
+}
+
+fn options(play: Play) -> &'static str {
+    match play {
+        Play::Normal => "normal",
+        Play::Misere => "misere",
+    }
+}
+
+/// Welter value and outcome.
+#[utoipa::path(
+    post, path = "/v1/welter/value", tag = "welter",
+    request_body = PositionRequest,
+    responses(
+        (status = 200, description = "The value and outcome", body = ValueResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionRequest>) -> Result<Response, ApiError> {
+    let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
+    let key = cache::key("welter/value", options(req.play), &position);
+    let size = position.len();
+    app.respond(Some(key), size, move || {
+        let (value, outcome) = core::evaluate(&position, req.play.into());
+        Ok(ValueResponse { coins: position.len(), position, value, outcome: outcome.into(), play: req.play })
+    })
+    .await
+}
+
+/// Every winning move (normal or misère play).
+#[utoipa::path(
+    post, path = "/v1/welter/winning-moves", tag = "welter",
+    request_body = PositionRequest,
+    responses(
+        (status = 200, description = "Every winning move", body = WinningMovesResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn winning_moves(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<PositionRequest>,
+) -> Result<Response, ApiError> {
+    let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
+    let key = cache::key("welter/winning-moves", options(req.play), &position);
+    let size = position.len();
+    app.respond(Some(key), size, move || {
+        let a = core::analyse(&position, req.play.into());
+        Ok(WinningMovesResponse {
+            position,
+            value: a.value,
+            outcome: a.outcome.into(),
+            play: req.play,
+            moves: a.moves.into_iter().map(Move::from).collect(),
+        })
+    })
+    .await
+}
+
+/// The Unique Prime Lemma primes for a target value.
+#[utoipa::path(
+    post, path = "/v1/welter/primes", tag = "welter",
+    request_body = PrimesRequest,
+    responses(
+        (status = 200, description = "The primes, in request order", body = PrimesResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn primes(State(app): State<AppState>, ApiJson(req): ApiJson<PrimesRequest>) -> Result<Response, ApiError> {
+    distinct_sorted("position", &req.position, app.config.max_coins)?;
+    let position: Vec<u64> = req.position.iter().map(|n| n.0).collect();
+    let target = req.target.0;
+    // Request order matters here, so the key keeps it.
+    let key = cache::key("welter/primes", &target.to_string(), &position);
+    let size = position.len();
+    app.respond(Some(key), size, move || {
+        let value = core::value(&position);
+        let primes = core::primes(&position, target);
+        let moves = position
+            .iter()
+            .zip(&primes)
+            .filter(|&(&x, &p)| p < x as u128)
+            .map(|(&x, &p)| Move { from: x, to: p as u64 })
+            .collect();
+        Ok(PrimesResponse { position, value, target, primes, moves })
+    })
+    .await
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(value)).routes(routes!(winning_moves)).routes(routes!(primes))
+}

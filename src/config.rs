@@ -1,0 +1,110 @@
+//! Configuration from the environment. Every knob has a documented default (README
+//! "Configuration") so that `cargo run --release` works with no environment at all.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// The service's configuration. Built once at start-up; limits are enforced by the API layer.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `GRUNDY_ADDR` — address to listen on.
+    pub addr: SocketAddr,
+    /// `GRUNDY_MAX_COINS` — most coins (or heaps) in one position.
+    pub max_coins: usize,
+    /// `GRUNDY_MAX_BODY_BYTES` — largest request body; larger bodies get 413.
+    pub max_body_bytes: usize,
+    /// `GRUNDY_CACHE_CAPACITY` — entries in the response cache (0 disables it).
+    pub cache_capacity: u64,
+    /// `GRUNDY_CACHE_MAX_COINS` — only positions up to this size are cached: hashing a huge
+    /// key costs as much as recomputing the Welter value, so caching them never pays.
+    pub cache_max_coins: usize,
+    /// `GRUNDY_REQUEST_TIMEOUT_MS` — wall-clock bound on one request (503 beyond).
+    pub request_timeout: Duration,
+    /// `GRUNDY_MAX_CONCURRENCY` — requests handled at once; beyond, 503 + Retry-After.
+    pub max_concurrency: usize,
+    /// `GRUNDY_LOG_FORMAT` — `text` (default) or `json`.
+    pub log_json: bool,
+    /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
+    /// so that one huge request never stalls the async workers.
+    pub inline_coins: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: "127.0.0.1:8080".parse().expect("static address"),
+            max_coins: 1_000_000,
+            max_body_bytes: 32 * 1024 * 1024,
+            cache_capacity: 100_000,
+            cache_max_coins: 1024,
+            request_timeout: Duration::from_secs(30),
+            max_concurrency: 512,
+            log_json: false,
+            inline_coins: 4096,
+        }
+    }
+}
+
+/// A configuration variable that is set but cannot be parsed.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {name}={value:?} is invalid: {reason}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+fn var<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => v.trim().parse().map_err(|e: T::Err| ConfigError {
+            name,
+            value: v.clone(),
+            reason: e.to_string(),
+        }),
+        _ => Ok(default),
+    }
+}
+
+impl Config {
+    /// Reads `GRUNDY_*` variables, falling back to the defaults.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let d = Config::default();
+        let log_format: String = var("GRUNDY_LOG_FORMAT", "text".to_string())?;
+        let log_json = match log_format.as_str() {
+            "json" => true,
+            "text" => false,
+            other => {
+                return Err(ConfigError {
+                    name: "GRUNDY_LOG_FORMAT",
+                    value: other.to_string(),
+                    reason: "expected `text` or `json`".into(),
+                })
+            }
+        };
+        let cfg = Config {
+            addr: var("GRUNDY_ADDR", d.addr)?,
+            max_coins: var("GRUNDY_MAX_COINS", d.max_coins)?,
+            max_body_bytes: var("GRUNDY_MAX_BODY_BYTES", d.max_body_bytes)?,
+            cache_capacity: var("GRUNDY_CACHE_CAPACITY", d.cache_capacity)?,
+            cache_max_coins: var("GRUNDY_CACHE_MAX_COINS", d.cache_max_coins)?,
+            request_timeout: Duration::from_millis(var(
+                "GRUNDY_REQUEST_TIMEOUT_MS",
+                d.request_timeout.as_millis() as u64,
+            )?),
+            max_concurrency: var("GRUNDY_MAX_CONCURRENCY", d.max_concurrency)?,
+            log_json,
+            inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
+        };
+        if cfg.max_concurrency == 0 {
+            return Err(ConfigError {
+                name: "GRUNDY_MAX_CONCURRENCY",
+                value: "0".into(),
+                reason: "must be at least 1".into(),
+            });
+        }
+        Ok(cfg)
+    }
+}

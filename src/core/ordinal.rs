@@ -1,0 +1,558 @@
+//! Ordinals below ε0 in Cantor normal form (CNF).
+//!
+//! Every ordinal 0 < α < ε0 is uniquely `ω^e1·c1 + … + ω^ek·ck` with `e1 > … > ek` (ordinals
+//! below ε0 themselves, so the representation is recursive) and natural coefficients `ci ≥ 1`.
+//! [`Ordinal`] stores exactly this list, so structural equality is ordinal equality and the
+//! derived lexicographic order is the ordinal order (see [`Ordinal`]).
+//!
+//! Coefficients and finite exponents are `u64`; any arithmetic that would exceed them returns
+//! [`ArithError::Overflow`] — nothing is ever wrapped. Ordinals built by parsing or by the
+//! arithmetic here are also kept below [`MAX_NODES`] terms in total and [`MAX_HEIGHT`] levels of
+//! exponent nesting, so that every ordinal this module produces prints to a string that parses
+//! back within the parser's limits, and no operation can run away in time or memory.
+//!
+//! Text syntax (see [`Ordinal::parse`]): `w` or `ω`, natural numbers, `+`, `*` or `·`, `^`,
+//! parentheses, whitespace. Every expression is evaluated with true ordinal arithmetic
+//! (`1+w` = `w`, `2*w` = `w`, `(w+1)*2` = `w*2+1`, `2^w` = `w`). Canonical output (`Display`) is
+//! ASCII CNF: terms by decreasing exponent, `w^e*c`, no `*1`, no `^1`, and any exponent other
+//! than a natural number or `w` in parentheses: `w^(w+1)*2+5`, `w^w`, `w^(w^2)`, `w`, `0`.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+/// Longest accepted input, in bytes.
+pub const MAX_INPUT_LEN: usize = 10_000;
+/// Deepest accepted syntactic nesting: each `(` and each `^` opens one level.
+pub const MAX_NESTING: usize = 64;
+/// Largest accepted ordinal, counted in terms at all levels ([`Ordinal::node_count`]).
+pub const MAX_NODES: usize = 10_000;
+/// Deepest accepted exponent tower ([`Ordinal::height`]). Printing an ordinal of height `h`
+/// needs at most `2h − 1` nesting levels, so `2·32 − 1 ≤ MAX_NESTING` keeps printing and
+/// parsing inverse to each other.
+pub const MAX_HEIGHT: usize = 32;
+
+/// An ordinal below ε0 in Cantor normal form.
+///
+/// Invariant: `terms` have strictly decreasing exponents and non-zero coefficients; zero is the
+/// empty list. With the fields in the order (exponent, coefficient), the derived `Ord` is the
+/// ordinal order: the first differing term decides (a larger exponent, or the same exponent with
+/// a larger coefficient, outweighs everything after it, because the tail is below `ω^e`), and
+/// a proper prefix is smaller. The derived `Eq`/`Hash` are ordinal equality by uniqueness of CNF.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ordinal {
+    terms: Vec<Term>,
+}
+
+/// One CNF term `ω^exponent · coefficient` (coefficient ≥ 1).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Term {
+    exponent: Ordinal,
+    coefficient: u64,
+}
+
+impl Term {
+    /// The exponent `e` of `ω^e·c`.
+    pub fn exponent(&self) -> &Ordinal {
+        &self.exponent
+    }
+    /// The coefficient `c ≥ 1` of `ω^e·c`.
+    pub fn coefficient(&self) -> u64 {
+        self.coefficient
+    }
+}
+
+/// Why an ordinal operation has no representable result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArithError {
+    #[error("a coefficient or finite exponent would exceed 2^64-1")]
+    Overflow,
+    #[error("the result would have more than {max} terms")]
+    TooLarge { max: usize },
+    #[error("the result would nest exponents more than {max} levels deep")]
+    TooTall { max: usize },
+}
+
+/// A parse failure, with where it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+    /// 1-based position in characters (Unicode scalar values) of the offending token.
+    pub column: usize,
+    /// 0-based byte offset of the same token.
+    pub byte_offset: usize,
+}
+
+/// The kinds of [`ParseError`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseErrorKind {
+    #[error("the ordinal is empty")]
+    Empty,
+    #[error("the ordinal is {len} bytes long; the limit is {max}")]
+    TooLong { len: usize, max: usize },
+    #[error("expected {expected}, found {found}")]
+    Unexpected { expected: &'static str, found: String },
+    #[error("number larger than 2^64-1")]
+    NumberTooLarge,
+    #[error("nesting deeper than {max} levels")]
+    TooDeep { max: usize },
+    #[error("{0}")]
+    Arithmetic(ArithError),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ParseErrorKind::Empty | ParseErrorKind::TooLong { .. } => write!(f, "{}", self.kind),
+            _ => write!(f, "{} at character {}", self.kind, self.column),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl From<u64> for Ordinal {
+    fn from(n: u64) -> Self {
+        Ordinal::monomial(Ordinal::zero(), n)
+    }
+}
+
+impl Ordinal {
+    /// 0.
+    pub fn zero() -> Self {
+        Ordinal { terms: Vec::new() }
+    }
+    /// 1.
+    pub fn one() -> Self {
+        Ordinal::from(1)
+    }
+    /// ω.
+    pub fn omega() -> Self {
+        Ordinal::monomial(Ordinal::one(), 1)
+    }
+    /// `ω^exponent · coefficient` (zero when `coefficient` is 0). Not size-checked.
+    pub fn monomial(exponent: Ordinal, coefficient: u64) -> Self {
+        if coefficient == 0 {
+            return Ordinal::zero();
+        }
+        Ordinal { terms: vec![Term { exponent, coefficient }] }
+    }
+
+    /// The CNF terms, by strictly decreasing exponent.
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+    /// True for the natural numbers (ordinals below ω).
+    pub fn is_finite(&self) -> bool {
+        self.to_u64().is_some()
+    }
+    /// The value as a natural number, if the ordinal is finite.
+    pub fn to_u64(&self) -> Option<u64> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [t] if t.exponent.is_zero() => Some(t.coefficient),
+            _ => None,
+        }
+    }
+    /// Total number of terms at every level (an `ω^e·c` term counts 1 plus its exponent's count).
+    pub fn node_count(&self) -> usize {
+        self.terms.iter().map(|t| 1 + t.exponent.node_count()).sum()
+    }
+    /// Height of the exponent tower: 0 for naturals, 1 for `ω·a + b`, 2 up to `ω^ω`, …
+    pub fn height(&self) -> usize {
+        match self.terms.first() {
+            None => 0,
+            Some(t) if t.exponent.is_zero() => 0,
+            // The leading exponent is the largest, hence the tallest.
+            Some(t) => 1 + t.exponent.height(),
+        }
+    }
+
+    /// Division by ω with remainder: the unique `(λ, m)` with `self = ω·λ + m`, `m` finite.
+    ///
+    /// `ω·λ` maps each term `ω^e·c` of λ to `ω^(1+e)·c`, so λ takes each infinite-part term
+    /// `ω^e·c` (e ≥ 1) to `ω^e'·c` with `1+e' = e`: `e' = e−1` for finite `e`, `e' = e` for
+    /// `e ≥ ω` (where `1+e = e`). Both maps are strictly increasing, so CNF order is kept.
+    pub fn div_omega(&self) -> (Ordinal, u64) {
+        let mut lambda = Vec::with_capacity(self.terms.len());
+        let mut m = 0;
+        for t in &self.terms {
+            match t.exponent.to_u64() {
+                Some(0) => m = t.coefficient,
+                Some(e) => lambda.push(Term { exponent: Ordinal::from(e - 1), coefficient: t.coefficient }),
+                None => lambda.push(t.clone()),
+            }
+        }
+        (Ordinal { terms: lambda }, m)
+    }
+
+    /// `ω·λ + m`, the inverse of [`Ordinal::div_omega`].
+    pub fn omega_mul_add(lambda: &Ordinal, m: u64) -> Result<Ordinal, ArithError> {
+        let mut terms = Vec::with_capacity(lambda.terms.len() + 1);
+        for t in &lambda.terms {
+            let exponent = match t.exponent.to_u64() {
+                Some(e) => Ordinal::from(e.checked_add(1).ok_or(ArithError::Overflow)?),
+                None => t.exponent.clone(),
+            };
+            terms.push(Term { exponent, coefficient: t.coefficient });
+        }
+        if m > 0 {
+            terms.push(Term { exponent: Ordinal::zero(), coefficient: m });
+        }
+        Ok(Ordinal { terms })
+    }
+
+    /// Ordinal nim-sum: XOR of the coefficients of equal powers of ω (Abuku, Def. 2.5).
+    /// Infallible: XOR never overflows. Commutative, associative, 0 is neutral, `α ⊕ α = 0`.
+    pub fn nim_sum(&self, other: &Ordinal) -> Ordinal {
+        let (a, b) = (&self.terms, &other.terms);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].exponent.cmp(&b[j].exponent) {
+                Ordering::Greater => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                Ordering::Less => {
+                    out.push(b[j].clone());
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    let c = a[i].coefficient ^ b[j].coefficient;
+                    if c != 0 {
+                        out.push(Term { exponent: a[i].exponent.clone(), coefficient: c });
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Ordinal { terms: out }
+    }
+
+    /// Ordinal addition `self + rhs` (not commutative: `1 + ω = ω`).
+    ///
+    /// With `rhs = ω^e·d + tail`, every term of `self` with exponent below `e` is absorbed, a term
+    /// with exponent exactly `e` adds its coefficient to `d`, larger terms stay in front.
+    /// Errors only on coefficient overflow.
+    pub fn checked_add(&self, rhs: &Ordinal) -> Result<Ordinal, ArithError> {
+        let Some(first) = rhs.terms.first() else { return Ok(self.clone()) };
+        // Exponents decrease, so the kept prefix is found by binary search.
+        let keep = self.terms.partition_point(|t| t.exponent > first.exponent);
+        let mut terms = Vec::with_capacity(keep + rhs.terms.len());
+        terms.extend_from_slice(&self.terms[..keep]);
+        match self.terms.get(keep) {
+            Some(t) if t.exponent == first.exponent => {
+                let c = t.coefficient.checked_add(first.coefficient).ok_or(ArithError::Overflow)?;
+                terms.push(Term { exponent: first.exponent.clone(), coefficient: c });
+                terms.extend_from_slice(&rhs.terms[1..]);
+            }
+            _ => terms.extend_from_slice(&rhs.terms),
+        }
+        Ok(Ordinal { terms })
+    }
+
+    /// Ordinal multiplication `self · rhs` (not commutative: `2·ω = ω`, `ω·2 = ω+ω`).
+    ///
+    /// Let `self = ω^a·c + rest ≠ 0`. Multiplication distributes on the left over the terms of
+    /// `rhs`, and for one term: `self·ω^b·d = ω^(a+b)·d` when `b ≥ 1` (`self` lies between `ω^a`
+    /// and `ω^(a+1)`, and both give `ω^(a+b)` for `b ≥ 1`), while `self·d = ω^a·(c·d) + rest`
+    /// for finite `d`. The exponents `a+b` decrease with `b` and all exceed `a`, so the pieces
+    /// simply concatenate into CNF. Errors on overflow or a result over [`MAX_NODES`].
+    pub fn checked_mul(&self, rhs: &Ordinal) -> Result<Ordinal, ArithError> {
+        let Some(lead) = self.terms.first() else { return Ok(Ordinal::zero()) };
+        let mut terms = Vec::with_capacity(rhs.terms.len() + self.terms.len());
+        let mut nodes = 0usize;
+        let too_large = ArithError::TooLarge { max: MAX_NODES };
+        for t in &rhs.terms {
+            if t.exponent.is_zero() {
+                let c = lead.coefficient.checked_mul(t.coefficient).ok_or(ArithError::Overflow)?;
+                nodes += self.node_count();
+                if nodes > MAX_NODES {
+                    return Err(too_large);
+                }
+                terms.push(Term { exponent: lead.exponent.clone(), coefficient: c });
+                terms.extend_from_slice(&self.terms[1..]);
+            } else {
+                let exponent = lead.exponent.checked_add(&t.exponent)?;
+                nodes += 1 + exponent.node_count();
+                if nodes > MAX_NODES {
+                    return Err(too_large);
+                }
+                terms.push(Term { exponent, coefficient: t.coefficient });
+            }
+        }
+        Ok(Ordinal { terms })
+    }
+
+    /// Ordinal exponentiation `self ^ exp`.
+    ///
+    /// Write `exp = ω·γ + n` ([`Ordinal::div_omega`]); then `α^exp = α^(ω·γ) · α^n`, and
+    /// * `0^0 = 1`, `0^β = 0` (β ≥ 1), `1^β = 1`;
+    /// * finite `k ≥ 2`: `k^ω = ω`, so `k^(ω·γ+n) = ω^γ · k^n`;
+    /// * infinite α with leading exponent `a ≥ 1`: `ω^(a·n) ≤ α^n < ω^((a+1)·n)` and both bounds
+    ///   have supremum `ω^(a·ω)`, so `α^ω = ω^(a·ω)` and `α^(ω·γ) = ω^(a·ω·γ)`; `α^n` is computed
+    ///   by repeated squaring (at most 64 products, each size-checked).
+    ///
+    /// Errors on overflow, on a result over [`MAX_NODES`] terms or [`MAX_HEIGHT`] levels.
+    pub fn checked_pow(&self, exp: &Ordinal) -> Result<Ordinal, ArithError> {
+        let (gamma, n) = exp.div_omega();
+        let result = if self.is_zero() {
+            if exp.is_zero() { Ordinal::one() } else { Ordinal::zero() }
+        } else if let Some(k) = self.to_u64() {
+            if k == 1 {
+                Ordinal::one()
+            } else {
+                let n = u32::try_from(n).map_err(|_| ArithError::Overflow)?;
+                let kn = k.checked_pow(n).ok_or(ArithError::Overflow)?;
+                Ordinal::monomial(gamma, kn)
+            }
+        } else {
+            let a = &self.terms[0].exponent;
+            let mut result = if gamma.is_zero() {
+                Ordinal::one()
+            } else {
+                Ordinal::monomial(a.checked_mul(&Ordinal::omega())?.checked_mul(&gamma)?, 1)
+            };
+            let (mut base, mut n) = (self.clone(), n);
+            while n > 0 {
+                if n & 1 == 1 {
+                    result = result.checked_mul(&base)?;
+                }
+                n >>= 1;
+                if n > 0 {
+                    base = base.checked_mul(&base)?;
+                }
+            }
+            result
+        };
+        result.check_limits()
+    }
+
+    /// Return `self` if it is within [`MAX_NODES`] and [`MAX_HEIGHT`].
+    fn check_limits(self) -> Result<Ordinal, ArithError> {
+        if self.height() > MAX_HEIGHT {
+            Err(ArithError::TooTall { max: MAX_HEIGHT })
+        } else if self.node_count() > MAX_NODES {
+            Err(ArithError::TooLarge { max: MAX_NODES })
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// Parse an ordinal expression (see the module docs), evaluated with ordinal arithmetic.
+    ///
+    /// Grammar (whitespace allowed between tokens; `^` binds tightest and is right-associative,
+    /// so `w^w^2` is `w^(w^2)`; `*`/`+` are left-associative):
+    /// ```text
+    /// sum     := product ('+' product)*
+    /// product := power (('*' | '·' | '⋅' | '×') power)*
+    /// power   := atom ('^' power)?
+    /// atom    := digits | 'w' | 'ω' | '(' sum ')'
+    /// ```
+    /// Limits: [`MAX_INPUT_LEN`] bytes, [`MAX_NESTING`] levels, numbers ≤ 2^64−1, and every
+    /// intermediate result within [`MAX_NODES`] / [`MAX_HEIGHT`]. Runs in time roughly
+    /// proportional to the input length times [`MAX_NODES`] at worst.
+    pub fn parse(input: &str) -> Result<Ordinal, ParseError> {
+        if input.len() > MAX_INPUT_LEN {
+            return Err(ParseError {
+                kind: ParseErrorKind::TooLong { len: input.len(), max: MAX_INPUT_LEN },
+                column: 1,
+                byte_offset: 0,
+            });
+        }
+        let mut p = Parser { src: input, pos: 0, depth: 0 };
+        p.skip_ws();
+        if p.peek().is_none() {
+            return Err(p.error_at(p.pos, ParseErrorKind::Empty));
+        }
+        let value = p.sum()?;
+        p.skip_ws();
+        match p.peek() {
+            None => Ok(value),
+            Some(_) => Err(p.unexpected("'+', '*', '^' or the end of the input")),
+        }
+    }
+
+    /// The same canonical form as `Display`, with `ω` and `·` instead of `w` and `*`.
+    pub fn to_unicode_string(&self) -> String {
+        let mut s = String::new();
+        write_cnf(&mut s, self, true).expect("writing to a String cannot fail");
+        s
+    }
+}
+
+impl FromStr for Ordinal {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ordinal::parse(s)
+    }
+}
+
+impl fmt::Display for Ordinal {
+    /// Canonical ASCII CNF, e.g. `w^(w+1)*2+w^2+w*3+5`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_cnf(f, self, false)
+    }
+}
+
+fn write_cnf(out: &mut impl fmt::Write, a: &Ordinal, unicode: bool) -> fmt::Result {
+    let (w, times) = if unicode { ("ω", "·") } else { ("w", "*") };
+    if a.is_zero() {
+        return out.write_str("0");
+    }
+    for (i, t) in a.terms.iter().enumerate() {
+        if i > 0 {
+            out.write_str("+")?;
+        }
+        match t.exponent.to_u64() {
+            Some(0) => {
+                write!(out, "{}", t.coefficient)?;
+                continue;
+            }
+            Some(1) => out.write_str(w)?,
+            Some(e) => write!(out, "{w}^{e}")?,
+            None if t.exponent == Ordinal::omega() => write!(out, "{w}^{w}")?,
+            None => {
+                write!(out, "{w}^(")?;
+                write_cnf(out, &t.exponent, unicode)?;
+                out.write_str(")")?;
+            }
+        }
+        if t.coefficient != 1 {
+            write!(out, "{times}{}", t.coefficient)?;
+        }
+    }
+    Ok(())
+}
+
+/// Recursive-descent parser that evaluates as it goes.
+struct Parser<'a> {
+    src: &'a str,
+    /// Byte offset of the next unread character.
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..].chars().next()
+    }
+    fn bump(&mut self) {
+        if let Some(c) = self.peek() {
+            self.pos += c.len_utf8();
+        }
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.bump();
+        }
+    }
+    fn error_at(&self, byte_offset: usize, kind: ParseErrorKind) -> ParseError {
+        let column = self.src[..byte_offset].chars().count() + 1;
+        ParseError { kind, column, byte_offset }
+    }
+    fn unexpected(&self, expected: &'static str) -> ParseError {
+        let found = match self.peek() {
+            Some(c) => format!("{c:?}"),
+            None => "the end of the input".to_string(),
+        };
+        self.error_at(self.pos, ParseErrorKind::Unexpected { expected, found })
+    }
+    fn arith(&self, at: usize, r: Result<Ordinal, ArithError>) -> Result<Ordinal, ParseError> {
+        r.and_then(Ordinal::check_limits)
+            .map_err(|e| self.error_at(at, ParseErrorKind::Arithmetic(e)))
+    }
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.error_at(self.pos, ParseErrorKind::TooDeep { max: MAX_NESTING }));
+        }
+        Ok(())
+    }
+
+    fn sum(&mut self) -> Result<Ordinal, ParseError> {
+        let mut acc = self.product()?;
+        loop {
+            self.skip_ws();
+            if self.peek() != Some('+') {
+                return Ok(acc);
+            }
+            let at = self.pos;
+            self.bump();
+            let rhs = self.product()?;
+            acc = self.arith(at, acc.checked_add(&rhs))?;
+        }
+    }
+
+    fn product(&mut self) -> Result<Ordinal, ParseError> {
+        let mut acc = self.power()?;
+        loop {
+            self.skip_ws();
+            if !matches!(self.peek(), Some('*' | '·' | '⋅' | '×')) {
+                return Ok(acc);
+            }
+            let at = self.pos;
+            self.bump();
+            let rhs = self.power()?;
+            acc = self.arith(at, acc.checked_mul(&rhs))?;
+        }
+    }
+
+    fn power(&mut self) -> Result<Ordinal, ParseError> {
+        let base = self.atom()?;
+        self.skip_ws();
+        if self.peek() != Some('^') {
+            return Ok(base);
+        }
+        let at = self.pos;
+        self.bump();
+        self.enter()?;
+        let exp = self.power()?;
+        self.depth -= 1;
+        self.arith(at, base.checked_pow(&exp))
+    }
+
+    fn atom(&mut self) -> Result<Ordinal, ParseError> {
+        const EXPECTED: &str = "a number, 'w', 'ω' or '('";
+        self.skip_ws();
+        match self.peek() {
+            Some('w' | 'ω') => {
+                self.bump();
+                Ok(Ordinal::omega())
+            }
+            Some('(') => {
+                self.bump();
+                self.enter()?;
+                let inner = self.sum()?;
+                self.skip_ws();
+                if self.peek() != Some(')') {
+                    return Err(self.unexpected("')'"));
+                }
+                self.bump();
+                self.depth -= 1;
+                Ok(inner)
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let start = self.pos;
+                let mut n: u64 = 0;
+                while let Some(d) = self.peek().and_then(|c| c.to_digit(10).filter(|_| c.is_ascii_digit())) {
+                    n = n
+                        .checked_mul(10)
+                        .and_then(|n| n.checked_add(u64::from(d)))
+                        .ok_or_else(|| self.error_at(start, ParseErrorKind::NumberTooLarge))?;
+                    self.bump();
+                }
+                Ok(Ordinal::from(n))
+            }
+            _ => Err(self.unexpected(EXPECTED)),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Shared application state and the one helper every compute endpoint goes through:
+//! cache lookup, off-runtime computation for big inputs, serialization, cache fill.
+
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde::Serialize;
+use std::sync::Arc;
+
+use crate::api::error::ApiError;
+use crate::cache::ResponseCache;
+use crate::config::Config;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub cache: ResponseCache,
+}
+
+impl AppState {
+    pub fn new(config: Config) -> Self {
+        let cache = ResponseCache::new(config.cache_capacity);
+        AppState { config: Arc::new(config), cache }
+    }
+
+    /// Answers a pure computation: from the cache when `key` is given and present, otherwise
+    /// by running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
+    /// blocking pool for large ones so the async workers stay responsive.
+    pub async fn respond<T, F>(&self, key: Option<String>, size: usize, compute: F) -> Result<Response, ApiError>
+    where
+        T: Serialize,
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let key = key.filter(|_| size <= self.config.cache_max_coins);
+        if let Some(k) = &key {
+            if let Some(body) = self.cache.get(k) {
+                return Ok(json_response(body));
+            }
+        }
+        let run = move || -> Result<Bytes, ApiError> {
+            let value = compute()?;
+            serde_json::to_vec(&value)
+                .map(Bytes::from)
+                .map_err(|e| ApiError::Internal(format!("serializing the response: {e}")))
+        };
+        let body = if size <= self.config.inline_coins {
+            run()?
+        } else {
+            tokio::task::spawn_blocking(run)
+                .await
+                .map_err(|e| ApiError::Internal(format!("computation task failed: {e}")))??
+        };
+        if let Some(k) = key {
+            self.cache.insert(k, body.clone());
+        }
+        Ok(json_response(body))
+    }
+}
+
+fn json_response(body: Bytes) -> Response {
+    let mut resp = body.into_response();
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
