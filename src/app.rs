@@ -23,6 +23,8 @@ use crate::state::AppState;
 /// The complete application for `state`.
 pub fn build(state: AppState) -> Router {
     let config = state.config.clone();
+    // Install the recorder before the first request so no early sample is lost.
+    let _ = crate::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
     let timeout = config.request_timeout;
 

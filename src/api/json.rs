@@ -43,6 +43,17 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             detail: "the request body is empty; expected a JSON object".into(),
         });
     }
+    // Structs would also accept a JSON array (serde maps it field by field); we do not.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        let value: Result<serde_json::Value, _> = serde_json::from_slice(bytes);
+        return Err(ApiError::BadRequest {
+            field: None,
+            detail: match value {
+                Ok(_) => "the request body must be a JSON object".into(),
+                Err(e) => format!("the request body is not valid JSON: {e}"),
+            },
+        });
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(|e| ApiError::BadRequest {

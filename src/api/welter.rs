@@ -15,13 +15,34 @@ use crate::core::welter as core;
 use crate::state::AppState;
 
 /// Normal play (whoever cannot move loses) or misère play (whoever cannot move wins).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Play {
     #[default]
     Normal,
-    #[serde(alias = "misère")]
     Misere,
+}
+
+// By hand rather than derived: serde_json reports a non-string enum value as a *syntax*
+// error ("expected value"), which would be a misleading 400; this says what is wrong.
+impl<'de> Deserialize<'de> for Play {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Play;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the string \"normal\" or \"misere\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Play, E> {
+                match v {
+                    "normal" => Ok(Play::Normal),
+                    "misere" | "misère" => Ok(Play::Misere),
+                    other => Err(E::unknown_variant(other, &["normal", "misere"])),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl From<Play> for core::Play {

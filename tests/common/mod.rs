@@ -1,0 +1,88 @@
+//! Starts the real server on an ephemeral port and talks to it with reqwest.
+#![allow(dead_code)]
+
+use grundy::config::Config;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+pub struct Server {
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+pub async fn start() -> Server {
+    start_with(Config::default()).await
+}
+
+pub async fn start_with(mut config: Config) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    config.addr = listener.local_addr().unwrap();
+    let base = format!("http://{}", config.addr);
+    let app = grundy::app::build(grundy::state::AppState::new(config));
+    tokio::spawn(async move {
+        grundy::app::serve(listener, app, std::future::pending()).await.unwrap();
+    });
+    Server { base, client: reqwest::Client::new() }
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Server {
+    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> Reply {
+        let resp = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        reply(resp).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> Reply {
+        self.post_raw(path, serde_json::to_vec(body).unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        let resp = self.client.get(format!("{}{}", self.base, path)).send().await.expect("request");
+        reply(resp).await
+    }
+
+    /// POST and expect 200; returns the JSON body.
+    pub async fn ok(&self, path: &str, body: &Value) -> Value {
+        let r = self.post(path, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{path} {body} -> {}", r.text);
+        r.body
+    }
+}
+
+async fn reply(resp: reqwest::Response) -> Reply {
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let content_type = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let text = resp.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Reply { status, content_type, headers, body, text }
+}
+
+/// Asserts an RFC 9457 problem with the given status whose detail mentions `needle`.
+pub fn assert_problem(r: &Reply, status: u16, needle: &str) {
+    assert_eq!(r.status.as_u16(), status, "status for {}", r.text);
+    assert_eq!(r.content_type, "application/problem+json", "{}", r.text);
+    assert_eq!(r.body["status"], status, "{}", r.text);
+    assert!(r.body["type"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.text);
+    assert!(r.body["title"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.text);
+    let detail = r.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains(needle), "detail {detail:?} should mention {needle:?}");
+}

@@ -1,0 +1,31 @@
+//! The committed OpenAPI document must equal the one generated from the code.
+//! Regenerate with: `cargo run -- openapi > openapi/openapi.json`
+//! (or `UPDATE_OPENAPI=1 cargo test --test openapi`).
+
+#[test]
+fn committed_openapi_matches_generated() {
+    let generated = grundy::api::openapi_json();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "openapi/openapi.json is stale: run `cargo run -- openapi > openapi/openapi.json`"
+    );
+}
+
+#[test]
+fn document_describes_the_contract() {
+    let doc: serde_json::Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    for path in ["/v1/welter/value", "/v1/welter/winning-moves", "/v1/welter/primes"] {
+        let op = &doc["paths"][path]["post"];
+        assert!(op.is_object(), "{path} documented");
+        for status in ["200", "400", "413", "422"] {
+            assert!(op["responses"][status].is_object(), "{path} documents {status}");
+        }
+    }
+    assert!(doc["components"]["schemas"]["Problem"].is_object());
+}

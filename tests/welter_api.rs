@@ -1,0 +1,228 @@
+//! Black-box tests of the Welter endpoints against the thesis's worked examples and tables,
+//! and self-consistency on random positions (every winning move reaches value 0).
+
+mod common;
+
+use serde_json::{json, Value};
+
+fn vectors() -> Value {
+    serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/welter_vectors.json"))).unwrap()
+}
+
+fn pairs(v: &Value) -> Vec<(u64, u64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            if m.is_array() {
+                (m[0].as_u64().unwrap(), m[1].as_u64().unwrap())
+            } else {
+                (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap())
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn contract_examples() {
+    let s = common::start().await;
+    let v = s.ok("/v1/welter/value", &json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"})).await;
+    assert_eq!(v["position"], json!([1, 3, 7, 8, 11, 19]));
+    assert_eq!(v["coins"], 6);
+    assert_eq!(v["value"], 12);
+    assert_eq!(v["outcome"], "N");
+    let m = s.ok("/v1/welter/winning-moves", &json!({"position": [19, 11, 8, 7, 3, 1]})).await;
+    assert_eq!(m["position"], json!([1, 3, 7, 8, 11, 19]));
+    assert_eq!(m["moves"], json!([{"from": 8, "to": 4}]));
+    let p = s.ok("/v1/welter/primes", &json!({"position": [7, 1, 5], "target": 0})).await;
+    assert_eq!(p["position"], json!([7, 1, 5]));
+    assert_eq!(p["primes"], json!([3, 13, 9]));
+    assert_eq!(p["moves"], json!([{"from": 7, "to": 3}]));
+    assert_eq!(p["value"], 4);
+    let same = s.ok("/v1/welter/primes", &json!({"position": [7, 1, 5], "target": 4})).await;
+    assert_eq!(same["primes"], json!([7, 1, 5]));
+    assert_eq!(same["moves"], json!([]));
+}
+
+#[tokio::test]
+async fn thesis_vectors() {
+    let s = common::start().await;
+    let d = vectors();
+    for case in d["welter_values"].as_array().unwrap() {
+        let v = s.ok("/v1/welter/value", &json!({"position": case["position"]})).await;
+        assert_eq!(v["value"], case["value"], "{}", case["source"]);
+    }
+    for case in d["welter_mating_pairs"].as_array().unwrap() {
+        let v = s.ok("/v1/welter/value", &json!({"position": case["position"]})).await;
+        assert_eq!(v["value"], case["value"], "{}", case["source"]);
+    }
+    for case in d["welter_primes"].as_array().unwrap().iter().chain(d["derived"]["welter_primes_closed_form"].as_array().unwrap()) {
+        let p = s.ok("/v1/welter/primes", &json!({"position": case["position"], "target": case["target"]})).await;
+        assert_eq!(p["value"], case["value"]);
+        assert_eq!(p["primes"], case["primes"]);
+        if let Some(m) = case.get("moves_to_target") {
+            let mut got = pairs(&p["moves"]);
+            got.sort_unstable();
+            let mut want = pairs(m);
+            want.sort_unstable();
+            assert_eq!(got, want);
+        }
+    }
+    for case in d["welter_winning_moves"].as_array().unwrap() {
+        let m = s.ok("/v1/welter/winning-moves", &json!({"position": case["position"]})).await;
+        let got = pairs(&m["moves"]);
+        for mv in pairs(&case["moves"]) {
+            assert!(got.contains(&mv), "{}", case["source"]);
+        }
+        if case["complete"] == true {
+            assert_eq!(got, pairs(&case["moves"]), "{}", case["source"]);
+        }
+    }
+    for case in d["derived"]["welter_bruteforce_sample"].as_array().unwrap() {
+        let m = s.ok("/v1/welter/winning-moves", &json!({"position": case["position"]})).await;
+        assert_eq!(m["value"], case["value"]);
+        assert_eq!(pairs(&m["moves"]), pairs(&case["winning_moves"]));
+        let mm = s.ok("/v1/welter/winning-moves", &json!({"position": case["position"], "play": "misere"})).await;
+        assert_eq!(mm["outcome"], case["misere_outcome"]);
+        assert_eq!(pairs(&mm["moves"]), pairs(&case["misere_winning_moves"]));
+    }
+    for case in d["derived"]["welter_large_closed_form"].as_array().unwrap() {
+        let v = s.ok("/v1/welter/value", &json!({"position": case["position"]})).await;
+        assert_eq!(v["value"], case["value"]);
+    }
+    for case in d["derived"]["abacus_positions"].as_array().unwrap() {
+        let v = s.ok("/v1/welter/value", &json!({"position": case["position"], "play": "misere"})).await;
+        assert_eq!(v["value"], case["value"]);
+        assert_eq!(v["outcome"], case["misere_outcome"], "{}", case["position"]);
+    }
+    // Triangle (Ex 3.15): every window of consecutive coins has the printed value.
+    for case in d["triangles"].as_array().unwrap() {
+        let xs: Vec<u64> = case["position"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+        for (r, row) in case["rows"].as_array().unwrap().iter().enumerate().skip(1) {
+            for (j, want) in row.as_array().unwrap().iter().enumerate() {
+                let v = s.ok("/v1/welter/value", &json!({"position": xs[j..j + r]})).await;
+                assert_eq!(&v["value"], want, "window {j}+{r}");
+            }
+        }
+    }
+    // Sprague's 5 coins on {0..15} (Ex 6.29, 6.30): the printed winning move is a winning move.
+    for case in d["sprague_5coin"].as_array().unwrap() {
+        let m = s.ok("/v1/welter/winning-moves", &json!({"position": case["position"]})).await;
+        assert_eq!(m["outcome"] == "P", case["p_position"] == true);
+        if let Some(w) = case.get("winning_move") {
+            let mv = (w[0].as_u64().unwrap(), w[1].as_u64().unwrap());
+            assert!(pairs(&m["moves"]).contains(&mv));
+        }
+    }
+    // Tables 1–3: the printed completion z makes a P-position; Table 4: [x1|x2].
+    for name in ["table1", "table2", "table3", "table4"] {
+        let t = &d["tables"][name];
+        let cols: Vec<u64> = t["cols"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect();
+        for (row, cells) in t["rows"].as_object().unwrap() {
+            let x: u64 = row.parse().unwrap();
+            for (c, cell) in cols.iter().zip(cells.as_array().unwrap()) {
+                let Some(z) = cell.as_u64() else { continue };
+                let mut pos = vec![x, *c];
+                if let Some(x1) = t.get("x1").and_then(|v| v.as_u64()) {
+                    pos.insert(0, x1);
+                }
+                if name == "table4" {
+                    let v = s.ok("/v1/welter/value", &json!({"position": pos})).await;
+                    assert_eq!(v["value"], z, "{name} {pos:?}");
+                } else {
+                    pos.push(z);
+                    let v = s.ok("/v1/welter/value", &json!({"position": pos})).await;
+                    assert_eq!(v["outcome"], "P", "{name} {pos:?}");
+                }
+            }
+        }
+    }
+}
+
+/// splitmix64, for reproducible random positions.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+}
+
+#[tokio::test]
+async fn random_positions_are_self_consistent() {
+    // Every returned normal winning move reaches value 0; the primes for target 0 that lie
+    // below their coins are exactly those moves; positions of value 0 have no moves.
+    let s = common::start().await;
+    let mut rng = Rng(2026);
+    for round in 0..150 {
+        let n = 1 + (rng.next() % 12) as usize;
+        let width = [6u32, 10, 20, 63][round % 4];
+        let mut pos: Vec<u64> = Vec::new();
+        while pos.len() < n {
+            let x = rng.next() & ((1u64 << width) - 1);
+            if !pos.contains(&x) {
+                pos.push(x);
+            }
+        }
+        let m = s.ok("/v1/welter/winning-moves", &json!({"position": pos})).await;
+        let moves = pairs(&m["moves"]);
+        assert_eq!(moves.is_empty(), m["value"] == 0);
+        assert_eq!(moves.len() % 2, if m["value"] == 0 { 0 } else { 1 }, "Theorem 4.13: odd number of moves");
+        for (from, to) in &moves {
+            let next: Vec<u64> = pos.iter().map(|&x| if x == *from { *to } else { x }).collect();
+            let v = s.ok("/v1/welter/value", &json!({"position": next})).await;
+            assert_eq!(v["value"], 0, "{pos:?} {from}->{to}");
+        }
+        let p = s.ok("/v1/welter/primes", &json!({"position": pos, "target": 0})).await;
+        let mut from_primes = pairs(&p["moves"]);
+        from_primes.sort_unstable();
+        assert_eq!(from_primes, moves);
+    }
+}
+
+#[tokio::test]
+async fn cache_uses_canonical_keys() {
+    let s = common::start().await;
+    let a = s.post("/v1/welter/value", &json!({"position": [3, 1, 2]})).await;
+    let b = s.post("/v1/welter/value", &json!({"play": "normal", "position": [1, 2, 3]})).await;
+    assert_eq!(a.text, b.text);
+    let c = s.post("/v1/welter/value", &json!({"position": [1, 2, 3], "play": "misere"})).await;
+    assert_ne!(a.text, c.text, "play is part of the key");
+    let p1 = s.post("/v1/welter/primes", &json!({"position": [1, 5, 7], "target": 0})).await;
+    let p2 = s.post("/v1/welter/primes", &json!({"position": [7, 5, 1], "target": 0})).await;
+    assert_eq!(p1.body["primes"], json!([13, 9, 3]));
+    assert_eq!(p2.body["primes"], json!([3, 9, 13]), "primes follow request order even when cached");
+}
+
+#[tokio::test]
+async fn big_positions_and_huge_primes() {
+    let s = common::start().await;
+    // 200k coins: computed off the async workers, exact.
+    let pos: Vec<u64> = (0..200_000u64).map(|i| i * 3 + (i % 7)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let v = s.ok("/v1/welter/value", &json!({"position": pos})).await;
+    assert_eq!(v["coins"], pos.len());
+    assert_eq!(v["value"], grundy::core::welter::value_quadratic(&pos[..0]) ^ grundy::core::welter::value(&pos));
+    // A prime beyond 2^64−1 is returned exactly.
+    let p = s.post("/v1/welter/primes", &json!({"position": [5, 0], "target": u64::MAX})).await;
+    assert!(p.text.contains(r#""primes":[18446744073709551616,18446744073709551621]"#), "{}", p.text);
+}
+
+#[tokio::test]
+async fn operations_endpoints() {
+    let s = common::start().await;
+    assert_eq!(s.get("/healthz").await.body["status"], "ok");
+    assert_eq!(s.get("/readyz").await.status.as_u16(), 200);
+    s.ok("/v1/welter/value", &json!({"position": [1]})).await;
+    let m = s.get("/metrics").await;
+    assert!(m.text.contains("grundy_http_requests_total"), "{}", m.text);
+    let doc = s.get("/openapi.json").await;
+    assert_eq!(doc.body["openapi"], "3.1.0");
+    let docs = s.client.get(format!("{}/docs/", s.base)).send().await.unwrap();
+    assert_eq!(docs.status().as_u16(), 200);
+    assert!(docs.text().await.unwrap().contains("swagger"), "interactive docs are served offline");
+    let r = s.client.get(format!("{}/healthz", s.base)).send().await.unwrap();
+    assert!(r.headers().contains_key("x-request-id"));
+}
