@@ -620,12 +620,12 @@ impl Parser<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
     /// SplitMix64: a tiny deterministic PRNG for property tests.
-    pub(crate) struct Rng(u64);
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
         pub(crate) fn next(&mut self) -> u64 {
             self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
