@@ -24,6 +24,14 @@ pub struct Config {
     pub max_concurrency: usize,
     /// `GRUNDY_LOG_FORMAT` — `text` (default) or `json`.
     pub log_json: bool,
+    /// `GRUNDY_EXPLAIN_MAX_COINS` — most coins for `/v1/welter/explain` (its triangle is
+    /// quadratic in size).
+    pub explain_max_coins: usize,
+    /// `GRUNDY_MAX_ORDINALS` — most ordinals in one transfinite position.
+    pub max_ordinals: usize,
+    /// `GRUNDY_MAX_ORDINAL_TERMS` — most Cantor-normal-form terms (at all nesting levels) in
+    /// one transfinite request; answers may have up to 16 times as many.
+    pub max_ordinal_terms: usize,
     /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
@@ -41,6 +49,9 @@ impl Default for Config {
             max_concurrency: 512,
             log_json: false,
             inline_coins: 4096,
+            explain_max_coins: 256,
+            max_ordinals: 10_000,
+            max_ordinal_terms: 100_000,
         }
     }
 }
@@ -97,6 +108,9 @@ impl Config {
             max_concurrency: var("GRUNDY_MAX_CONCURRENCY", d.max_concurrency)?,
             log_json,
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
+            explain_max_coins: var("GRUNDY_EXPLAIN_MAX_COINS", d.explain_max_coins)?,
+            max_ordinals: var("GRUNDY_MAX_ORDINALS", d.max_ordinals)?,
+            max_ordinal_terms: var("GRUNDY_MAX_ORDINAL_TERMS", d.max_ordinal_terms)?,
         };
         if cfg.max_concurrency == 0 {
             return Err(ConfigError {

@@ -226,3 +226,55 @@ async fn operations_endpoints() {
     let r = s.client.get(format!("{}/healthz", s.base)).send().await.unwrap();
     assert!(r.headers().contains_key("x-request-id"));
 }
+
+#[tokio::test]
+async fn explain_shows_the_thesis_methods() {
+    let s = common::start().await;
+    let e = s.ok("/v1/welter/explain", &json!({"position": [19, 11, 8, 7, 3, 1]})).await;
+    assert_eq!(e["value"], 12);
+    assert_eq!(
+        e["mating"],
+        json!([{"pair": [3, 19], "depth": 4, "value": 15}, {"pair": [7, 11], "depth": 2, "value": 11}, {"pair": [1, 8], "depth": 0, "value": 8}])
+    );
+    assert_eq!(
+        e["triangle"],
+        json!([[0, 0, 0, 0, 0, 0, 0], [1, 3, 7, 8, 11, 19], [1, 3, 14, 2, 23], [2, 11, 3, 31], [11, 9, 25], [10, 12], [12]])
+    );
+    assert_eq!(e["sprague"], Value::Null);
+    assert_eq!(e["abacus"]["is_abacus"], false);
+    // Ex 3.7: [1|5|6]: pair (1,5) and spinster 6.
+    let e = s.ok("/v1/welter/explain", &json!({"position": [1, 5, 6]})).await;
+    assert_eq!(e["mating"], json!([{"pair": [1, 5], "depth": 2, "value": 3}, {"single": 6}]));
+    assert_eq!(e["value"], 5);
+    // Ex 6.29 / 6.30: Sprague's renumbering.
+    let e = s.ok("/v1/welter/explain", &json!({"position": [1, 3, 6, 8, 14]})).await;
+    assert_eq!(e["sprague"]["renumbered"], json!([15, 13, 10, 8, 2]));
+    assert_eq!(e["sprague"]["nim_sum"], 2);
+    assert!(pairs(&e["sprague"]["moves"]).contains(&(14, 0)));
+    let e = s.ok("/v1/welter/explain", &json!({"position": [2, 3, 6, 8, 14]})).await;
+    assert_eq!(e["sprague"]["nim_sum"], 3);
+    assert!(pairs(&e["sprague"]["moves"]).contains(&(8, 5)));
+    // Abacus: [0, 2] has value 1 and is misère P.
+    let e = s.ok("/v1/welter/explain", &json!({"position": [0, 2]})).await;
+    assert_eq!(e["abacus"]["is_abacus"], true);
+    assert_eq!(e["abacus"]["misere_outcome"], "P");
+    // The mating values always nim-add to the value.
+    let d = vectors();
+    for case in d["welter_mating_pairs"].as_array().unwrap() {
+        let e = s.ok("/v1/welter/explain", &json!({"position": case["position"]})).await;
+        let mut got: Vec<(u64, u64)> = e["mating"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|st| st.get("pair").map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap())))
+            .collect();
+        got.sort_unstable();
+        let mut want: Vec<(u64, u64)> = pairs(&case["pairs"]).into_iter().map(|(a, b)| (a.min(b), a.max(b))).collect();
+        want.sort_unstable();
+        assert_eq!(got, want, "{}", case["source"]);
+    }
+    // Too many coins for a triangle.
+    let big: Vec<u64> = (0..300).collect();
+    let r = s.post("/v1/welter/explain", &json!({"position": big})).await;
+    common::assert_problem(&r, 422, "GRUNDY_EXPLAIN_MAX_COINS");
+}

@@ -1,10 +1,12 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 
 pub mod error;
+pub mod explain;
 pub mod json;
 pub mod nat;
 pub mod ops;
 pub mod position;
+pub mod transfinite;
 pub mod welter;
 
 use utoipa::OpenApi;
@@ -16,11 +18,12 @@ use crate::state::AppState;
 #[openapi(
     info(
         title = "grundy",
-        description = "Exact combinatorial-game answers over HTTP/JSON: Welter's game (values, every winning move, Unique Prime Lemma primes, misère play). Errors are RFC 9457 problem documents.",
+        description = "Exact combinatorial-game answers over HTTP/JSON: Welter's game (values, every winning move, Unique Prime Lemma primes, misère play, worked explanations) and transfinite Nim and Welter on ordinals below epsilon_0. Errors are RFC 9457 problem documents.",
         license(name = "MIT OR Apache-2.0")
     ),
     tags(
         (name = "welter", description = "Welter's game: coins on distinct squares, a move slides one coin to a lower empty square."),
+        (name = "transfinite", description = "Transfinite Nim and Welter's game on ordinals below epsilon_0 (Cantor normal form strings)."),
         (name = "operations", description = "Health, readiness and metrics.")
     ),
     components(schemas(error::Problem))
@@ -31,6 +34,8 @@ struct ApiDoc;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(welter::router())
+        .merge(explain::router())
+        .merge(transfinite::router())
         .merge(ops::router())
 }
 

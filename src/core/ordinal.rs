@@ -6,10 +6,12 @@
 //! derived lexicographic order is the ordinal order (see [`Ordinal`]).
 //!
 //! Coefficients and finite exponents are `u64`; any arithmetic that would exceed them returns
-//! [`ArithError::Overflow`] — nothing is ever wrapped. Ordinals built by parsing or by the
-//! arithmetic here are also kept below [`MAX_NODES`] terms in total and [`MAX_HEIGHT`] levels of
-//! exponent nesting, so that every ordinal this module produces prints to a string that parses
-//! back within the parser's limits, and no operation can run away in time or memory.
+//! [`ArithError::Overflow`] — nothing is ever wrapped. Parsing, [`Ordinal::checked_mul`] and
+//! [`Ordinal::checked_pow`] never produce more than [`MAX_NODES`] terms or a tower higher than
+//! [`MAX_HEIGHT`] (addition and nim-sum results are no bigger than their operands together),
+//! so no operation can run away in time or memory, and everything of height ≤ [`MAX_HEIGHT`]
+//! prints to a string that parses back to it (given a length limit that fits the string, see
+//! [`Ordinal::parse_with_max_len`]).
 //!
 //! Text syntax (see [`Ordinal::parse`]): `w` or `ω`, natural numbers, `+`, `*` or `·`, `^`,
 //! parentheses, whitespace. Every expression is evaluated with true ordinal arithmetic
@@ -18,6 +20,7 @@
 //! than a natural number or `w` in parentheses: `w^(w+1)*2+5`, `w^w`, `w^(w^2)`, `w`, `0`.
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -25,7 +28,8 @@ use std::str::FromStr;
 pub const MAX_INPUT_LEN: usize = 10_000;
 /// Deepest accepted syntactic nesting: each `(` and each `^` opens one level.
 pub const MAX_NESTING: usize = 64;
-/// Largest accepted ordinal, counted in terms at all levels ([`Ordinal::node_count`]).
+/// Largest ordinal that parsing, products and powers produce, counted in terms at all levels
+/// ([`Ordinal::node_count`]); about 45 bytes of text per term at most.
 pub const MAX_NODES: usize = 1_000;
 /// Most terms (counted as in [`MAX_NODES`]) that the products and powers of one parsed
 /// expression may produce in total, so that parsing time stays small whatever the input.
@@ -95,7 +99,10 @@ pub enum ParseErrorKind {
     #[error("the ordinal is {len} bytes long; the limit is {max}")]
     TooLong { len: usize, max: usize },
     #[error("expected {expected}, found {found}")]
-    Unexpected { expected: &'static str, found: String },
+    Unexpected {
+        expected: &'static str,
+        found: String,
+    },
     #[error("number larger than 2^64-1")]
     NumberTooLarge,
     #[error("nesting deeper than {max} levels")]
@@ -141,13 +148,19 @@ impl Ordinal {
         if coefficient == 0 {
             return Ordinal::zero();
         }
-        Ordinal { terms: vec![Term { exponent, coefficient }] }
+        Ordinal {
+            terms: vec![Term {
+                exponent,
+                coefficient,
+            }],
+        }
     }
 
     /// The CNF terms, by strictly decreasing exponent.
     pub fn terms(&self) -> &[Term] {
         &self.terms
     }
+    /// True for 0.
     pub fn is_zero(&self) -> bool {
         self.terms.is_empty()
     }
@@ -167,7 +180,7 @@ impl Ordinal {
     pub fn node_count(&self) -> usize {
         self.terms.iter().map(|t| 1 + t.exponent.node_count()).sum()
     }
-    /// Height of the exponent tower: 0 for naturals, 1 for `ω·a + b`, 2 up to `ω^ω`, …
+    /// Height of the exponent tower: 0 for naturals, 1 below `ω^ω`, 2 below `ω^(ω^ω)`, …
     pub fn height(&self) -> usize {
         match self.terms.first() {
             None => 0,
@@ -188,7 +201,10 @@ impl Ordinal {
         for t in &self.terms {
             match t.exponent.to_u64() {
                 Some(0) => m = t.coefficient,
-                Some(e) => lambda.push(Term { exponent: Ordinal::from(e - 1), coefficient: t.coefficient }),
+                Some(e) => lambda.push(Term {
+                    exponent: Ordinal::from(e - 1),
+                    coefficient: t.coefficient,
+                }),
                 None => lambda.push(t.clone()),
             }
         }
@@ -203,10 +219,16 @@ impl Ordinal {
                 Some(e) => Ordinal::from(e.checked_add(1).ok_or(ArithError::Overflow)?),
                 None => t.exponent.clone(),
             };
-            terms.push(Term { exponent, coefficient: t.coefficient });
+            terms.push(Term {
+                exponent,
+                coefficient: t.coefficient,
+            });
         }
         if m > 0 {
-            terms.push(Term { exponent: Ordinal::zero(), coefficient: m });
+            terms.push(Term {
+                exponent: Ordinal::zero(),
+                coefficient: m,
+            });
         }
         Ok(Ordinal { terms })
     }
@@ -230,7 +252,10 @@ impl Ordinal {
                 Ordering::Equal => {
                     let c = a[i].coefficient ^ b[j].coefficient;
                     if c != 0 {
-                        out.push(Term { exponent: a[i].exponent.clone(), coefficient: c });
+                        out.push(Term {
+                            exponent: a[i].exponent.clone(),
+                            coefficient: c,
+                        });
                     }
                     i += 1;
                     j += 1;
@@ -242,21 +267,65 @@ impl Ordinal {
         Ordinal { terms: out }
     }
 
+    /// The nim-sum of many ordinals in one pass: O(T log T) comparisons for T terms in all,
+    /// where folding [`Ordinal::nim_sum`] would copy a growing result each time.
+    pub fn nim_sum_all<'a>(items: impl IntoIterator<Item = &'a Ordinal>) -> Ordinal {
+        let mut coefficients: BTreeMap<&Ordinal, u64> = BTreeMap::new();
+        for item in items {
+            for t in &item.terms {
+                *coefficients.entry(&t.exponent).or_insert(0) ^= t.coefficient;
+            }
+        }
+        let terms = coefficients
+            .into_iter()
+            .rev()
+            .filter(|&(_, c)| c != 0)
+            .map(|(e, c)| Term {
+                exponent: e.clone(),
+                coefficient: c,
+            })
+            .collect();
+        Ordinal { terms }
+    }
+
+    /// Whether `self ⊕ other < self`, without building the nim-sum (O(log) comparisons).
+    /// Both agree above the leading exponent `e` of `other`; at `e` the coefficient `x` of
+    /// `self` becomes `x ⊕ c`, and that first difference decides the order.
+    pub fn nim_sum_is_smaller(&self, other: &Ordinal) -> bool {
+        let Some(lead) = other.terms.first() else {
+            return false;
+        };
+        let at = self.terms.partition_point(|t| t.exponent > lead.exponent);
+        let x = match self.terms.get(at) {
+            Some(t) if t.exponent == lead.exponent => t.coefficient,
+            _ => 0,
+        };
+        x ^ lead.coefficient < x
+    }
+
     /// Ordinal addition `self + rhs` (not commutative: `1 + ω = ω`).
     ///
     /// With `rhs = ω^e·d + tail`, every term of `self` with exponent below `e` is absorbed, a term
     /// with exponent exactly `e` adds its coefficient to `d`, larger terms stay in front.
     /// Errors only on coefficient overflow.
     pub fn checked_add(&self, rhs: &Ordinal) -> Result<Ordinal, ArithError> {
-        let Some(first) = rhs.terms.first() else { return Ok(self.clone()) };
+        let Some(first) = rhs.terms.first() else {
+            return Ok(self.clone());
+        };
         // Exponents decrease, so the kept prefix is found by binary search.
         let keep = self.terms.partition_point(|t| t.exponent > first.exponent);
         let mut terms = Vec::with_capacity(keep + rhs.terms.len());
         terms.extend_from_slice(&self.terms[..keep]);
         match self.terms.get(keep) {
             Some(t) if t.exponent == first.exponent => {
-                let c = t.coefficient.checked_add(first.coefficient).ok_or(ArithError::Overflow)?;
-                terms.push(Term { exponent: first.exponent.clone(), coefficient: c });
+                let c = t
+                    .coefficient
+                    .checked_add(first.coefficient)
+                    .ok_or(ArithError::Overflow)?;
+                terms.push(Term {
+                    exponent: first.exponent.clone(),
+                    coefficient: c,
+                });
                 terms.extend_from_slice(&rhs.terms[1..]);
             }
             _ => terms.extend_from_slice(&rhs.terms),
@@ -267,12 +336,17 @@ impl Ordinal {
     /// [`Ordinal::checked_add`] reusing `self`'s storage: pops the absorbed terms instead of
     /// copying the kept ones, so a long chain of additions costs time linear in its length.
     fn add_owned(mut self, mut rhs: Ordinal) -> Result<Ordinal, ArithError> {
-        let Some(first) = rhs.terms.first_mut() else { return Ok(self) };
+        let Some(first) = rhs.terms.first_mut() else {
+            return Ok(self);
+        };
         while let Some(last) = self.terms.last() {
             match last.exponent.cmp(&first.exponent) {
                 Ordering::Less => {}
                 Ordering::Equal => {
-                    first.coefficient = first.coefficient.checked_add(last.coefficient).ok_or(ArithError::Overflow)?;
+                    first.coefficient = first
+                        .coefficient
+                        .checked_add(last.coefficient)
+                        .ok_or(ArithError::Overflow)?;
                 }
                 Ordering::Greater => break,
             }
@@ -315,7 +389,10 @@ impl Ordinal {
             if nodes > MAX_NODES {
                 return Err(too_large);
             }
-            terms.push(Term { exponent, coefficient: t.coefficient });
+            terms.push(Term {
+                exponent,
+                coefficient: t.coefficient,
+            });
         }
         if let Some(d) = finite {
             nodes += self.node_count();
@@ -323,7 +400,10 @@ impl Ordinal {
                 return Err(too_large);
             }
             let lead = &mut self.terms[0];
-            lead.coefficient = lead.coefficient.checked_mul(d).ok_or(ArithError::Overflow)?;
+            lead.coefficient = lead
+                .coefficient
+                .checked_mul(d)
+                .ok_or(ArithError::Overflow)?;
             terms.append(&mut self.terms);
         }
         Ok(Ordinal { terms })
@@ -342,7 +422,11 @@ impl Ordinal {
     pub fn checked_pow(&self, exp: &Ordinal) -> Result<Ordinal, ArithError> {
         let (gamma, n) = exp.div_omega();
         let result = if self.is_zero() {
-            if exp.is_zero() { Ordinal::one() } else { Ordinal::zero() }
+            if exp.is_zero() {
+                Ordinal::one()
+            } else {
+                Ordinal::zero()
+            }
         } else if let Some(k) = self.to_u64() {
             if k == 1 {
                 Ordinal::one()
@@ -409,12 +493,20 @@ impl Ordinal {
     pub fn parse_with_max_len(input: &str, max_len: usize) -> Result<Ordinal, ParseError> {
         if input.len() > max_len {
             return Err(ParseError {
-                kind: ParseErrorKind::TooLong { len: input.len(), max: max_len },
+                kind: ParseErrorKind::TooLong {
+                    len: input.len(),
+                    max: max_len,
+                },
                 column: 1,
                 byte_offset: 0,
             });
         }
-        let mut p = Parser { src: input, pos: 0, depth: 0, work: 0 };
+        let mut p = Parser {
+            src: input,
+            pos: 0,
+            depth: 0,
+            work: 0,
+        };
         p.skip_ws();
         if p.peek().is_none() {
             return Err(p.error_at(p.pos, ParseErrorKind::Empty));
@@ -505,7 +597,11 @@ impl Parser<'_> {
     }
     fn error_at(&self, byte_offset: usize, kind: ParseErrorKind) -> ParseError {
         let column = self.src[..byte_offset].chars().count() + 1;
-        ParseError { kind, column, byte_offset }
+        ParseError {
+            kind,
+            column,
+            byte_offset,
+        }
     }
     fn unexpected(&self, expected: &'static str) -> ParseError {
         let found = match self.peek() {
@@ -518,8 +614,14 @@ impl Parser<'_> {
     /// (products and powers enforce it themselves; no operation but `^` raises the height, and
     /// [`Ordinal::checked_pow`] checks that).
     fn arith(&self, at: usize, r: Result<Ordinal, ArithError>) -> Result<Ordinal, ParseError> {
-        r.and_then(|a| if a.node_count() > MAX_NODES { Err(ArithError::TooLarge { max: MAX_NODES }) } else { Ok(a) })
-            .map_err(|e| self.error_at(at, ParseErrorKind::Arithmetic(e)))
+        r.and_then(|a| {
+            if a.node_count() > MAX_NODES {
+                Err(ArithError::TooLarge { max: MAX_NODES })
+            } else {
+                Ok(a)
+            }
+        })
+        .map_err(|e| self.error_at(at, ParseErrorKind::Arithmetic(e)))
     }
     /// Charge a product's or power's result to the work budget.
     fn charge(&mut self, at: usize, r: Result<Ordinal, ParseError>) -> Result<Ordinal, ParseError> {
@@ -605,7 +707,10 @@ impl Parser<'_> {
             Some(c) if c.is_ascii_digit() => {
                 let start = self.pos;
                 let mut n: u64 = 0;
-                while let Some(d) = self.peek().and_then(|c| c.to_digit(10).filter(|_| c.is_ascii_digit())) {
+                while let Some(d) = self
+                    .peek()
+                    .and_then(|c| c.to_digit(10).filter(|_| c.is_ascii_digit()))
+                {
                     n = n
                         .checked_mul(10)
                         .and_then(|n| n.checked_add(u64::from(d)))
@@ -661,8 +766,15 @@ pub(crate) mod tests {
         let terms = exps
             .into_iter()
             .map(|exponent| {
-                let coefficient = if big && rng.below(8) == 0 { u64::MAX - rng.below(3) } else { 1 + rng.below(5) };
-                Term { exponent, coefficient }
+                let coefficient = if big && rng.below(8) == 0 {
+                    u64::MAX - rng.below(3)
+                } else {
+                    1 + rng.below(5)
+                };
+                Term {
+                    exponent,
+                    coefficient,
+                }
             })
             .collect();
         Ordinal { terms }
@@ -670,7 +782,19 @@ pub(crate) mod tests {
 
     #[test]
     fn parses_and_prints_api_examples() {
-        for s in ["0", "7", "w", "w*2+4", "w^2*3+w+9", "w^w+1", "w^(w*2+1)*5", "w^(w+1)*2+5", "w^w", "w^(w^2)", "w^(w^w)"] {
+        for s in [
+            "0",
+            "7",
+            "w",
+            "w*2+4",
+            "w^2*3+w+9",
+            "w^w+1",
+            "w^(w*2+1)*5",
+            "w^(w+1)*2+5",
+            "w^w",
+            "w^(w^2)",
+            "w^(w^w)",
+        ] {
             assert_eq!(p(s).to_string(), s);
         }
         let cases = [
@@ -721,37 +845,85 @@ pub(crate) mod tests {
         let err = |s: &str| Ordinal::parse(s).unwrap_err();
         let e = err("w+");
         assert_eq!((e.column, e.byte_offset), (3, 2));
-        assert_eq!(e.to_string(), "expected a number, 'w', 'ω' or '(', found the end of the input at character 3");
+        assert_eq!(
+            e.to_string(),
+            "expected a number, 'w', 'ω' or '(', found the end of the input at character 3"
+        );
         let e = err("ω+x");
         assert_eq!((e.column, e.byte_offset), (3, 3));
-        assert_eq!(e.to_string(), "expected a number, 'w', 'ω' or '(', found 'x' at character 3");
-        assert_eq!(err("w2").to_string(), "expected '+', '*', '^' or the end of the input, found '2' at character 2");
-        assert_eq!(err("(w+1").to_string(), "expected ')', found the end of the input at character 5");
+        assert_eq!(
+            e.to_string(),
+            "expected a number, 'w', 'ω' or '(', found 'x' at character 3"
+        );
+        assert_eq!(
+            err("w2").to_string(),
+            "expected '+', '*', '^' or the end of the input, found '2' at character 2"
+        );
+        assert_eq!(
+            err("(w+1").to_string(),
+            "expected ')', found the end of the input at character 5"
+        );
         assert_eq!(err("").to_string(), "the ordinal is empty");
         assert_eq!(err("  ").kind, ParseErrorKind::Empty);
         assert_eq!(err("-1").column, 1);
         assert_eq!(err("w^^2").column, 3);
         let e = err("1+18446744073709551616");
-        assert_eq!((e.kind.clone(), e.column), (ParseErrorKind::NumberTooLarge, 3));
+        assert_eq!(
+            (e.kind.clone(), e.column),
+            (ParseErrorKind::NumberTooLarge, 3)
+        );
         assert_eq!(e.to_string(), "number larger than 2^64-1 at character 3");
         let e = err("18446744073709551615 + 1");
-        assert_eq!((e.kind.clone(), e.column), (ParseErrorKind::Arithmetic(ArithError::Overflow), 22));
-        assert_eq!(e.to_string(), "a coefficient or finite exponent would exceed 2^64-1 at character 22");
-        assert!(matches!(err("w*9223372036854775808 + w*9223372036854775808").kind, ParseErrorKind::Arithmetic(ArithError::Overflow)));
-        assert!(matches!(err("(w*4294967296)*4294967296").kind, ParseErrorKind::Arithmetic(ArithError::Overflow)));
-        assert!(matches!(err("(w^2)^9223372036854775808").kind, ParseErrorKind::Arithmetic(ArithError::Overflow)));
-        assert!(matches!(err("2^64").kind, ParseErrorKind::Arithmetic(ArithError::Overflow)));
-        assert!(matches!(err("2^(w+64)").kind, ParseErrorKind::Arithmetic(ArithError::Overflow)));
-        assert!(matches!(err("(w+1)^100000").kind, ParseErrorKind::Arithmetic(ArithError::TooLarge { .. })));
-        assert_eq!(err(&"1".repeat(MAX_INPUT_LEN + 1)).to_string(), "the ordinal is 10001 bytes long; the limit is 10000");
+        assert_eq!(
+            (e.kind.clone(), e.column),
+            (ParseErrorKind::Arithmetic(ArithError::Overflow), 22)
+        );
+        assert_eq!(
+            e.to_string(),
+            "a coefficient or finite exponent would exceed 2^64-1 at character 22"
+        );
+        assert!(matches!(
+            err("w*9223372036854775808 + w*9223372036854775808").kind,
+            ParseErrorKind::Arithmetic(ArithError::Overflow)
+        ));
+        assert!(matches!(
+            err("(w*4294967296)*4294967296").kind,
+            ParseErrorKind::Arithmetic(ArithError::Overflow)
+        ));
+        assert!(matches!(
+            err("(w^2)^9223372036854775808").kind,
+            ParseErrorKind::Arithmetic(ArithError::Overflow)
+        ));
+        assert!(matches!(
+            err("2^64").kind,
+            ParseErrorKind::Arithmetic(ArithError::Overflow)
+        ));
+        assert!(matches!(
+            err("2^(w+64)").kind,
+            ParseErrorKind::Arithmetic(ArithError::Overflow)
+        ));
+        assert!(matches!(
+            err("(w+1)^100000").kind,
+            ParseErrorKind::Arithmetic(ArithError::TooLarge { .. })
+        ));
+        assert_eq!(
+            err(&"1".repeat(MAX_INPUT_LEN + 1)).to_string(),
+            "the ordinal is 10001 bytes long; the limit is 10000"
+        );
         // Nesting: 64 parentheses are fine, 65 are not.
         let nest = |k: usize| format!("{}w{}", "(".repeat(k), ")".repeat(k));
         assert_eq!(p(&nest(MAX_NESTING)), Ordinal::omega());
-        assert!(matches!(err(&nest(MAX_NESTING + 1)).kind, ParseErrorKind::TooDeep { .. }));
+        assert!(matches!(
+            err(&nest(MAX_NESTING + 1)).kind,
+            ParseErrorKind::TooDeep { .. }
+        ));
         // Towers: height 32 is fine, 33 is not.
         let tower = |k: usize| vec!["w"; k].join("^");
         assert_eq!(p(&tower(MAX_HEIGHT)).height(), MAX_HEIGHT);
-        assert!(matches!(err(&tower(MAX_HEIGHT + 1)).kind, ParseErrorKind::Arithmetic(ArithError::TooTall { .. })));
+        assert!(matches!(
+            err(&tower(MAX_HEIGHT + 1)).kind,
+            ParseErrorKind::Arithmetic(ArithError::TooTall { .. })
+        ));
     }
 
     #[test]
@@ -844,7 +1016,11 @@ pub(crate) mod tests {
             assert!(a.checked_mul(&Ordinal::zero()).unwrap().is_zero());
             assert!(Ordinal::zero().checked_mul(&a).unwrap().is_zero());
             let (ab, bc) = (a.checked_mul(&b).unwrap(), b.checked_mul(&c).unwrap());
-            assert_eq!(ab.checked_mul(&c).unwrap(), a.checked_mul(&bc).unwrap(), "({a})({b})({c})");
+            assert_eq!(
+                ab.checked_mul(&c).unwrap(),
+                a.checked_mul(&bc).unwrap(),
+                "({a})({b})({c})"
+            );
             // Left distributivity.
             let l = a.checked_mul(&b.checked_add(&c).unwrap()).unwrap();
             let r = ab.checked_add(&a.checked_mul(&c).unwrap()).unwrap();
@@ -875,7 +1051,8 @@ pub(crate) mod tests {
             assert_eq!(pow(&a, &Ordinal::one()).unwrap(), a);
             assert_eq!(pow(&w, &b).unwrap(), Ordinal::monomial(b.clone(), 1));
             if let (Ok(ab), Ok(ac)) = (pow(&a, &b), pow(&a, &c)) {
-                if let (Ok(l), Ok(r)) = (pow(&a, &b.checked_add(&c).unwrap()), ab.checked_mul(&ac)) {
+                if let (Ok(l), Ok(r)) = (pow(&a, &b.checked_add(&c).unwrap()), ab.checked_mul(&ac))
+                {
                     assert_eq!(l, r, "({a})^(({b})+({c}))");
                 }
                 if let (Ok(l), Ok(r)) = (pow(&ab, &c), pow(&a, &b.checked_mul(&c).unwrap())) {
@@ -896,12 +1073,19 @@ pub(crate) mod tests {
             let (lambda, m) = a.div_omega();
             assert_eq!(Ordinal::omega_mul_add(&lambda, m).unwrap(), a);
             // Independent check through multiplication and addition.
-            let again = Ordinal::omega().checked_mul(&lambda).unwrap().checked_add(&Ordinal::from(m)).unwrap();
+            let again = Ordinal::omega()
+                .checked_mul(&lambda)
+                .unwrap()
+                .checked_add(&Ordinal::from(m))
+                .unwrap();
             assert_eq!(again, a);
         }
         assert_eq!(p("w^2+w*4+16").div_omega(), (p("w+4"), 16));
         assert_eq!(p("w^w*3+w^5+7").div_omega(), (p("w^w*3+w^4"), 7));
-        assert_eq!(Ordinal::omega_mul_add(&p("w^18446744073709551615"), 0), Err(ArithError::Overflow));
+        assert_eq!(
+            Ordinal::omega_mul_add(&p("w^18446744073709551615"), 0),
+            Err(ArithError::Overflow)
+        );
     }
 
     #[test]
@@ -915,10 +1099,18 @@ pub(crate) mod tests {
             assert_eq!(a.nim_sum(&b), b.nim_sum(&a));
             assert_eq!(a.nim_sum(&b).nim_sum(&c), a.nim_sum(&b.nim_sum(&c)));
             assert_eq!(a.nim_sum(&zero), a);
+            assert_eq!(
+                Ordinal::nim_sum_all([&a, &b, &c]),
+                a.nim_sum(&b).nim_sum(&c)
+            );
+            assert_eq!(a.nim_sum_is_smaller(&b), a.nim_sum(&b) < a);
             assert!(a.nim_sum(&a).is_zero());
             // The result is valid CNF: decreasing exponents, non-zero coefficients.
             let s = a.nim_sum(&b);
-            assert!(s.terms().windows(2).all(|w| w[0].exponent() > w[1].exponent()));
+            assert!(s
+                .terms()
+                .windows(2)
+                .all(|w| w[0].exponent() > w[1].exponent()));
             assert!(s.terms().iter().all(|t| t.coefficient() > 0));
         }
         assert_eq!(p("w*2+4").nim_sum(&p("w*3+5")), p("w+1"));
@@ -929,9 +1121,41 @@ pub(crate) mod tests {
     fn parser_fuzz() {
         let mut rng = Rng(8);
         let pieces = [
-            "w", "ω", "W", "^", "*", "·", "⋅", "×", "+", "-", "(", ")", "((", "))", " ", "\t", "0", "1", "7", "42",
-            "18446744073709551615", "18446744073709551616", "99999999999999999999999", "w^w^w^w", "(w+1)^",
-            "2^", "^(", "é", "ωω", "\u{0}", "\u{feff}", "🦀", ".", "e", "x",
+            "w",
+            "ω",
+            "W",
+            "^",
+            "*",
+            "·",
+            "⋅",
+            "×",
+            "+",
+            "-",
+            "(",
+            ")",
+            "((",
+            "))",
+            " ",
+            "\t",
+            "0",
+            "1",
+            "7",
+            "42",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999999",
+            "w^w^w^w",
+            "(w+1)^",
+            "2^",
+            "^(",
+            "é",
+            "ωω",
+            "\u{0}",
+            "\u{feff}",
+            "🦀",
+            ".",
+            "e",
+            "x",
         ];
         let started = Instant::now();
         let mut slowest = Duration::ZERO;
@@ -939,13 +1163,19 @@ pub(crate) mod tests {
             let t = Instant::now();
             if let Ok(a) = Ordinal::parse(s) {
                 let printed = a.to_string();
-                assert_eq!(Ordinal::parse_with_max_len(&printed, usize::MAX), Ok(a), "{s:?}");
+                assert_eq!(
+                    Ordinal::parse_with_max_len(&printed, usize::MAX),
+                    Ok(a),
+                    "{s:?}"
+                );
             }
             slowest = slowest.max(t.elapsed());
         };
         for _ in 0..20_000 {
             let k = rng.below(30);
-            let s: String = (0..k).map(|_| pieces[rng.below(pieces.len() as u64) as usize]).collect();
+            let s: String = (0..k)
+                .map(|_| pieces[rng.below(pieces.len() as u64) as usize])
+                .collect();
             check(&s);
         }
         for _ in 0..2_000 {
@@ -973,9 +1203,15 @@ pub(crate) mod tests {
         for s in &long {
             check(&s[..s.len().min(MAX_INPUT_LEN)]);
         }
-        assert!(matches!(Ordinal::parse(&long[8]).unwrap_err().kind, ParseErrorKind::TooMuchWork { .. }));
+        assert!(matches!(
+            Ordinal::parse(&long[8]).unwrap_err().kind,
+            ParseErrorKind::TooMuchWork { .. }
+        ));
         // Generous: this also runs unoptimised; optimised, the slowest is about 10 ms.
-        assert!(slowest < Duration::from_secs(2), "slowest parse took {slowest:?}");
+        assert!(
+            slowest < Duration::from_secs(2),
+            "slowest parse took {slowest:?}"
+        );
         assert!(started.elapsed() < Duration::from_secs(60));
     }
 }

@@ -38,16 +38,21 @@ pub enum TransfiniteError {
     /// A winning move exists but its target `ω·omega_part + finite` has a finite part that a
     /// `u64` coefficient cannot hold. Only possible when finite parts are near 2^64.
     #[error("the winning move from {from} goes to w*({omega_part}) + {finite}, whose finite part exceeds 2^64-1")]
-    FinitePartTooLarge { from: Ordinal, omega_part: Ordinal, finite: u128 },
-    /// An ordinal operation overflowed (not reachable from squares whose finite exponents are
-    /// below 2^64-1; kept so that nothing is ever wrapped).
+    FinitePartTooLarge {
+        from: Ordinal,
+        omega_part: Ordinal,
+        finite: u128,
+    },
+    /// An ordinal operation overflowed. Unreachable in practice: every λ here comes from
+    /// `div_omega` or nim-sums of such, so its finite exponents are below 2^64-1 and `ω·λ`
+    /// fits; kept so that nothing can panic or wrap.
     #[error(transparent)]
     Arithmetic(#[from] ArithError),
 }
 
 /// Grundy value of a transfinite Nim position: the nim-sum of the heaps (Abuku, Thm 2.6).
 pub fn nim_value(heaps: &[Ordinal]) -> Ordinal {
-    heaps.iter().fold(Ordinal::zero(), |acc, h| acc.nim_sum(h))
+    Ordinal::nim_sum_all(heaps)
 }
 
 /// Every winning move of transfinite Nim, sorted by `from` then `to`, equal heaps reported once.
@@ -63,9 +68,10 @@ pub fn nim_winning_moves(heaps: &[Ordinal]) -> Vec<Move> {
     }
     let mut moves: Vec<Move> = heaps
         .iter()
-        .filter_map(|h| {
-            let to = h.nim_sum(&total);
-            (to < *h).then(|| Move { from: h.clone(), to })
+        .filter(|h| h.nim_sum_is_smaller(&total))
+        .map(|h| Move {
+            from: h.clone(),
+            to: h.nim_sum(&total),
         })
         .collect();
     moves.sort();
@@ -75,8 +81,6 @@ pub fn nim_winning_moves(heaps: &[Ordinal]) -> Vec<Move> {
 
 /// A Welter position split by `α = ω·λ + m`: the groups `S_λ` and the totals Λ and F.
 struct Split {
-    /// `(λ_i, m_i)` per coin, coins in ascending order.
-    coins: Vec<(Ordinal, u64)>,
     /// `λ ↦ S_λ` (finite parts, distinct because the squares are).
     groups: BTreeMap<Ordinal, Vec<u64>>,
     /// `λ ↦ [S_λ]`.
@@ -94,17 +98,93 @@ impl Split {
         if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
             return Err(TransfiniteError::DuplicateSquare(w[0].clone()));
         }
-        let coins: Vec<(Ordinal, u64)> = sorted.into_iter().map(Ordinal::div_omega).collect();
         let mut groups: BTreeMap<Ordinal, Vec<u64>> = BTreeMap::new();
-        let mut lambda = Ordinal::zero();
-        for (l, m) in &coins {
-            groups.entry(l.clone()).or_default().push(*m);
-            lambda = lambda.nim_sum(l);
+        let mut lambdas = Vec::with_capacity(sorted.len());
+        for square in sorted {
+            let (l, m) = square.div_omega();
+            groups.entry(l.clone()).or_default().push(m);
+            lambdas.push(l);
         }
-        let group_values: BTreeMap<Ordinal, u64> =
-            groups.iter().map(|(l, s)| (l.clone(), welter::value(s))).collect();
+        let lambda = Ordinal::nim_sum_all(&lambdas);
+        let group_values: BTreeMap<Ordinal, u64> = groups
+            .iter()
+            .map(|(l, s)| (l.clone(), welter::value(s)))
+            .collect();
         let finite = group_values.values().fold(0, |acc, v| acc ^ v);
-        Ok(Split { coins, groups, group_values, lambda, finite })
+        Ok(Split {
+            groups,
+            group_values,
+            lambda,
+            finite,
+        })
+    }
+}
+
+/// Residue classes of a set of distinct naturals modulo every `2^t`, for the two finite
+/// Welter queries that case (a) of [`welter_winning_moves`] asks once per coin:
+/// `[S ∖ {x}]` and the completion of `S` to a target. Each costs O(64·log n) here instead of
+/// a fresh O(n log n) `welter::value` / `welter::complete`, so a big group stays near-linear.
+///
+/// Bit `t` of the mating function `(x|y)` is 1 iff `x ≡ y (mod 2^t)`; sorted by reversed
+/// bits, each residue class modulo `2^t` is a contiguous run, found by two binary searches.
+struct Residues {
+    /// The set, each value bit-reversed, sorted.
+    reversed: Vec<u64>,
+    /// `[S]`.
+    value: u64,
+}
+
+impl Residues {
+    fn new(set: &[u64]) -> Residues {
+        let mut reversed: Vec<u64> = set.iter().map(|x| x.reverse_bits()).collect();
+        reversed.sort_unstable();
+        Residues {
+            reversed,
+            value: welter::value(set),
+        }
+    }
+
+    /// `#{c ∈ S : c ≡ y (mod 2^t)}`, 0 ≤ t ≤ 64.
+    fn class_size(&self, y: u64, t: u32) -> usize {
+        if t == 0 {
+            return self.reversed.len();
+        }
+        let free = 64 - t; // low bits of the reversed value that are not constrained
+        let lo = (y.reverse_bits() >> free) << free;
+        let hi = lo | ((1u64 << free) - 1);
+        self.reversed.partition_point(|&r| r <= hi) - self.reversed.partition_point(|&r| r < lo)
+    }
+
+    /// `[S ∖ {x}]` for `x ∈ S`: `[S] = [S ∖ {x}] ⊕ x ⊕ ⊕_{c ≠ x} (x|c)`, and bit `t` of the
+    /// last term is the parity of the other coins congruent to `x` modulo `2^t`.
+    fn value_without(&self, x: u64) -> u64 {
+        let mut d = 0u64;
+        for t in 0..64 {
+            let others = self.class_size(x, t) - 1;
+            if others == 0 {
+                break;
+            }
+            d |= ((others & 1) as u64) << t;
+        }
+        self.value ^ x ^ d
+    }
+
+    /// The unique `x` with `[S ∪ {x}] = target` (same contract as `welter::complete`): solve
+    /// `x ⊕ ⊕_c (x|c) = target ⊕ [S]` from the lowest bit up, as bit `t` of the left side is
+    /// `x_t` xor the parity of the coins congruent to `x` modulo `2^t`.
+    fn complete(&self, target: u64) -> u128 {
+        let goal = target ^ self.value;
+        let mut x = 0u64;
+        for t in 0..64 {
+            let count = self.class_size(x, t);
+            if count == 0 {
+                // No coin agrees with x below bit t: the remaining bits of x are the goal's.
+                return u128::from(x | ((goal >> t) << t));
+            }
+            x |= (((goal >> t) & 1) ^ (count & 1) as u64) << t;
+        }
+        // All 64 bits fixed; if a coin still equals x, bit 64 must be set to separate them.
+        u128::from(x) | (((self.class_size(x, 64) & 1) as u128) << 64)
     }
 }
 
@@ -125,9 +205,10 @@ pub fn welter_value(squares: &[Ordinal]) -> Result<Ordinal, TransfiniteError> {
 /// * (a) `Λ ≠ 0`: then `λ' = λ_i ⊕ Λ ≠ λ_i`, so the move needs `λ_i ⊕ Λ < λ_i`, and then any
 ///   finite `m'` gives `β < α_i`. The coin leaves `S_{λ_i}` and joins `S_{λ'}`; the finite total
 ///   becomes `T ⊕ [S_{λ'} ∪ {m'}]` with `T = F ⊕ [S_{λ_i}] ⊕ [S_{λ_i} ∖ {m_i}] ⊕ [S_{λ'}]`.
-///   By the Unique Prime Lemma exactly one `m'` gives `[S_{λ'} ∪ {m'}] = T`
-///   (`welter::complete`), and it is not in `S_{λ'}`, so the square is free. Exactly one
-///   winning move per coin with `λ_i ⊕ Λ < λ_i`, none for the other coins.
+///   By the Unique Prime Lemma exactly one `m'` gives `[S_{λ'} ∪ {m'}] = T` (what
+///   `welter::complete` returns; computed here by `Residues`, which the tests check against
+///   it), and it is not in `S_{λ'}`, so the square is free. Exactly one winning move per coin
+///   with `λ_i ⊕ Λ < λ_i`, none for the other coins.
 /// * (b) `Λ = 0`: then `λ' = λ_i`, and the move is a finite Welter move `m_i → m' < m_i`
 ///   inside `S_{λ_i}` that must bring `[S_{λ_i}]` to `s' = F ⊕ [S_{λ_i}]`. If `F = 0` there is
 ///   none (the position is P). Otherwise `s' ≠ [S_{λ_i}]` and by the Unique Prime Lemma the
@@ -141,26 +222,31 @@ pub fn welter_winning_moves(squares: &[Ordinal]) -> Result<Vec<Move>, Transfinit
     let split = Split::new(squares)?;
     let mut moves = Vec::new();
     if !split.lambda.is_zero() {
-        for (l, m) in &split.coins {
-            let target_group = l.nim_sum(&split.lambda);
-            if target_group >= *l {
+        // Case (a): λ' = λ ⊕ Λ depends only on the group, so the work is per group.
+        for (l, group) in &split.groups {
+            if !l.nim_sum_is_smaller(&split.lambda) {
                 continue;
             }
-            let from = Ordinal::omega_mul_add(l, *m)?;
-            let rest: Vec<u64> = split.groups[l].iter().copied().filter(|x| x != m).collect();
-            let joined: &[u64] = split.groups.get(&target_group).map_or(&[], Vec::as_slice);
-            let target = split.finite
-                ^ split.group_values[l]
-                ^ welter::value(&rest)
-                ^ split.group_values.get(&target_group).copied().unwrap_or(0);
-            let finite = welter::complete(joined, target);
-            let Ok(m_new) = u64::try_from(finite) else {
-                return Err(TransfiniteError::FinitePartTooLarge { from, omega_part: target_group, finite });
-            };
-            let to = Ordinal::omega_mul_add(&target_group, m_new)?;
-            moves.push(Move { from, to });
+            let target_group = l.nim_sum(&split.lambda);
+            let source = Residues::new(group);
+            let joined = Residues::new(split.groups.get(&target_group).map_or(&[], Vec::as_slice));
+            let others = split.finite ^ source.value ^ joined.value;
+            for &m in group {
+                let finite = joined.complete(others ^ source.value_without(m));
+                let from = Ordinal::omega_mul_add(l, m)?;
+                let Ok(m_new) = u64::try_from(finite) else {
+                    return Err(TransfiniteError::FinitePartTooLarge {
+                        from,
+                        omega_part: target_group,
+                        finite,
+                    });
+                };
+                let to = Ordinal::omega_mul_add(&target_group, m_new)?;
+                moves.push(Move { from, to });
+            }
         }
     } else if split.finite != 0 {
+        // Case (b): finite Welter moves inside one group.
         for (l, group) in &split.groups {
             let target = split.finite ^ split.group_values[l];
             for (&m, &prime) in group.iter().zip(welter::primes(group, target).iter()) {
@@ -205,7 +291,10 @@ mod tests {
         v.iter().map(|s| o(s)).collect()
     }
     fn mv(from: &str, to: &str) -> Move {
-        Move { from: o(from), to: o(to) }
+        Move {
+            from: o(from),
+            to: o(to),
+        }
     }
 
     #[test]
@@ -220,7 +309,10 @@ mod tests {
         let coins = os(&["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]);
         assert_eq!(welter_value(&coins).unwrap(), o("w+4"));
         // [16|30] = (16⊕30)−1 = 13 and 1 ⊕ [4|9] ⊕ 13 = 1 ⊕ 12 ⊕ 13 = 0.
-        assert_eq!(welter_winning_moves(&coins).unwrap(), vec![mv("w^2+w*5+25", "w^2+w*4+30")]);
+        assert_eq!(
+            welter_winning_moves(&coins).unwrap(),
+            vec![mv("w^2+w*5+25", "w^2+w*4+30")]
+        );
         let after = os(&["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*4+30"]);
         assert!(welter_value(&after).unwrap().is_zero());
         // The paper's printed target does not reach 0: [6|16] = 21, total 1 ⊕ 12 ⊕ 21 = 24.
@@ -232,15 +324,25 @@ mod tests {
     fn errors() {
         let dup = welter_value(&os(&["w+1", "3", "1+w+1"])).unwrap_err();
         assert_eq!(dup, TransfiniteError::DuplicateSquare(o("w+1")));
-        assert_eq!(dup.to_string(), "squares must be distinct, but w+1 occurs more than once");
+        assert_eq!(
+            dup.to_string(),
+            "squares must be distinct, but w+1 occurs more than once"
+        );
         // λ's 1, 2, 0 give Λ = 3; the coin on ω·2+5 must move to group 1 = {0} with target
         // [S_0] = 2^64−1, and [0|x] = x−1 needs x = 2^64.
         let coins = os(&["w", "w*2+5", "18446744073709551615"]);
-        assert_eq!(welter_value(&coins).unwrap(), o("w*3+18446744073709551615").nim_sum(&o("5")));
+        assert_eq!(
+            welter_value(&coins).unwrap(),
+            o("w*3+18446744073709551615").nim_sum(&o("5"))
+        );
         let err = welter_winning_moves(&coins).unwrap_err();
         assert_eq!(
             err,
-            TransfiniteError::FinitePartTooLarge { from: o("w*2+5"), omega_part: o("1"), finite: 1u128 << 64 }
+            TransfiniteError::FinitePartTooLarge {
+                from: o("w*2+5"),
+                omega_part: o("1"),
+                finite: 1u128 << 64
+            }
         );
         assert_eq!(
             err.to_string(),
@@ -248,7 +350,9 @@ mod tests {
         );
         // Empty positions.
         assert!(nim_value(&[]).is_zero() && nim_winning_moves(&[]).is_empty());
-        assert!(welter_value(&[]).unwrap().is_zero() && welter_winning_moves(&[]).unwrap().is_empty());
+        assert!(
+            welter_value(&[]).unwrap().is_zero() && welter_winning_moves(&[]).unwrap().is_empty()
+        );
     }
 
     /// Brute-force Grundy value of finite Welter (mex over all followers), memoised.
@@ -294,7 +398,10 @@ mod tests {
                         let mut next = coins.clone();
                         next[i] = y;
                         if brute_welter(&next, &mut memo) == 0 {
-                            want.push(Move { from: Ordinal::from(coins[i]), to: Ordinal::from(y) });
+                            want.push(Move {
+                                from: Ordinal::from(coins[i]),
+                                to: Ordinal::from(y),
+                            });
                         }
                     }
                 }
@@ -338,11 +445,18 @@ mod tests {
                             let mut next = heaps;
                             next[i] = y;
                             if brute(&next, &mut memo) == 0 {
-                                want.insert(Move { from: Ordinal::from(heaps[i]), to: Ordinal::from(y) });
+                                want.insert(Move {
+                                    from: Ordinal::from(heaps[i]),
+                                    to: Ordinal::from(y),
+                                });
                             }
                         }
                     }
-                    assert_eq!(nim_winning_moves(&ords), want.into_iter().collect::<Vec<_>>(), "{heaps:?}");
+                    assert_eq!(
+                        nim_winning_moves(&ords),
+                        want.into_iter().collect::<Vec<_>>(),
+                        "{heaps:?}"
+                    );
                 }
             }
         }
@@ -386,7 +500,13 @@ mod tests {
                     if to < *from && !pos.contains(&to) {
                         let mut next = pos.to_vec();
                         next[i] = to.clone();
-                        out.push((Move { from: from.clone(), to }, next));
+                        out.push((
+                            Move {
+                                from: from.clone(),
+                                to,
+                            },
+                            next,
+                        ));
                     }
                 }
             }
@@ -408,14 +528,23 @@ mod tests {
     fn windowed_moves_and_mex() {
         let pool = lambda_pool();
         let mut rng = Rng(12);
-        let (mut winning_positions, mut losing_positions) = (0, 0);
-        for _ in 0..150 {
+        let (mut winning_positions, mut losing_positions, mut in_group) = (0, 0, 0);
+        for _ in 0..100 {
             let pos = random_position(&mut rng, &pool);
             let value = welter_value(&pos).unwrap();
             let moves = welter_winning_moves(&pos).unwrap();
             for m in &moves {
                 assert!(m.to < m.from && !pos.contains(&m.to), "{m:?}");
-                let next: Vec<Ordinal> = pos.iter().map(|c| if *c == m.from { m.to.clone() } else { c.clone() }).collect();
+                let next: Vec<Ordinal> = pos
+                    .iter()
+                    .map(|c| {
+                        if *c == m.from {
+                            m.to.clone()
+                        } else {
+                            c.clone()
+                        }
+                    })
+                    .collect();
                 assert!(welter_value(&next).unwrap().is_zero(), "{pos:?} {m:?}");
             }
             let followers = window_followers(&pos, &pool);
@@ -435,9 +564,15 @@ mod tests {
                 for b in 0..16 {
                     let beta = Ordinal::omega_mul_add(l, b).unwrap();
                     if beta < value {
-                        assert!(values.contains(&beta), "{pos:?} has no follower of value {beta}");
+                        assert!(
+                            values.contains(&beta),
+                            "{pos:?} has no follower of value {beta}"
+                        );
                     }
                 }
+            }
+            if value.is_finite() && !value.is_zero() {
+                in_group += 1; // Λ = 0, F ≠ 0: case (b)
             }
             if value.is_zero() {
                 losing_positions += 1;
@@ -447,14 +582,26 @@ mod tests {
                 assert!(!moves.is_empty());
             }
         }
-        assert!(winning_positions > 50);
+        assert!(
+            winning_positions > 40 && in_group > 8,
+            "{winning_positions} {in_group}"
+        );
         // Value-0 positions are rare at random; build some by playing a winning move.
         let mut built = 0;
-        for _ in 0..300 {
+        for _ in 0..150 {
             let pos = random_position(&mut rng, &pool);
             let moves = welter_winning_moves(&pos).unwrap();
             let Some(m) = moves.first() else { continue };
-            let next: Vec<Ordinal> = pos.iter().map(|c| if *c == m.from { m.to.clone() } else { c.clone() }).collect();
+            let next: Vec<Ordinal> = pos
+                .iter()
+                .map(|c| {
+                    if *c == m.from {
+                        m.to.clone()
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect();
             if next.iter().any(|c| c.div_omega().1 >= 64) {
                 continue;
             }
@@ -464,7 +611,85 @@ mod tests {
             }
             built += 1;
         }
-        assert!(built + losing_positions > 50, "{built} {losing_positions}");
+        assert!(built + losing_positions > 40, "{built} {losing_positions}");
+    }
+
+    /// The per-coin fast path of case (a) agrees with the finite Welter core.
+    #[test]
+    fn residues_match_welter_core() {
+        let mut rng = Rng(14);
+        for round in 0..3000 {
+            let n = rng.below(9) as usize;
+            let mut set = BTreeSet::new();
+            while set.len() < n {
+                let x = match round % 3 {
+                    0 => rng.below(32),
+                    1 => u64::MAX - rng.below(8),
+                    _ => rng.next() >> rng.below(64),
+                };
+                set.insert(x);
+            }
+            let set: Vec<u64> = set.into_iter().collect();
+            let r = Residues::new(&set);
+            for &x in &set {
+                let rest: Vec<u64> = set.iter().copied().filter(|&c| c != x).collect();
+                assert_eq!(
+                    r.value_without(x),
+                    welter::value(&rest),
+                    "{set:?} without {x}"
+                );
+            }
+            for target in [0, 1, rng.below(64), rng.next(), u64::MAX, u64::MAX - 1] {
+                assert_eq!(
+                    r.complete(target),
+                    welter::complete(&set, target),
+                    "{set:?} to {target}"
+                );
+            }
+        }
+    }
+
+    /// Many heaps / groups with distinct exponents but few winning moves stay fast: neither the
+    /// value nor the eligibility test is quadratic.
+    #[test]
+    fn many_distinct_exponents_are_fast() {
+        let started = std::time::Instant::now();
+        let heaps: Vec<Ordinal> = (1..=20_000u64).map(|k| o(&format!("w^{k}"))).collect();
+        let moves = nim_winning_moves(&heaps);
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].from, o("w^20000"));
+        let coins: Vec<Ordinal> = heaps
+            .iter()
+            .map(|h| h.checked_add(&o("w")).unwrap())
+            .collect();
+        assert_eq!(welter_winning_moves(&coins).unwrap().len(), 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
+    /// Many coins in one eligible group stay fast (case (a) is near-linear).
+    #[test]
+    fn big_group_is_fast() {
+        let started = std::time::Instant::now();
+        let mut coins: Vec<Ordinal> = (0..20_000u64)
+            .map(|m| o(&format!("w*2+{}", m * 3)))
+            .collect();
+        coins.push(o("w*3"));
+        let moves = welter_winning_moves(&coins).unwrap();
+        assert_eq!(moves.len(), 20_001);
+        for m in moves.iter().step_by(997) {
+            let next: Vec<Ordinal> = coins
+                .iter()
+                .map(|c| {
+                    if *c == m.from {
+                        m.to.clone()
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect();
+            assert!(welter_value(&next).unwrap().is_zero());
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     /// Larger random positions with nested exponents and big finite parts: every returned move
@@ -473,14 +698,18 @@ mod tests {
     #[test]
     fn random_large_positions() {
         let mut rng = Rng(13);
-        let mut checked = 0;
+        let (mut checked, mut in_group) = (0, 0);
         for round in 0..400 {
             let n = 1 + rng.below(12) as usize;
             let mut set = BTreeSet::new();
             while set.len() < n {
                 let depth = rng.below(3) as u32;
                 let l = random_ordinal(&mut OrdinalRng(rng.next()), depth, 3, false);
-                let m = if round % 2 == 0 { rng.below(40) } else { rng.next() >> rng.below(64) };
+                let m = if round % 2 == 0 {
+                    rng.below(40)
+                } else {
+                    rng.next() >> rng.below(64)
+                };
                 set.insert(Ordinal::omega_mul_add(&l, m).unwrap());
             }
             // Half the time, force Λ = 0 by pairing λ's, to exercise the in-group case.
@@ -502,21 +731,42 @@ mod tests {
                 Err(e) => panic!("{e}"),
             };
             assert_eq!(moves.is_empty(), value.is_zero(), "{pos:?}");
+            if value.is_finite() && !value.is_zero() {
+                in_group += 1;
+            }
             assert!(moves.windows(2).all(|w| w[0].from < w[1].from));
             for m in &moves {
                 assert!(m.to < m.from && !pos.contains(&m.to) && pos.contains(&m.from));
-                let next: Vec<Ordinal> = pos.iter().map(|c| if *c == m.from { m.to.clone() } else { c.clone() }).collect();
+                let next: Vec<Ordinal> = pos
+                    .iter()
+                    .map(|c| {
+                        if *c == m.from {
+                            m.to.clone()
+                        } else {
+                            c.clone()
+                        }
+                    })
+                    .collect();
                 assert!(welter_value(&next).unwrap().is_zero(), "{pos:?} {m:?}");
             }
             // Nim on the same ordinals: the moves reach nim-value 0.
             let nim_moves = nim_winning_moves(&pos);
             assert_eq!(nim_moves.is_empty(), nim_value(&pos).is_zero());
             for m in &nim_moves {
-                let next: Vec<Ordinal> = pos.iter().map(|c| if *c == m.from { m.to.clone() } else { c.clone() }).collect();
+                let next: Vec<Ordinal> = pos
+                    .iter()
+                    .map(|c| {
+                        if *c == m.from {
+                            m.to.clone()
+                        } else {
+                            c.clone()
+                        }
+                    })
+                    .collect();
                 assert!(m.to < m.from && nim_value(&next).is_zero());
             }
             checked += 1;
         }
-        assert!(checked > 300);
+        assert!(checked > 300 && in_group > 50, "{checked} {in_group}");
     }
 }
