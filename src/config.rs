@@ -22,6 +22,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// `GRUNDY_MAX_CONCURRENCY` — requests handled at once; beyond, 503 + Retry-After.
     pub max_concurrency: usize,
+    /// `GRUNDY_DATABASE_URL` — `sqlite://data/grundy.db` (default, created on start),
+    /// `postgres://user@host/db`, or `none` to run without a store (no jobs, no persistence).
+    pub database_url: Option<String>,
     /// `GRUNDY_LOG_FORMAT` — `text` (default) or `json`.
     pub log_json: bool,
     /// `GRUNDY_EXPLAIN_MAX_COINS` — most coins for `/v1/welter/explain` (its triangle is
@@ -48,6 +51,7 @@ impl Default for Config {
             request_timeout: Duration::from_secs(30),
             max_concurrency: 512,
             log_json: false,
+            database_url: Some("sqlite://data/grundy.db".into()),
             inline_coins: 4096,
             explain_max_coins: 256,
             max_ordinals: 10_000,
@@ -107,6 +111,10 @@ impl Config {
             )?),
             max_concurrency: var("GRUNDY_MAX_CONCURRENCY", d.max_concurrency)?,
             log_json,
+            database_url: {
+                let url: String = var("GRUNDY_DATABASE_URL", "sqlite://data/grundy.db".to_string())?;
+                (url != "none").then_some(url)
+            },
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
             explain_max_coins: var("GRUNDY_EXPLAIN_MAX_COINS", d.explain_max_coins)?,
             max_ordinals: var("GRUNDY_MAX_ORDINALS", d.max_ordinals)?,

@@ -9,4 +9,5 @@ pub mod cache;
 pub mod config;
 pub mod core;
 pub mod state;
+pub mod store;
 pub mod telemetry;

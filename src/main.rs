@@ -26,6 +26,9 @@ async fn main() -> std::process::ExitCode {
     };
     tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), ?config, "grundy listening");
     let state = grundy::state::AppState::new(config);
+    if let Err(e) = state.connect_store().await {
+        tracing::error!(error = %e, "store unavailable at start-up; retrying in the background");
+    }
     let cache = state.cache.clone();
     // Cache counters in the logs once a minute (also exported at /metrics).
     tokio::spawn(async move {

@@ -5,23 +5,68 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde::Serialize;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use crate::api::error::ApiError;
 use crate::cache::ResponseCache;
 use crate::config::Config;
+use crate::store::{Store, StoreError};
 
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
     pub cache: ResponseCache,
+    /// The store once connected (it may come up after the server: see [`AppState::connect_store`]).
+    store: Arc<RwLock<Option<Store>>>,
 }
 
 impl AppState {
+    /// State without a store; call [`AppState::connect_store`] to attach one.
     pub fn new(config: Config) -> Self {
         let cache = ResponseCache::new(config.cache_capacity);
-        AppState { config: Arc::new(config), cache }
+        AppState { config: Arc::new(config), cache, store: Arc::default() }
+    }
+
+    /// The store, if connected.
+    pub fn store(&self) -> Option<Store> {
+        self.store.read().ok().and_then(|s| s.clone())
+    }
+
+    pub fn set_store(&self, store: Store) {
+        if let Ok(mut s) = self.store.write() {
+            *s = Some(store);
+        }
+    }
+
+    /// Connects to `GRUNDY_DATABASE_URL` (if configured). On failure the service still starts
+    /// (compute endpoints need no store) and keeps retrying every few seconds; `/readyz`
+    /// reports 503 meanwhile.
+    pub async fn connect_store(&self) -> Result<(), StoreError> {
+        let Some(url) = self.config.database_url.clone() else { return Ok(()) };
+        match Store::connect(&url).await {
+            Ok(store) => {
+                self.set_store(store);
+                Ok(())
+            }
+            Err(e) => {
+                let me = self.clone();
+                tokio::spawn(async move {
+                    loop {
+                        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                        match Store::connect(&url).await {
+                            Ok(store) => {
+                                tracing::info!("store connected");
+                                me.set_store(store);
+                                break;
+                            }
+                            Err(e) => tracing::warn!(error = %e, "store still unreachable"),
+                        }
+                    }
+                });
+                Err(e)
+            }
+        }
     }
 
     /// Answers a pure computation: from the cache when `key` is given and present, otherwise

@@ -26,8 +26,18 @@ async fn healthz() -> Json<Health> {
 /// Readiness: the service can answer requests (its store is reachable).
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses((status = 200, body = Health), (status = 503, body = Health)))]
-async fn readyz(State(_app): State<AppState>) -> impl IntoResponse {
-    (StatusCode::OK, Json(Health { status: "ready".into() }))
+async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
+    if app.config.database_url.is_none() {
+        return (StatusCode::OK, Json(Health { status: "ready (no store configured)".into() }));
+    }
+    let Some(store) = app.store() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "store not connected".into() }));
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await {
+        Ok(Ok(())) => (StatusCode::OK, Json(Health { status: "ready".into() })),
+        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: format!("store unreachable: {e}") })),
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "store did not answer within 2 s".into() })),
+    }
 }
 
 /// Prometheus metrics in the text exposition format.

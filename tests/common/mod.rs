@@ -14,11 +14,24 @@ pub async fn start() -> Server {
     start_with(Config::default()).await
 }
 
+/// A fresh SQLite file under the system temp dir, unique per call.
+pub fn temp_sqlite_url() -> String {
+    let dir = std::env::temp_dir().join("grundy-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    format!("sqlite://{}/{}.db", dir.display(), uuid::Uuid::new_v4())
+}
+
+/// Starts a server; a default database URL is replaced by a private temporary SQLite file.
 pub async fn start_with(mut config: Config) -> Server {
+    if config.database_url.as_deref() == Config::default().database_url.as_deref() {
+        config.database_url = Some(temp_sqlite_url());
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     config.addr = listener.local_addr().unwrap();
     let base = format!("http://{}", config.addr);
-    let app = grundy::app::build(grundy::state::AppState::new(config));
+    let state = grundy::state::AppState::new(config);
+    state.connect_store().await.expect("store");
+    let app = grundy::app::build(state);
     tokio::spawn(async move {
         grundy::app::serve(listener, app, std::future::pending()).await.unwrap();
     });

@@ -1,0 +1,302 @@
+//! Long-running jobs: a durable queue with leases.
+//!
+//! A worker *claims* a queued job (or one whose lease expired: its owner died) by setting
+//! itself as `lease_owner` with an expiry; it renews the lease at every checkpoint, and every
+//! write it makes is conditional on still owning the lease. So a job is never computed by two
+//! replicas at once: a stalled owner's late writes match no row and it stops. On PostgreSQL the
+//! claim uses `FOR UPDATE SKIP LOCKED` so concurrent replicas never block on each other.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::sequences::write_sequence;
+use super::{now_ms, Backend, Store, StoreError};
+
+/// A job's life: queued → running → done | failed | cancelled (running → queued on shutdown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, StoreError> {
+        Ok(match s {
+            "queued" => JobStatus::Queued,
+            "running" => JobStatus::Running,
+            "done" => JobStatus::Done,
+            "failed" => JobStatus::Failed,
+            "cancelled" => JobStatus::Cancelled,
+            other => return Err(StoreError::Corrupt(format!("unknown job status {other:?}"))),
+        })
+    }
+
+    pub fn is_final(self) -> bool {
+        matches!(self, JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled)
+    }
+}
+
+/// A job row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub id: String,
+    pub code: String,
+    pub max_n: u64,
+    pub status: JobStatus,
+    pub computed: u64,
+    /// Heaps per second over the last checkpoint interval.
+    pub rate: Option<f64>,
+    pub error: Option<String>,
+    /// The periodicity proof as JSON, once known.
+    pub periodicity: Option<String>,
+    pub cancel_requested: bool,
+    pub lease_owner: Option<String>,
+    pub attempts: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub updated_at: i64,
+}
+
+/// What a client asks for.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub code: String,
+    pub max_n: u64,
+}
+
+const COLUMNS: &str = "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
+                       lease_owner, attempts, created_at, started_at, finished_at, updated_at";
+
+fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
+    let status: String = row.try_get("status")?;
+    Ok(Job {
+        id: row.try_get("id")?,
+        code: row.try_get("code")?,
+        max_n: row.try_get::<i64, _>("max_n")?.max(0) as u64,
+        status: JobStatus::parse(&status)?,
+        computed: row.try_get::<i64, _>("computed")?.max(0) as u64,
+        rate: row.try_get("rate")?,
+        error: row.try_get("error")?,
+        periodicity: row.try_get("periodicity")?,
+        cancel_requested: row.try_get::<i64, _>("cancel_requested")? != 0,
+        lease_owner: row.try_get("lease_owner")?,
+        attempts: row.try_get("attempts")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+/// The outcome of a checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// Keep going; the lease is renewed.
+    Continue,
+    /// Someone asked to cancel: stop now.
+    Cancel,
+    /// The lease was lost (expired and taken over, or the job vanished): stop, write nothing.
+    Lost,
+}
+
+impl Store {
+    /// Inserts a queued job. `computed` starts at what is already known for the code.
+    pub async fn create_job(&self, job: &NewJob, id: &str, computed: u64) -> Result<Job, StoreError> {
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at) \
+             VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5)",
+        )
+        .bind(id)
+        .bind(&job.code)
+        .bind(job.max_n as i64)
+        .bind(computed as i64)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        self.get_job(id).await?.ok_or_else(|| StoreError::Corrupt("inserted job not found".into()))
+    }
+
+    pub async fn get_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    /// Jobs newest first; `after` is the `(created_at, id)` of the last job of the previous page.
+    pub async fn list_jobs(&self, limit: u32, after: Option<(i64, String)>) -> Result<Vec<Job>, StoreError> {
+        let rows = match after {
+            None => {
+                sqlx::query(&format!("SELECT {COLUMNS} FROM jobs ORDER BY created_at DESC, id DESC LIMIT $1"))
+                    .bind(limit as i64)
+                    .fetch_all(self.pool())
+                    .await?
+            }
+            Some((created, id)) => {
+                sqlx::query(&format!(
+                    "SELECT {COLUMNS} FROM jobs WHERE created_at < $1 OR (created_at = $1 AND id < $2) \
+                     ORDER BY created_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(created)
+                .bind(id)
+                .bind(limit as i64)
+                .fetch_all(self.pool())
+                .await?
+            }
+        };
+        rows.iter().map(job_from_row).collect()
+    }
+
+    /// Cancels a job: a queued job is cancelled at once, a running one is flagged and its
+    /// worker stops at its next checkpoint. Final jobs are left as they are.
+    pub async fn cancel_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
+        let now = now_ms();
+        sqlx::query(
+            "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+             lease_expires_at = NULL WHERE id = $2 AND status = 'queued'",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(self.pool())
+        .await?;
+        sqlx::query("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2 AND status = 'running'")
+            .bind(now)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        self.get_job(id).await
+    }
+
+    /// Claims the oldest runnable job for `owner` with a lease of `lease_ms`.
+    pub async fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>, StoreError> {
+        let now = now_ms();
+        // A running job flagged for cancellation whose owner died is finished here.
+        sqlx::query(
+            "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+             lease_expires_at = NULL WHERE status = 'running' AND cancel_requested = 1 AND lease_expires_at < $1",
+        )
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        let lock = match self.backend() {
+            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let row = sqlx::query(&format!(
+            "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+               started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
+             WHERE id = (SELECT id FROM jobs \
+                         WHERE cancel_requested = 0 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) \
+                         ORDER BY created_at, id LIMIT 1 {lock}) \
+             RETURNING {COLUMNS}"
+        ))
+        .bind(owner)
+        .bind(now + lease_ms)
+        .bind(now)
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    /// Saves progress atomically with a lease renewal: the values g(0..len) (only the chunks
+    /// from `already_stored` on are written), the job's counters, and the new lease expiry.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn checkpoint(
+        &self,
+        job_id: &str,
+        owner: &str,
+        code: &str,
+        values: &[u32],
+        already_stored: usize,
+        periodicity: Option<&str>,
+        rate: Option<f64>,
+        lease_ms: i64,
+    ) -> Result<Checkpoint, StoreError> {
+        let now = now_ms();
+        let mut tx = self.pool().begin().await?;
+        let row = sqlx::query(
+            "UPDATE jobs SET computed = $1, rate = $2, lease_expires_at = $3, updated_at = $4 \
+             WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+        )
+        .bind(values.len() as i64)
+        .bind(rate)
+        .bind(now + lease_ms)
+        .bind(now)
+        .bind(job_id)
+        .bind(owner)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Ok(Checkpoint::Lost);
+        };
+        write_sequence(&mut tx, code, values, already_stored, periodicity).await?;
+        tx.commit().await?;
+        let cancel: i64 = row.try_get("cancel_requested")?;
+        Ok(if cancel != 0 { Checkpoint::Cancel } else { Checkpoint::Continue })
+    }
+
+    /// Ends a job owned by `owner` with a final status. Returns false if the lease was lost.
+    pub async fn finish_job(
+        &self,
+        job_id: &str,
+        owner: &str,
+        status: JobStatus,
+        computed: u64,
+        error: Option<&str>,
+        periodicity: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let r = sqlx::query(
+            "UPDATE jobs SET status = $1, computed = $2, error = $3, periodicity = COALESCE($4, periodicity), \
+               finished_at = $5, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
+             WHERE id = $6 AND lease_owner = $7 AND status = 'running'",
+        )
+        .bind(status.as_str())
+        .bind(computed as i64)
+        .bind(error)
+        .bind(periodicity)
+        .bind(now)
+        .bind(job_id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    /// Gives a running job back to the queue (graceful shutdown, after a final checkpoint).
+    pub async fn release_job(&self, job_id: &str, owner: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
+             WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+        )
+        .bind(now_ms())
+        .bind(job_id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Counts of jobs per status, for metrics.
+    pub async fn job_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status").fetch_all(self.pool()).await?;
+        rows.iter().map(|r| Ok((r.try_get("status")?, r.try_get("n")?))).collect()
+    }
+}

@@ -1,0 +1,117 @@
+//! Computed G-sequences. Values are u32 little-endian, stored in chunks of [`CHUNK`] values
+//! so that a checkpoint rewrites only the last (partial) chunk and the new ones.
+
+use sqlx::Row;
+
+use super::{now_ms, Store, StoreError};
+
+/// Values per stored chunk (256 KiB of u32).
+pub const CHUNK: usize = 65_536;
+
+/// A sequence as stored: the values g(0..len) and the periodicity proof (opaque JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSequence {
+    pub values: Vec<u32>,
+    pub periodicity: Option<String>,
+}
+
+fn encode(values: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+impl Store {
+    /// The stored sequence for a canonical code, if any.
+    pub async fn load_sequence(&self, code: &str) -> Result<Option<StoredSequence>, StoreError> {
+        let Some(row) = sqlx::query("SELECT computed, periodicity FROM sequences WHERE code = $1")
+            .bind(code)
+            .fetch_optional(self.pool())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let computed: i64 = row.try_get("computed")?;
+        let periodicity: Option<String> = row.try_get("periodicity")?;
+        let computed = usize::try_from(computed).map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?;
+        let rows = sqlx::query("SELECT chunk, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk")
+            .bind(code)
+            .fetch_all(self.pool())
+            .await?;
+        let mut values: Vec<u32> = Vec::with_capacity(computed);
+        for (i, row) in rows.iter().enumerate() {
+            let chunk: i64 = row.try_get("chunk")?;
+            let data: Vec<u8> = row.try_get("data")?;
+            if chunk != i as i64 || data.len() % 4 != 0 {
+                return Err(StoreError::Corrupt(format!("{code}: chunk {chunk} out of place or misaligned")));
+            }
+            values.extend(data.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+        }
+        if values.len() < computed {
+            return Err(StoreError::Corrupt(format!("{code}: {} values stored, {computed} recorded", values.len())));
+        }
+        values.truncate(computed);
+        Ok(Some(StoredSequence { values, periodicity }))
+    }
+
+    /// Stores `values` (the whole prefix g(0..len)), writing only chunks from index
+    /// `already_stored` on. Never shrinks what is stored: a shorter write is ignored, so
+    /// concurrent writers of the same (deterministic) sequence cannot lose values.
+    pub async fn save_sequence(
+        &self,
+        code: &str,
+        values: &[u32],
+        already_stored: usize,
+        periodicity: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        write_sequence(&mut tx, code, values, already_stored, periodicity).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// The body of [`Store::save_sequence`], on an open connection or transaction so a job
+/// checkpoint can write values and renew its lease atomically.
+pub(super) async fn write_sequence(
+    conn: &mut sqlx::AnyConnection,
+    code: &str,
+    values: &[u32],
+    already_stored: usize,
+    periodicity: Option<&str>,
+) -> Result<(), StoreError> {
+    {
+        let tx = conn;
+        let first = already_stored.min(values.len()) / CHUNK;
+        let last = values.len().div_ceil(CHUNK);
+        for chunk in first..last {
+            let slice = &values[chunk * CHUNK..values.len().min((chunk + 1) * CHUNK)];
+            sqlx::query(
+                "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \
+                 ON CONFLICT (code, chunk) DO UPDATE SET data = excluded.data \
+                 WHERE length(excluded.data) > length(sequence_chunks.data)",
+            )
+            .bind(code)
+            .bind(chunk as i64)
+            .bind(encode(slice))
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query(
+            "INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (code) DO UPDATE SET \
+               computed = CASE WHEN excluded.computed > sequences.computed THEN excluded.computed ELSE sequences.computed END, \
+               periodicity = COALESCE(excluded.periodicity, sequences.periodicity), \
+               updated_at = excluded.updated_at",
+        )
+        .bind(code)
+        .bind(values.len() as i64)
+        .bind(periodicity)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+}
