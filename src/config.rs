@@ -35,6 +35,10 @@ pub struct Config {
     /// `GRUNDY_MAX_ORDINAL_TERMS` — most Cantor-normal-form terms (at all nesting levels) in
     /// one transfinite request; answers may have up to 16 times as many.
     pub max_ordinal_terms: usize,
+    /// `GRUNDY_SEARCH_MAX_ENTRIES` / `GRUNDY_SEARCH_MAX_STEPS` — the compute budget of one
+    /// memoised search (Max-Welter values, Antonim, Antimatter): memo entries and steps.
+    pub search_max_entries: u64,
+    pub search_max_steps: u64,
     /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
@@ -56,6 +60,8 @@ impl Default for Config {
             explain_max_coins: 256,
             max_ordinals: 10_000,
             max_ordinal_terms: 100_000,
+            search_max_entries: 2_000_000,
+            search_max_steps: 40_000_000,
         }
     }
 }
@@ -84,6 +90,11 @@ where
 }
 
 impl Config {
+    /// The compute budget of one memoised search.
+    pub fn search_budget(&self) -> crate::core::budget::Budget {
+        crate::core::budget::Budget::new(self.search_max_entries, self.search_max_steps)
+    }
+
     /// Reads `GRUNDY_*` variables, falling back to the defaults.
     pub fn from_env() -> Result<Self, ConfigError> {
         let d = Config::default();
@@ -119,7 +130,16 @@ impl Config {
             explain_max_coins: var("GRUNDY_EXPLAIN_MAX_COINS", d.explain_max_coins)?,
             max_ordinals: var("GRUNDY_MAX_ORDINALS", d.max_ordinals)?,
             max_ordinal_terms: var("GRUNDY_MAX_ORDINAL_TERMS", d.max_ordinal_terms)?,
+            search_max_entries: var("GRUNDY_SEARCH_MAX_ENTRIES", d.search_max_entries)?,
+            search_max_steps: var("GRUNDY_SEARCH_MAX_STEPS", d.search_max_steps)?,
         };
+        if cfg.max_coins > 100_000_000 {
+            return Err(ConfigError {
+                name: "GRUNDY_MAX_COINS",
+                value: cfg.max_coins.to_string(),
+                reason: "must be at most 100000000".into(),
+            });
+        }
         if cfg.max_concurrency == 0 {
             return Err(ConfigError {
                 name: "GRUNDY_MAX_CONCURRENCY",

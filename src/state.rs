@@ -79,6 +79,25 @@ impl AppState {
         T: Send + 'static,
     {
         let key = key.filter(|_| size <= self.config.cache_max_coins);
+        let inline = size <= self.config.inline_coins;
+        self.respond_with(key, inline, compute).await
+    }
+
+    /// For searches whose cost does not follow the input size (budgeted memoised searches):
+    /// always computed on the blocking pool, always cached (the key is small).
+    pub async fn respond_search<T, F>(&self, key: String, compute: F) -> Result<Response, ApiError>
+    where
+        T: Serialize + Send + 'static,
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    {
+        self.respond_with(Some(key), false, compute).await
+    }
+
+    async fn respond_with<T, F>(&self, key: Option<String>, inline: bool, compute: F) -> Result<Response, ApiError>
+    where
+        T: Serialize + Send + 'static,
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    {
         if let Some(k) = &key {
             if let Some(body) = self.cache.get(k) {
                 return Ok(json_response(body));
@@ -90,7 +109,7 @@ impl AppState {
                 .map(Bytes::from)
                 .map_err(|e| ApiError::Internal(format!("serializing the response: {e}")))
         };
-        let body = if size <= self.config.inline_coins {
+        let body = if inline {
             run()?
         } else {
             tokio::task::spawn_blocking(run)

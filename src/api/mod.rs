@@ -3,9 +3,11 @@
 pub mod error;
 pub mod explain;
 pub mod json;
+pub mod max_welter;
 pub mod nat;
 pub mod ops;
 pub mod position;
+pub mod related;
 pub mod transfinite;
 pub mod welter;
 
@@ -18,11 +20,13 @@ use crate::state::AppState;
 #[openapi(
     info(
         title = "grundy",
-        description = "Exact combinatorial-game answers over HTTP/JSON: Welter's game (values, every winning move, Unique Prime Lemma primes, misère play, worked explanations) and transfinite Nim and Welter on ordinals below epsilon_0. Errors are RFC 9457 problem documents.",
+        description = "Exact combinatorial-game answers over HTTP/JSON: Welter's game (values, every winning move, Unique Prime Lemma primes, misère play, worked explanations) Max-Welter, Antonim and Antimatter, and transfinite Nim and Welter on ordinals below epsilon_0. Errors are RFC 9457 problem documents.",
         license(name = "MIT OR Apache-2.0")
     ),
     tags(
         (name = "welter", description = "Welter's game: coins on distinct squares, a move slides one coin to a lower empty square."),
+        (name = "max-welter", description = "Max-Welter: only the rightmost coin may move. Exact outcomes and winning moves for any position; values within a compute budget."),
+        (name = "related-games", description = "Antonim and Antimatter (van Splunder §5.2): exact values by bounded memoised search."),
         (name = "transfinite", description = "Transfinite Nim and Welter's game on ordinals below epsilon_0 (Cantor normal form strings)."),
         (name = "operations", description = "Health, readiness and metrics.")
     ),
@@ -36,6 +40,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(welter::router())
         .merge(explain::router())
         .merge(transfinite::router())
+        .merge(max_welter::router())
+        .merge(related::router())
         .merge(ops::router())
 }
 

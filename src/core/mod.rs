@@ -1,5 +1,9 @@
 //! The pure mathematics: no I/O, no async, no allocation beyond what a computation needs.
+pub mod antimatter;
+pub mod antonim;
+pub mod budget;
 pub mod explain;
+pub mod max_welter;
 pub mod ordinal;
 pub mod transfinite;
 pub mod welter;

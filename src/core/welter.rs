@@ -67,19 +67,127 @@ impl LowBitOrder {
         }
         LowBitOrder { coins: keys }
     }
+}
 
-    /// Narrows `range` (all congruent modulo `2^t`) to those whose bit `t` equals `bit`.
-    fn narrow(&self, range: (usize, usize), t: u32, bit: bool) -> (usize, usize) {
-        let (lo, hi) = range;
-        if lo == hi || t >= 64 {
-            // Every u64 has bit t ≥ 64 clear.
-            return if bit { (hi, hi) } else { range };
+/// The residue classes of the coins modulo `2^t`, for every `t` at once, as a compressed
+/// binary trie over the low bits. A node is a run `lo..hi` of the low-bit order whose coins all
+/// agree below bit `branch` and split on it (a leaf, one coin, has `branch = 64`). For every
+/// `t` from the parent's branch + 1 up to `branch`, the class modulo `2^t` of these coins is
+/// exactly this run — so a walk down the trie decides many bits per node instead of one.
+struct ResidueTrie<'a> {
+    coins: &'a [u64],
+    nodes: Vec<TrieNode>,
+}
+
+#[derive(Clone, Copy)]
+struct TrieNode {
+    lo: u32,
+    hi: u32,
+    branch: u32,
+    child: [u32; 2],
+}
+
+/// Bits `a..b` (0 ≤ a ≤ b ≤ 64) set.
+fn bit_range(a: u32, b: u32) -> u64 {
+    if a >= b {
+        return 0;
+    }
+    let upper = if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
+    let lower = if a >= 64 { u64::MAX } else { (1u64 << a) - 1 };
+    upper & !lower
+}
+
+/// Bits `t..` of `x` (nothing when `t ≥ 64`).
+fn bits_from(x: u64, t: u32) -> u128 {
+    if t >= 64 {
+        0
+    } else {
+        ((x >> t) << t) as u128
+    }
+}
+
+impl<'a> ResidueTrie<'a> {
+    /// Builds the trie; `coins` must be non-empty, distinct, in low-bit order and fewer
+    /// than 2^32 (positions are capped far below that).
+    fn new(coins: &'a [u64]) -> Self {
+        let mut trie = ResidueTrie { coins, nodes: Vec::with_capacity(2 * coins.len()) };
+        if !coins.is_empty() {
+            trie.build(0, coins.len());
         }
-        let split = lo + self.coins[lo..hi].partition_point(|c| (c >> t) & 1 == 0);
-        if bit {
-            (split, hi)
-        } else {
-            (lo, split)
+        trie
+    }
+
+    fn build(&mut self, lo: usize, hi: usize) -> u32 {
+        let idx = self.nodes.len() as u32;
+        // In a sorted run the first bit where any two differ is where the ends differ.
+        let branch = if hi - lo == 1 { 64 } else { (self.coins[lo] ^ self.coins[hi - 1]).trailing_zeros() };
+        self.nodes.push(TrieNode { lo: lo as u32, hi: hi as u32, branch, child: [0, 0] });
+        if branch < 64 {
+            let split = lo + self.coins[lo..hi].partition_point(|c| (c >> branch) & 1 == 0);
+            let left = self.build(lo, split);
+            let right = self.build(split, hi);
+            self.nodes[idx as usize].child = [left, right];
+        }
+        idx
+    }
+
+    /// `D_i = ⊕_{j≠i} (x_i|x_j)` for every coin (low-bit order): bit `t` is the parity of
+    /// the other coins in its class modulo `2^t`, accumulated down the trie in one pass.
+    fn all_corrections(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.coins.len()];
+        if self.nodes.is_empty() {
+            return out;
+        }
+        // (node, first bit of its run, D accumulated above it)
+        let mut stack: Vec<(u32, u32, u64)> = vec![(0, 0, 0)];
+        while let Some((node, t, d)) = stack.pop() {
+            let nd = self.nodes[node as usize];
+            if nd.branch >= 64 {
+                out[nd.lo as usize] = d; // alone in its class from here on
+                continue;
+            }
+            let d = if (nd.hi - nd.lo - 1) & 1 == 1 { d ^ bit_range(t, nd.branch + 1) } else { d };
+            stack.push((nd.child[0], nd.branch + 1, d));
+            stack.push((nd.child[1], nd.branch + 1, d));
+        }
+        out
+    }
+
+    /// Solves `x ⊕ ⊕_{c ≠ skip} (x|c) = target` for the coins of the trie minus the one at
+    /// index `skip`: bit `u` of the left side is `x_u ⊕ parity(#{c ≡ x mod 2^u})`, so each bit
+    /// of `x` is forced by the lower ones. Inside a node the count is constant, so a whole run
+    /// of bits is decided with one mask; the walk ends when `x` leaves every class.
+    fn solve(&self, skip: Option<usize>, target: u64) -> u128 {
+        if self.nodes.is_empty() {
+            return target as u128;
+        }
+        let (mut node, mut t, mut x) = (0usize, 0u32, 0u128);
+        loop {
+            let nd = self.nodes[node];
+            let inside = skip.is_some_and(|s| (nd.lo as usize..nd.hi as usize).contains(&s));
+            let count = nd.hi - nd.lo - inside as u32;
+            if count == 0 {
+                // No other coin agrees with x below bit t: the rest of x is the target's.
+                return x | bits_from(target, t);
+            }
+            let desired = if count & 1 == 1 { !target } else { target };
+            let common = self.coins[nd.lo as usize];
+            let run = bit_range(t, nd.branch);
+            let diff = (desired ^ common) & run;
+            if diff != 0 {
+                // x leaves the class at bit u; above u no coin agrees with it.
+                let u = diff.trailing_zeros();
+                return x | (desired & bit_range(t, u + 1)) as u128 | bits_from(target, u + 1);
+            }
+            x |= (desired & run) as u128;
+            if nd.branch >= 64 {
+                // x ≡ this coin mod 2^64 with one coin in the class: bit 64 must be 1.
+                return x | (((count & 1) as u128) << 64);
+            }
+            let bit = (desired >> nd.branch) & 1;
+            x |= (bit as u128) << nd.branch;
+            t = nd.branch + 1;
+            node = nd.child[bit as usize] as usize;
         }
     }
 }
@@ -169,63 +277,13 @@ fn value_with(order: &LowBitOrder) -> u64 {
     xor ^ (pairs as u64)
 }
 
-/// Solves `F(x) = x ⊕ ⊕_{c ∈ others} (x|c) = target` bit by bit. `others` is the run
-/// `[0, n)` of `order` minus, optionally, the coin `skip` (which is in the order but is not
-/// one of the others). Returns the unique solution, which is not among the others.
-fn solve(order: &LowBitOrder, skip: Option<u64>, target: u64) -> u128 {
-    let mut range = (0usize, order.coins.len());
-    let mut x: u128 = 0;
-    for t in 0..=64u32 {
-        let mut count = range.1 - range.0;
-        if let Some(s) = skip {
-            // `skip` is in the range iff it agrees with x on bits 0..t.
-            let mask: u128 = (1u128 << t) - 1;
-            if (s as u128) & mask == x & mask {
-                count -= 1;
-            }
-        }
-        let target_bit = if t < 64 { (target >> t) & 1 == 1 } else { false };
-        if count == 0 {
-            // No other coin agrees with x below bit t, so (x|c) has no bits ≥ t and the
-            // remaining bits of x are those of the target.
-            let high = if t < 64 { ((target >> t) as u128) << t } else { 0 };
-            return x | high;
-        }
-        let bit = target_bit ^ (count & 1 == 1);
-        if bit {
-            x |= 1u128 << t;
-        }
-        range = order.narrow(range, t, bit);
-    }
-    // Unreachable for distinct coins: at t = 64 at most one coin (equal to x mod 2^64) is left
-    // and choosing bit 64 separates x from it.
-    x
-}
-
 /// The unique `x ≥ 0` with `value(others ∪ {x}) == target`; `x` is never among `others`.
 /// It may need 65 bits (e.g. `others = [0]`, `target = u64::MAX` gives `x = 2^64`).
 pub fn complete(others: &[u64], target: u64) -> u128 {
     let order = LowBitOrder::new(others);
     let rest = value_with(&order);
     // value(others ∪ {x}) = rest ⊕ x ⊕ ⊕_c (x|c), so solve F(x) = target ⊕ rest.
-    solve(&order, None, target ^ rest)
-}
-
-/// `D_i = ⊕_{j≠i} (x_i|x_j)` for every coin, via class sizes along each coin's path.
-fn corrections(order: &LowBitOrder, coin: u64) -> u128 {
-    let mut range = (0usize, order.coins.len());
-    let mut d: u128 = 0;
-    for t in 0..=64u32 {
-        let others = range.1 - range.0 - 1;
-        if others == 0 {
-            break;
-        }
-        if others & 1 == 1 {
-            d |= 1u128 << t;
-        }
-        range = order.narrow(range, t, t < 64 && (coin >> t) & 1 == 1);
-    }
-    d
+    ResidueTrie::new(&order.coins).solve(None, target ^ rest)
 }
 
 /// The Unique Prime Lemma primes: for each coin (in the given order) the unique square
@@ -234,21 +292,38 @@ fn corrections(order: &LowBitOrder, coin: u64) -> u128 {
 pub fn primes(coins: &[u64], target: u64) -> Vec<u128> {
     let order = LowBitOrder::new(coins);
     let k = value_with(&order);
-    primes_with(&order, coins, k, target)
-}
-
-fn primes_with(order: &LowBitOrder, coins: &[u64], k: u64, target: u64) -> Vec<u128> {
     if target == k {
         return coins.iter().map(|&c| c as u128).collect();
     }
-    coins
+    let by_order = primes_in_order(&order, k, target);
+    // Back to request order: pair each coin with its low-bit rank (one more sort, cheaper
+    // than a binary search per coin).
+    let mut rank: Vec<(u64, u32)> = coins.iter().enumerate().map(|(i, c)| (c.reverse_bits(), i as u32)).collect();
+    rank.sort_unstable();
+    let mut out = vec![0u128; coins.len()];
+    for (r, &(_, i)) in rank.iter().enumerate() {
+        out[i as usize] = by_order[r];
+    }
+    out
+}
+
+/// The primes for `target` of the coins in low-bit order (aligned with `order.coins`).
+/// Walking the coins in this order keeps the trie walks cache-friendly, and every `D_i` comes
+/// from one depth-first pass instead of a walk per coin.
+fn primes_in_order(order: &LowBitOrder, k: u64, target: u64) -> Vec<u128> {
+    if target == k {
+        return order.coins.iter().map(|&c| c as u128).collect();
+    }
+    let trie = ResidueTrie::new(&order.coins);
+    let d = trie.all_corrections();
+    order
+        .coins
         .iter()
-        .map(|&c| {
+        .enumerate()
+        .map(|(i, &c)| {
             // k = x_i ⊕ D_i ⊕ [X∖x_i], so [X∖x_i] = k ⊕ x_i ⊕ D_i.
-            let d = corrections(order, c);
-            debug_assert_eq!(d >> 64, 0);
-            let rest = k ^ c ^ (d as u64);
-            solve(order, Some(c), target ^ rest)
+            let rest = k ^ c ^ d[i];
+            trie.solve(Some(i), target ^ rest)
         })
         .collect()
 }
@@ -262,15 +337,16 @@ pub fn moves_to(coins: &[u64], target: u64) -> Vec<Move> {
 }
 
 fn moves_with(order: &LowBitOrder, k: u64, target: u64) -> Vec<Move> {
-    let mut sorted = order.coins.clone();
-    sorted.sort_unstable();
-    let ps = primes_with(order, &sorted, k, target);
-    sorted
+    let ps = primes_in_order(order, k, target);
+    let mut moves: Vec<Move> = order
+        .coins
         .iter()
         .zip(ps)
         .filter(|&(&c, p)| p < c as u128)
         .map(|(&c, p)| Move { from: c, to: p as u64 })
-        .collect()
+        .collect();
+    moves.sort_unstable();
+    moves
 }
 
 /// Abacus positions (Def. 8.1): n coins, exactly one on each rod `{j, 2n−1−j}`, j < n.

@@ -480,11 +480,11 @@ mod tests {
         assert_eq!(sf(".644"), ("0.3777".into(), 1));
         assert_eq!(sf(".055"), ("0.1177".into(), 1));
         assert_eq!(sf("4.02"), ("0.73".into(), 1));
-        assert_eq!(sf(".0(4)"), ("0.11337(7)".into(), 1));
+        assert_eq!(sf(".0(4)"), ("0.1133(7)".into(), 3)); // = .11337(7) of Table 7.4
         assert_eq!(sf(".01(2)"), ("0.10(3)".into(), 1));
         assert_eq!(sf(".28"), ("0.300F".into(), 1));
         assert_eq!(sf("S(2)").1, 1);
-        assert_eq!(sf("0"), ("0.0".into(), 0));
+        assert_eq!(sf("0.0"), ("0.0".into(), 0));
     }
 
     #[test]

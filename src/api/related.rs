@@ -1,0 +1,272 @@
+//! `/v1/antonim/*` and `/v1/antimatter/*`: the related games of van Splunder §5.2. No formula is
+//! known for either, so values come from a memoised search bounded by the compute budget
+//! (`GRUNDY_SEARCH_MAX_STEPS`, `GRUNDY_SEARCH_MAX_ENTRIES`); beyond it, a 422 says so.
+
+use axum::extract::State;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::error::{ApiError, Problem};
+use super::json::ApiJson;
+use super::nat::{nats, Nat};
+use super::position::check_len;
+use super::welter::{Move, Outcome, Play};
+use crate::cache;
+use crate::core::antimatter::{self, AntimatterError, Particle};
+use crate::core::antonim::{self, AntonimError};
+use crate::state::AppState;
+
+fn play_tag(play: Play) -> &'static str {
+    match play {
+        Play::Normal => "normal",
+        Play::Misere => "misere",
+    }
+}
+
+fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
+    ApiError::invalid(
+        field,
+        format!(
+            "{field}: this {game} position needs more than the compute budget ({} steps, {} memo entries: \
+             GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES); no closed form is known, so only smaller positions are answered",
+            app.config.search_max_steps, app.config.search_max_entries
+        ),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Antonim
+
+/// An Antonim position: Nim where no two non-empty heaps are equal (= Welter where square 0 may
+/// hold any number of coins).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": [0, 0, 3, 5], "play": "normal"}))]
+pub struct AntonimRequest {
+    /// Squares; only 0 may repeat.
+    #[schema(value_type = Vec<u64>)]
+    pub position: Vec<Nat>,
+    #[serde(default)]
+    pub play: Play,
+}
+
+/// Antonim value, outcome and (for winning-moves) every winning move.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"position": [0, 0, 3, 5], "value": 6, "outcome": "N", "play": "normal", "moves": [{"from": 5, "to": 4}]}))]
+pub struct AntonimResponse {
+    /// The position, sorted ascending (zeros kept).
+    pub position: Vec<u64>,
+    /// The normal-play Sprague–Grundy value.
+    pub value: u64,
+    /// The outcome under `play`.
+    pub outcome: Outcome,
+    pub play: Play,
+    /// Every winning move (winning-moves only), by `from` then `to`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<Move>>,
+}
+
+async fn antonim_answer(app: AppState, req: AntonimRequest, with_moves: bool) -> Result<Response, ApiError> {
+    check_len("position", req.position.len(), app.config.max_coins)?;
+    let mut position = nats(&req.position);
+    position.sort_unstable();
+    let tag = if with_moves { "antonim/winning-moves" } else { "antonim/value" };
+    let key = cache::key(tag, play_tag(req.play), &position);
+    let play = req.play;
+    let app2 = app.clone();
+    app.respond_search(key, move || {
+        let a = antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| match e {
+            AntonimError::BudgetExceeded => budget_problem(&app2, "position", "Antonim"),
+            other => ApiError::invalid("position", format!("position: {other}")),
+        })?;
+        Ok(AntonimResponse {
+            position,
+            value: a.value,
+            outcome: a.outcome.into(),
+            play,
+            moves: with_moves.then(|| a.moves.into_iter().map(Move::from).collect()),
+        })
+    })
+    .await
+}
+
+/// Antonim value and outcome.
+#[utoipa::path(
+    post, path = "/v1/antonim/value", tag = "related-games",
+    request_body = AntonimRequest,
+    responses(
+        (status = 200, description = "Value and outcome", body = AntonimResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn antonim_value(State(app): State<AppState>, ApiJson(req): ApiJson<AntonimRequest>) -> Result<Response, ApiError> {
+    antonim_answer(app, req, false).await
+}
+
+/// Every Antonim winning move.
+#[utoipa::path(
+    post, path = "/v1/antonim/winning-moves", tag = "related-games",
+    request_body = AntonimRequest,
+    responses(
+        (status = 200, description = "Every winning move", body = AntonimResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn antonim_winning_moves(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<AntonimRequest>,
+) -> Result<Response, ApiError> {
+    antonim_answer(app, req, true).await
+}
+
+// ---------------------------------------------------------------------------------------------
+// Antimatter
+
+/// An Antimatter position (Fraenkel): positrons and electrons on squares; particles of one
+/// kind never share a square; a positron and an electron meeting annihilate.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"positrons": [1, 4], "electrons": [2], "play": "normal"}))]
+pub struct AntimatterRequest {
+    /// Positron squares (distinct).
+    #[schema(value_type = Vec<u64>)]
+    pub positrons: Vec<Nat>,
+    /// Electron squares (distinct). A square given for both kinds annihilates both.
+    #[schema(value_type = Vec<u64>)]
+    pub electrons: Vec<Nat>,
+    #[serde(default)]
+    pub play: Play,
+}
+
+/// `positron` or `electron`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ParticleKind {
+    Positron,
+    Electron,
+}
+
+/// Move `particle` from `from` down to `to`; if `to` holds the opposite kind, both vanish.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+pub struct ParticleMove {
+    pub particle: ParticleKind,
+    pub from: u64,
+    pub to: u64,
+}
+
+/// Antimatter value, outcome and (for winning-moves) every winning move.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"positrons": [1, 4], "electrons": [2], "value": 6, "outcome": "N", "play": "normal",
+    "moves": [{"particle": "positron", "from": 4, "to": 3}]}))]
+pub struct AntimatterResponse {
+    /// Canonical positrons (sorted; pairs given on one square already annihilated).
+    pub positrons: Vec<u64>,
+    /// Canonical electrons.
+    pub electrons: Vec<u64>,
+    pub value: u64,
+    pub outcome: Outcome,
+    pub play: Play,
+    /// Every winning move (winning-moves only), by `from`, `to`, particle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<ParticleMove>>,
+}
+
+async fn antimatter_answer(app: AppState, req: AntimatterRequest, with_moves: bool) -> Result<Response, ApiError> {
+    check_len("positrons", req.positrons.len(), app.config.max_coins)?;
+    check_len("electrons", req.electrons.len(), app.config.max_coins)?;
+    let pos = antimatter::Position::new(&nats(&req.positrons), &nats(&req.electrons)).map_err(|e| match e {
+        AntimatterError::SharedSquare { particle: Particle::Positron, .. } => {
+            ApiError::invalid("positrons", format!("positrons: {e}"))
+        }
+        AntimatterError::SharedSquare { .. } => ApiError::invalid("electrons", format!("electrons: {e}")),
+        other => ApiError::invalid("positrons", format!("positrons: {other}")),
+    })?;
+    let (positrons, electrons) = (pos.positrons().to_vec(), pos.electrons().to_vec());
+    let tag = if with_moves { "antimatter/winning-moves" } else { "antimatter/value" };
+    let mut numbers = positrons.clone();
+    numbers.push(u64::MAX); // separator (squares can be u64::MAX too, so add the count)
+    numbers.push(positrons.len() as u64);
+    numbers.extend(&electrons);
+    let key = cache::key(tag, play_tag(req.play), &numbers);
+    let play = req.play;
+    let app2 = app.clone();
+    app.respond_search(key, move || {
+        let a = antimatter::analyse(&positrons, &electrons, play.into(), app2.config.search_budget()).map_err(|e| {
+            match e {
+                AntimatterError::BudgetExceeded => budget_problem(&app2, "positrons", "Antimatter"),
+                other => ApiError::invalid("positrons", format!("positrons: {other}")),
+            }
+        })?;
+        Ok(AntimatterResponse {
+            positrons,
+            electrons,
+            value: a.value,
+            outcome: a.outcome.into(),
+            play,
+            moves: with_moves.then(|| {
+                a.moves
+                    .into_iter()
+                    .map(|m| ParticleMove {
+                        particle: match m.particle {
+                            Particle::Positron => ParticleKind::Positron,
+                            Particle::Electron => ParticleKind::Electron,
+                        },
+                        from: m.from,
+                        to: m.to,
+                    })
+                    .collect()
+            }),
+        })
+    })
+    .await
+}
+
+/// Antimatter value and outcome.
+#[utoipa::path(
+    post, path = "/v1/antimatter/value", tag = "related-games",
+    request_body = AntimatterRequest,
+    responses(
+        (status = 200, description = "Value and outcome", body = AntimatterResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn antimatter_value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<AntimatterRequest>,
+) -> Result<Response, ApiError> {
+    antimatter_answer(app, req, false).await
+}
+
+/// Every Antimatter winning move.
+#[utoipa::path(
+    post, path = "/v1/antimatter/winning-moves", tag = "related-games",
+    request_body = AntimatterRequest,
+    responses(
+        (status = 200, description = "Every winning move", body = AntimatterResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn antimatter_winning_moves(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<AntimatterRequest>,
+) -> Result<Response, ApiError> {
+    antimatter_answer(app, req, true).await
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(antonim_value))
+        .routes(routes!(antonim_winning_moves))
+        .routes(routes!(antimatter_value))
+        .routes(routes!(antimatter_winning_moves))
+}

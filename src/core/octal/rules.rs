@@ -1,0 +1,86 @@
+//! A game code compiled into the move lists the fast engine iterates over.
+//!
+//! Digits of the finite part (everything before the point and `d_1 … d_v`) become explicit lists
+//! of removal sizes per number of heaps left. The repeating block of a recurring code becomes
+//! residue classes: for block position `j` (0-based) every `u = v + 1 + j + k·t` (k ≥ 0) has the
+//! same digit, and the engine handles the whole class at once with cumulative sets
+//! (see `sets.rs`).
+
+use super::code::Game;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Recurring {
+    /// Length of the non-repeating part after the point.
+    pub v: usize,
+    /// Block length.
+    pub t: usize,
+    /// `classes[h]`: block positions `j` whose digit has bit `h` (first member `u = v + 1 + j`).
+    pub classes: [Vec<usize>; 4],
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Rules {
+    /// Finite-part `u ≥ 1` whose digit has bit 1 (take u, leave one heap).
+    pub ones: Vec<usize>,
+    /// Finite-part `u` (any sign) whose digit has bit 2 (leave two heaps).
+    pub twos: Vec<i64>,
+    /// Finite-part `u ≥ −1` whose digit has bit 3. For these the "every heap below n" rule of
+    /// adding moves never binds (the two other parts are ≥ 1), so full three-heap sets apply.
+    pub threes_free: Vec<i64>,
+    /// `u ≤ −2` with bit 3: the largest part must stay below n; enumerated directly.
+    pub threes_capped: Vec<i64>,
+    pub recurring: Option<Recurring>,
+}
+
+impl Rules {
+    pub fn new(game: &Game) -> Rules {
+        let v = game.prefix().len() as i64;
+        let mut r = Rules {
+            ones: Vec::new(),
+            twos: Vec::new(),
+            threes_free: Vec::new(),
+            threes_capped: Vec::new(),
+            recurring: None,
+        };
+        for u in game.min_index()..=v {
+            let d = game.digit(u);
+            if d & 2 != 0 && u >= 1 {
+                r.ones.push(u as usize);
+            }
+            if d & 4 != 0 {
+                r.twos.push(u);
+            }
+            if d & 8 != 0 {
+                if u >= -1 {
+                    r.threes_free.push(u);
+                } else {
+                    r.threes_capped.push(u);
+                }
+            }
+        }
+        if !game.block().is_empty() {
+            let mut classes: [Vec<usize>; 4] = Default::default();
+            for (j, &d) in game.block().iter().enumerate() {
+                for (h, class) in classes.iter_mut().enumerate() {
+                    if d >> h & 1 == 1 {
+                        class.push(j);
+                    }
+                }
+            }
+            r.recurring = Some(Recurring { v: v as usize, t: game.block().len(), classes });
+        }
+        r
+    }
+
+    /// True when some move splits into three heaps or a recurring digit splits into two: then
+    /// the engine keeps full two-heap exclusion sets X2(s) (see `sets.rs`).
+    pub fn needs_sets(&self) -> bool {
+        !self.threes_free.is_empty()
+            || self.recurring.as_ref().is_some_and(|r| !r.classes[2].is_empty() || !r.classes[3].is_empty())
+    }
+
+    /// True when some move recurring digit splits into three heaps.
+    pub fn recurring_threes(&self) -> bool {
+        self.recurring.as_ref().is_some_and(|r| !r.classes[3].is_empty())
+    }
+}

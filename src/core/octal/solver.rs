@@ -1,0 +1,88 @@
+//! Engine + detector: compute until a length or until periodicity is proved.
+
+use super::code::Game;
+use super::engine::{Engine, Value};
+use super::error::OctalError;
+use super::moves::{winning_moves, MovePage};
+use super::periodicity::{Detector, Periodicity};
+use super::value::value_at;
+
+/// A game's computation state: values, the periodicity verdict, and queries on them.
+#[derive(Debug, Clone)]
+pub struct Solver {
+    engine: Engine,
+    detector: Detector,
+}
+
+impl Solver {
+    pub fn new(game: &Game) -> Solver {
+        Solver { engine: Engine::new(game), detector: Detector::new(game) }
+    }
+
+    /// Continues from stored values (see [`Engine::resume`]); the verdict is re-derived.
+    pub fn resume(game: &Game, values: Vec<Value>) -> Result<Solver, OctalError> {
+        let engine = Engine::resume(game, values)?;
+        let mut detector = Detector::new(game);
+        detector.check_now(engine.values());
+        Ok(Solver { engine, detector })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+    pub fn game(&self) -> &Game {
+        self.engine.game()
+    }
+    pub fn values(&self) -> &[Value] {
+        self.engine.values()
+    }
+    pub fn periodicity(&self) -> &Periodicity {
+        self.detector.result()
+    }
+
+    /// Computes values until `len() ≥ max_n`, or — with `until_proved` — until periodicity is
+    /// proved, whichever comes first. The detector runs after every chunk (a chunk is 1/16 of
+    /// the current length, at least 1024 values), so a proof is noticed at most a chunk late.
+    /// On [`OctalError::Stopped`] everything computed so far is kept.
+    pub fn run(
+        &mut self,
+        max_n: usize,
+        until_proved: bool,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Result<&Periodicity, OctalError> {
+        loop {
+            let len = self.engine.len();
+            let proved = matches!(self.detector.check(self.engine.values()), Periodicity::Proved(_));
+            if (until_proved && proved) || len >= max_n {
+                break;
+            }
+            let next = max_n.min(len + (len / 16).max(1024));
+            self.engine.extend_to(next, should_stop)?;
+        }
+        Ok(self.detector.check_now(self.engine.values()))
+    }
+
+    /// G(heap) for any heap (see [`value_at`]).
+    pub fn value_at(&self, heap: u64) -> Result<u64, OctalError> {
+        value_at(self.engine.values(), self.detector.result(), heap)
+    }
+
+    /// G(0..n) as u64, from the values and, beyond them, the proved periodicity.
+    pub fn sequence(&self, n: usize) -> Result<Vec<u64>, OctalError> {
+        (0..n as u64).map(|h| self.value_at(h)).collect()
+    }
+
+    /// Winning moves (see [`winning_moves`]).
+    pub fn winning_moves(
+        &self,
+        heaps: &[u64],
+        cursor: Option<&str>,
+        limit: usize,
+        budget: u64,
+    ) -> Result<MovePage, OctalError> {
+        winning_moves(self.game(), self.engine.values(), self.detector.result(), heaps, cursor, limit, budget)
+    }
+}
