@@ -39,6 +39,26 @@ pub struct Config {
     /// memoised search (Max-Welter values, Antonim, Antimatter): memo entries and steps.
     pub search_max_entries: u64,
     pub search_max_steps: u64,
+    /// `GRUNDY_OCTAL_MAX_N` — most values a synchronous octal request computes (beyond: a job).
+    pub octal_max_n: usize,
+    /// `GRUNDY_OCTAL_SYNC_MS` — wall-clock limit of a synchronous octal computation.
+    pub octal_sync_time: Duration,
+    /// `GRUNDY_OCTAL_CACHE_BYTES` — memory for cached G-sequences (4 bytes a value).
+    pub octal_cache_bytes: u64,
+    /// `GRUNDY_OCTAL_MOVES_BUDGET` — steps one winning-moves page may spend.
+    pub octal_moves_budget: u64,
+    /// `GRUNDY_JOB_WORKERS` — jobs computed at once by this replica (default: cores; 0 = none).
+    pub job_workers: usize,
+    /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
+    pub job_max_n: u64,
+    /// `GRUNDY_JOB_CHECKPOINT_MS` — how often a running job saves its values and renews its lease.
+    pub job_checkpoint: Duration,
+    /// `GRUNDY_JOB_LEASE_MS` — how long a job stays claimed without a checkpoint; after that
+    /// another replica (or this one, restarted) takes it over.
+    pub job_lease: Duration,
+    /// `GRUNDY_REPLICA_ID` — this replica's name in job leases (default: random per process).
+    /// With a stable id a restarted replica takes its own jobs back at once.
+    pub replica_id: String,
     /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
@@ -62,6 +82,15 @@ impl Default for Config {
             max_ordinal_terms: 100_000,
             search_max_entries: 2_000_000,
             search_max_steps: 40_000_000,
+            octal_max_n: 1_000_000,
+            octal_sync_time: Duration::from_secs(10),
+            octal_cache_bytes: 1 << 30,
+            octal_moves_budget: 20_000_000,
+            job_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            job_max_n: 200_000_000,
+            job_checkpoint: Duration::from_secs(2),
+            job_lease: Duration::from_secs(15),
+            replica_id: uuid::Uuid::new_v4().to_string(),
         }
     }
 }
@@ -132,12 +161,35 @@ impl Config {
             max_ordinal_terms: var("GRUNDY_MAX_ORDINAL_TERMS", d.max_ordinal_terms)?,
             search_max_entries: var("GRUNDY_SEARCH_MAX_ENTRIES", d.search_max_entries)?,
             search_max_steps: var("GRUNDY_SEARCH_MAX_STEPS", d.search_max_steps)?,
+            octal_max_n: var("GRUNDY_OCTAL_MAX_N", d.octal_max_n)?,
+            octal_sync_time: Duration::from_millis(var("GRUNDY_OCTAL_SYNC_MS", d.octal_sync_time.as_millis() as u64)?),
+            octal_cache_bytes: var("GRUNDY_OCTAL_CACHE_BYTES", d.octal_cache_bytes)?,
+            octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,
+            job_workers: var("GRUNDY_JOB_WORKERS", d.job_workers)?,
+            job_max_n: var("GRUNDY_JOB_MAX_N", d.job_max_n)?,
+            job_checkpoint: Duration::from_millis(var("GRUNDY_JOB_CHECKPOINT_MS", d.job_checkpoint.as_millis() as u64)?),
+            job_lease: Duration::from_millis(var("GRUNDY_JOB_LEASE_MS", d.job_lease.as_millis() as u64)?),
+            replica_id: var("GRUNDY_REPLICA_ID", d.replica_id.clone())?,
         };
         if cfg.max_coins > 100_000_000 {
             return Err(ConfigError {
                 name: "GRUNDY_MAX_COINS",
                 value: cfg.max_coins.to_string(),
                 reason: "must be at most 100000000".into(),
+            });
+        }
+        if cfg.job_max_n > crate::core::octal::MAX_VALUES as u64 {
+            return Err(ConfigError {
+                name: "GRUNDY_JOB_MAX_N",
+                value: cfg.job_max_n.to_string(),
+                reason: format!("must be at most {}", crate::core::octal::MAX_VALUES),
+            });
+        }
+        if cfg.job_lease <= cfg.job_checkpoint {
+            return Err(ConfigError {
+                name: "GRUNDY_JOB_LEASE_MS",
+                value: cfg.job_lease.as_millis().to_string(),
+                reason: "must be longer than GRUNDY_JOB_CHECKPOINT_MS".into(),
             });
         }
         if cfg.max_concurrency == 0 {

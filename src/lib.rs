@@ -8,6 +8,8 @@ pub mod app;
 pub mod cache;
 pub mod config;
 pub mod core;
+pub mod jobs;
+pub mod octal_service;
 pub mod state;
 pub mod store;
 pub mod telemetry;

@@ -48,11 +48,16 @@ async fn main() -> std::process::ExitCode {
             tracing::info!(hits = s.hits, misses = s.misses, entries = s.entries, "cache");
         }
     });
+    let workers = grundy::jobs::Workers::start(&state);
     let app = grundy::app::build(state);
-    if let Err(e) = grundy::app::serve(listener, app, grundy::app::shutdown_signal()).await {
+    let served = grundy::app::serve(listener, app, grundy::app::shutdown_signal()).await;
+    // In-flight requests are finished; now checkpoint running jobs and hand them back.
+    workers.stop().await;
+    if let Err(e) = served {
         tracing::error!(error = %e, "server error");
         return std::process::ExitCode::FAILURE;
     }
+    tracing::info!("stopped");
     std::process::ExitCode::SUCCESS
 }
 

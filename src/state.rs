@@ -10,6 +10,7 @@ use std::sync::{Arc, RwLock};
 use crate::api::error::ApiError;
 use crate::cache::ResponseCache;
 use crate::config::Config;
+use crate::octal_service::SequenceCache;
 use crate::store::{Store, StoreError};
 
 /// What every handler can reach.
@@ -17,6 +18,10 @@ use crate::store::{Store, StoreError};
 pub struct AppState {
     pub config: Arc<Config>,
     pub cache: ResponseCache,
+    /// Resumable octal solvers per canonical code.
+    pub sequences: SequenceCache,
+    /// Wakes this replica's job workers when a job is submitted here.
+    pub job_notify: Arc<tokio::sync::Notify>,
     /// The store once connected (it may come up after the server: see [`AppState::connect_store`]).
     store: Arc<RwLock<Option<Store>>>,
 }
@@ -25,7 +30,14 @@ impl AppState {
     /// State without a store; call [`AppState::connect_store`] to attach one.
     pub fn new(config: Config) -> Self {
         let cache = ResponseCache::new(config.cache_capacity);
-        AppState { config: Arc::new(config), cache, store: Arc::default() }
+        let sequences = SequenceCache::new(config.octal_cache_bytes);
+        AppState {
+            config: Arc::new(config),
+            cache,
+            sequences,
+            job_notify: Arc::default(),
+            store: Arc::default(),
+        }
     }
 
     /// The store, if connected.

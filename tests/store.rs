@@ -52,24 +52,24 @@ async fn exercise_jobs(store: &Store) {
 
     // Checkpoints write values and renew the lease; a non-owner's checkpoint is refused.
     let values: Vec<u32> = (0..300).map(|i| i % 7).collect();
-    assert_eq!(store.checkpoint("job-a", "r1", "0.6", &values, 0, None, Some(1e5), 60_000).await.unwrap(), Checkpoint::Continue);
-    assert_eq!(store.checkpoint("job-a", "r2", "0.6", &values, 0, None, None, 60_000).await.unwrap(), Checkpoint::Lost);
+    assert_eq!(store.checkpoint("job-a", "r1", "0.6", 0, &values, None, Some(1e5), 60_000).await.unwrap(), Checkpoint::Continue);
+    assert_eq!(store.checkpoint("job-a", "r2", "0.6", 0, &values, None, None, 60_000).await.unwrap(), Checkpoint::Lost);
     assert_eq!(store.get_job("job-a").await.unwrap().unwrap().computed, 300);
 
     // Cancel a running job: flagged, seen at the next checkpoint.
     let c = store.cancel_job("job-b").await.unwrap().unwrap();
     assert!(c.cancel_requested);
-    assert_eq!(store.checkpoint("job-b", "r2", "0.07", &values[..50], 0, None, None, 60_000).await.unwrap(), Checkpoint::Cancel);
+    assert_eq!(store.checkpoint("job-b", "r2", "0.07", 0, &values[..50], None, None, 60_000).await.unwrap(), Checkpoint::Cancel);
     assert!(store.finish_job("job-b", "r2", JobStatus::Cancelled, 50, None, None).await.unwrap());
     assert_eq!(store.get_job("job-b").await.unwrap().unwrap().status, JobStatus::Cancelled);
 
     // Lease expiry: r1's lease lapses, r3 takes the job over, r1's late writes are refused.
-    assert_eq!(store.checkpoint("job-a", "r1", "0.6", &values, 0, None, None, -1).await.unwrap(), Checkpoint::Continue);
+    assert_eq!(store.checkpoint("job-a", "r1", "0.6", 0, &values, None, None, -1).await.unwrap(), Checkpoint::Continue);
     let taken = store.claim_job("r3", 60_000).await.unwrap().unwrap();
     assert_eq!(taken.id, "job-a");
     assert_eq!(taken.attempts, 2);
     assert_eq!(taken.computed, 300, "resumes from the checkpoint");
-    assert_eq!(store.checkpoint("job-a", "r1", "0.6", &values, 0, None, None, 60_000).await.unwrap(), Checkpoint::Lost);
+    assert_eq!(store.checkpoint("job-a", "r1", "0.6", 0, &values, None, None, 60_000).await.unwrap(), Checkpoint::Lost);
     assert!(!store.finish_job("job-a", "r1", JobStatus::Done, 300, None, None).await.unwrap());
     assert!(store.finish_job("job-a", "r3", JobStatus::Done, 5000, None, Some("{}")).await.unwrap());
     let done = store.get_job("job-a").await.unwrap().unwrap();

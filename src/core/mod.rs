@@ -4,6 +4,7 @@ pub mod antonim;
 pub mod budget;
 pub mod explain;
 pub mod max_welter;
+pub mod octal;
 pub mod ordinal;
 pub mod transfinite;
 pub mod welter;

@@ -9,7 +9,7 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::sequences::write_sequence;
+use super::sequences::write_tail;
 use super::{now_ms, Backend, Store, StoreError};
 
 /// A job's life: queued → running → done | failed | cancelled (running → queued on shutdown).
@@ -214,27 +214,29 @@ impl Store {
         row.as_ref().map(job_from_row).transpose()
     }
 
-    /// Saves progress atomically with a lease renewal: the values g(0..len) (only the chunks
-    /// from `already_stored` on are written), the job's counters, and the new lease expiry.
+    /// Saves progress atomically with a lease renewal: values `offset..offset + tail.len()`
+    /// (`offset` from [`super::sequences::tail_offset`]), the job's counters, and the new lease
+    /// expiry. Only the tail is passed so a long job never copies its whole sequence.
     #[allow(clippy::too_many_arguments)]
     pub async fn checkpoint(
         &self,
         job_id: &str,
         owner: &str,
         code: &str,
-        values: &[u32],
-        already_stored: usize,
+        offset: usize,
+        tail: &[u32],
         periodicity: Option<&str>,
         rate: Option<f64>,
         lease_ms: i64,
     ) -> Result<Checkpoint, StoreError> {
+        let len = offset + tail.len();
         let now = now_ms();
         let mut tx = self.pool().begin().await?;
         let row = sqlx::query(
             "UPDATE jobs SET computed = $1, rate = $2, lease_expires_at = $3, updated_at = $4 \
              WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
         )
-        .bind(values.len() as i64)
+        .bind(len as i64)
         .bind(rate)
         .bind(now + lease_ms)
         .bind(now)
@@ -246,7 +248,7 @@ impl Store {
             tx.rollback().await?;
             return Ok(Checkpoint::Lost);
         };
-        write_sequence(&mut tx, code, values, already_stored, periodicity).await?;
+        write_tail(&mut tx, code, offset, tail, periodicity).await?;
         tx.commit().await?;
         let cancel: i64 = row.try_get("cancel_requested")?;
         Ok(if cancel != 0 { Checkpoint::Cancel } else { Checkpoint::Continue })
@@ -292,6 +294,20 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Puts every job leased by `owner` back in the queue (a replica restarting under the same
+    /// id takes its interrupted jobs back at once).
+    pub async fn requeue_owned(&self, owner: &str) -> Result<u64, StoreError> {
+        let r = sqlx::query(
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
+             WHERE lease_owner = $2 AND status = 'running'",
+        )
+        .bind(now_ms())
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(r.rows_affected())
     }
 
     /// Counts of jobs per status, for metrics.

@@ -82,36 +82,50 @@ pub(super) async fn write_sequence(
     already_stored: usize,
     periodicity: Option<&str>,
 ) -> Result<(), StoreError> {
-    {
-        let tx = conn;
-        let first = already_stored.min(values.len()) / CHUNK;
-        let last = values.len().div_ceil(CHUNK);
-        for chunk in first..last {
-            let slice = &values[chunk * CHUNK..values.len().min((chunk + 1) * CHUNK)];
-            sqlx::query(
-                "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \
-                 ON CONFLICT (code, chunk) DO UPDATE SET data = excluded.data \
-                 WHERE length(excluded.data) > length(sequence_chunks.data)",
-            )
-            .bind(code)
-            .bind(chunk as i64)
-            .bind(encode(slice))
-            .execute(&mut *tx)
-            .await?;
-        }
+    let offset = tail_offset(already_stored.min(values.len()));
+    write_tail(conn, code, offset, &values[offset..], periodicity).await
+}
+
+/// Where the chunks that still need writing start, for `already_stored` stored values.
+pub fn tail_offset(already_stored: usize) -> usize {
+    already_stored / CHUNK * CHUNK
+}
+
+/// Writes values `offset..offset + tail.len()` (`offset` a multiple of [`CHUNK`]) and records
+/// the new length, never shrinking what is stored.
+pub(super) async fn write_tail(
+    conn: &mut sqlx::AnyConnection,
+    code: &str,
+    offset: usize,
+    tail: &[u32],
+    periodicity: Option<&str>,
+) -> Result<(), StoreError> {
+    debug_assert_eq!(offset % CHUNK, 0);
+    let len = offset + tail.len();
+    for (i, slice) in tail.chunks(CHUNK).enumerate() {
         sqlx::query(
-            "INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (code) DO UPDATE SET \
-               computed = CASE WHEN excluded.computed > sequences.computed THEN excluded.computed ELSE sequences.computed END, \
-               periodicity = COALESCE(excluded.periodicity, sequences.periodicity), \
-               updated_at = excluded.updated_at",
+            "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \
+             ON CONFLICT (code, chunk) DO UPDATE SET data = excluded.data \
+             WHERE length(excluded.data) > length(sequence_chunks.data)",
         )
         .bind(code)
-        .bind(values.len() as i64)
-        .bind(periodicity)
-        .bind(now_ms())
-        .execute(&mut *tx)
+        .bind((offset / CHUNK + i) as i64)
+        .bind(encode(slice))
+        .execute(&mut *conn)
         .await?;
-        Ok(())
     }
+    sqlx::query(
+        "INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (code) DO UPDATE SET \
+           computed = CASE WHEN excluded.computed > sequences.computed THEN excluded.computed ELSE sequences.computed END, \
+           periodicity = COALESCE(excluded.periodicity, sequences.periodicity), \
+           updated_at = excluded.updated_at",
+    )
+    .bind(code)
+    .bind(len as i64)
+    .bind(periodicity)
+    .bind(now_ms())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }

@@ -90,6 +90,12 @@ pub struct Engine {
     next_review: usize,
     /// Rare positions when the mask was last reviewed.
     rare_at_review: usize,
+    /// Length and scanned-pair count at the last review, and the measured rare-check scan
+    /// length per heap (sparse mode), for the cost model in `review`.
+    review_len: usize,
+    review_scanned: u64,
+    scan_per_heap: Option<f64>,
+    allow_sparse: bool,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -121,6 +127,10 @@ impl Engine {
             sets,
             next_review: 256,
             rare_at_review: 0,
+            review_len: 0,
+            review_scanned: 0,
+            scan_per_heap: None,
+            allow_sparse: true,
         }
     }
 
@@ -158,6 +168,15 @@ impl Engine {
         e.next_review = 0;
         e.review();
         Ok(e)
+    }
+
+    /// Allows (default) or forbids the rare/common method (forbidding is for benchmarks and
+    /// tests: the values do not depend on it).
+    pub fn set_allow_sparse(&mut self, allow: bool) {
+        self.allow_sparse = allow;
+        if !allow && matches!(self.mode, Mode::Sparse(_)) {
+            self.mode = Mode::Dense;
+        }
     }
 
     /// Sets the number of threads for dense scans (1 = single-threaded).
@@ -359,21 +378,39 @@ impl Engine {
             self.mode = Mode::Plain;
             return;
         }
-        if self.vbits > SPARSE_MAX_BITS || n < 64 {
+        if self.vbits > SPARSE_MAX_BITS || n < 64 || !self.allow_sparse {
             self.mode = Mode::Dense;
             return;
         }
         let (mask, rare) = best_mask(&self.counts);
         let rare = rare as usize;
-        // A sparse heap costs about (rare positions + a few hundred probes), a dense one n/2
-        // pairs; enter sparse mode below n/4 rare positions, leave it above n/3.
+        // Cost per heap (split pairs touched): dense scans n/2 per digit, shared by the
+        // threads; sparse touches every rare position plus the rare-check scan, whose length
+        // is measured while in sparse mode.
+        if let Mode::Sparse(sp) = &self.mode {
+            let heaps = n.saturating_sub(self.review_len).max(1);
+            self.scan_per_heap = Some((sp.scanned_pairs - self.review_scanned) as f64 / heaps as f64);
+        }
+        let k = self.scan_twos.len() as f64;
+        let par = if self.threads > 1 && n >= PARALLEL_FROM { 0.9 * self.threads as f64 } else { 1.0 };
+        let dense_cost = n as f64 * k / 2.0 / par;
+        let sparse_cost = rare as f64 * k + self.scan_per_heap.unwrap_or(0.0);
+        let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
-            Mode::Sparse(sp) if rare * 3 <= n && 4 * rare >= 3 * sp.rare.len() => {}
-            _ if rare * 4 <= n || (matches!(self.mode, Mode::Sparse(_)) && rare * 3 <= n) => {
+            Mode::Sparse(sp) if rare * 3 <= n && sparse_cost < 1.2 * dense_cost && keep(sp.rare.len()) => {}
+            _ if rare * 4 <= n && sparse_cost * 1.2 < dense_cost => {
+                self.mode = Mode::Sparse(Sparse::new(mask, &self.values, self.words));
+            }
+            Mode::Sparse(_) if rare * 3 <= n && sparse_cost < 1.2 * dense_cost => {
                 self.mode = Mode::Sparse(Sparse::new(mask, &self.values, self.words));
             }
             _ => self.mode = Mode::Dense,
         }
+        self.review_len = n;
+        self.review_scanned = match &self.mode {
+            Mode::Sparse(sp) => sp.scanned_pairs,
+            _ => 0,
+        };
         self.rare_at_review = match &self.mode {
             Mode::Sparse(sp) => sp.rare.len(),
             _ => 0,

@@ -21,12 +21,15 @@ pub(crate) struct Sparse {
     /// Positions `a ≥ 1` whose value is rare, ascending, and their values (same order; the
     /// values of rare positions never change, so keeping them contiguous saves a gather).
     pub rare: Vec<u32>,
-    rare_vals: Vec<u32>,
+    rare_vals: Vec<u16>,
     /// All rare / all common values below `64·words`, ascending.
     rare_list: Vec<u32>,
     common_list: Vec<u32>,
     /// `mark[x] == stamp` ⇔ x is excluded for the current heap (no clearing between heaps).
     mark: Vec<u32>,
+    /// The next heap's marks when two heaps' rare pairs are marked together.
+    mark_next: Vec<u32>,
+    premarked: Option<usize>,
     stamp: u32,
     missing: Vec<u32>,
     /// `firsts[v]`: the first [`PROBES_PER_VALUE`] positions with value v.
@@ -35,12 +38,15 @@ pub(crate) struct Sparse {
     /// every common value, then the second of each, and so on. Pairs with a part of diverse
     /// value cover the rare nim-sums about 2.5 times faster than scanning a = 1, 2, … (.6).
     probe: Vec<u32>,
-    probe_vals: Vec<u32>,
+    probe_vals: Vec<u16>,
     /// Heap at which the probe list was last rebuilt (a stale list is only slower).
     probe_built: usize,
     probe_dirty: bool,
     probe_min: usize,
     probe_max: usize,
+    /// The values as u16 (sparse mode only runs while every value is below 2^16): half the
+    /// cache footprint of the u32 values for the random accesses of the loops below.
+    g16: Vec<u16>,
     /// Statistics: heaps whose rare check needed a scan, and total split pairs scanned for it.
     pub scans: u64,
     pub scanned_pairs: u64,
@@ -60,8 +66,11 @@ impl Sparse {
             rare_list: Vec::new(),
             common_list: Vec::new(),
             mark: Vec::new(),
+            mark_next: Vec::new(),
+            premarked: None,
             stamp: 0,
             missing: Vec::new(),
+            g16: Vec::new(),
             firsts: Vec::new(),
             probe: Vec::new(),
             probe_vals: Vec::new(),
@@ -73,7 +82,8 @@ impl Sparse {
             scanned_pairs: 0,
         };
         s.widen(words);
-        for (a, &v) in g.iter().enumerate().skip(1) {
+        s.g16.reserve(g.len());
+        for (a, &v) in g.iter().enumerate() {
             s.push(a, v);
         }
         s
@@ -90,17 +100,21 @@ impl Sparse {
         self.rare_list = (0..nbits).filter(|&v| self.is_rare(v)).collect();
         self.common_list = (0..nbits).filter(|&v| !self.is_rare(v)).collect();
         self.mark = vec![0; nbits as usize];
+        self.mark_next = vec![0; nbits as usize];
         self.stamp = 0;
+        self.premarked = None;
     }
 
     /// Records G(n) = v.
     pub fn push(&mut self, n: usize, v: u32) {
+        debug_assert_eq!(self.g16.len(), n);
+        self.g16.push(v as u16);
         if n == 0 {
             return;
         }
         if self.is_rare(v) {
             self.rare.push(n as u32);
-            self.rare_vals.push(v);
+            self.rare_vals.push(v as u16);
         }
         let v = v as usize;
         if v >= self.firsts.len() {
@@ -112,11 +126,18 @@ impl Sparse {
         }
     }
 
-    fn rebuild_probe(&mut self, n: usize, g: &[u32]) {
+    fn rebuild_probe(&mut self, n: usize, g: &[u16]) {
+        self.probe_dirty = false;
         self.probe.clear();
         self.probe_vals.clear();
+        // Only positions ≤ n/2: they stay inside [1, r/2] for every later heap, so the probe
+        // loop needs no range test.
         for i in 0..PROBES_PER_VALUE {
             for (v, list) in self.firsts.iter().enumerate() {
+                if i < list.len() && list[i] as usize > n / 2 {
+                    self.probe_dirty = true; // include it once it is in range
+                    continue;
+                }
                 if i < list.len() && !self.is_rare(v as u32) {
                     self.probe.push(list[i]);
                     self.probe_vals.push(g[list[i] as usize]);
@@ -126,35 +147,66 @@ impl Sparse {
         self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
         self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
-        self.probe_dirty = false;
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u).
-    pub fn step(&mut self, g: &[u32], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
+    pub fn step(&mut self, _g: &[u32], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
+        let g16 = std::mem::take(&mut self.g16);
+        let v = self.step16(&g16, n, twos, excl);
+        self.g16 = g16;
+        v
+    }
+
+    fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
+        if self.stamp >= u32::MAX - 2 {
             self.mark.iter_mut().for_each(|m| *m = 0);
-            self.stamp = 1;
+            self.mark_next.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 0;
+            self.premarked = None;
         }
-        let stamp = self.stamp;
         let wrap = self.mark.len() - 1; // a power of two above every possible nim-sum
+        let stamp;
+        if self.premarked == Some(n) {
+            // The rare pairs of this heap were marked together with the previous heap's.
+            std::mem::swap(&mut self.mark, &mut self.mark_next);
+            stamp = self.stamp;
+            self.premarked = None;
+        } else if twos.iter().all(|&u| u >= 1 && n as i64 - u >= 2) {
+            // (1) pairs with a rare part, for heaps n and n+1 at once: with u ≥ 1 the partners
+            // of n+1 are all below n, and the shared loads halve the loop's memory traffic.
+            let (s0, s1) = (self.stamp + 1, self.stamp + 2);
+            self.stamp = s1;
+            stamp = s0;
+            self.premarked = Some(n + 1);
+            let (mark, next) = (&mut self.mark[..], &mut self.mark_next[..]);
+            for &u in twos {
+                let r = n - u as usize;
+                let end = self.rare.partition_point(|&a| (a as usize) < r);
+                mark_rare_pairs2(&self.rare[..end], &self.rare_vals[..end], &g[..=r], mark, next, s0, s1);
+                // Heap n+1 also has the pair (r, 1) when r itself is a rare position.
+                if let Some(&va) = self.rare_vals.get(end).filter(|_| self.rare.get(end) == Some(&(r as u32))) {
+                    next[(va ^ g[1]) as usize & wrap] = s1;
+                }
+            }
+        } else {
+            self.stamp += 1;
+            stamp = self.stamp;
+            let mark = &mut self.mark[..];
+            for &u in twos {
+                let Some((r, lo)) = split_range(n, u) else { continue };
+                let hi = r - lo;
+                let end = self.rare.partition_point(|&a| a as usize <= hi);
+                let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
+                mark_rare_pairs(&self.rare[start..end], &self.rare_vals[start..end], &g[..=r], mark, stamp);
+            }
+        }
         let mark = &mut self.mark[..];
         for (w, &bits) in excl.iter().enumerate() {
             let mut b = bits;
             while b != 0 {
                 mark[w * 64 + b.trailing_zeros() as usize] = stamp;
                 b &= b - 1;
-            }
-        }
-        // (1) pairs with a rare part.
-        for &u in twos {
-            let Some((r, lo)) = split_range(n, u) else { continue };
-            let hi = r - lo;
-            let end = self.rare.partition_point(|&a| a as usize <= hi);
-            let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
-            for (&a, &va) in self.rare[start..end].iter().zip(&self.rare_vals[start..end]) {
-                mark[(va ^ g[r - a as usize]) as usize & wrap] = stamp;
             }
         }
         // Least common value not excluded.
@@ -200,9 +252,7 @@ impl Sparse {
                     let end = (i + BATCH.max(2 * self.missing.len())).min(self.probe.len());
                     let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
                     if all_in {
-                        for (&a, &va) in pa.iter().zip(pv) {
-                            mark[(va ^ g[r - a as usize]) as usize & wrap] = stamp;
-                        }
+                        mark_rare_pairs(pa, pv, &g[..=r], mark, stamp);
                     } else {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
@@ -240,6 +290,31 @@ impl Sparse {
         }
         // The missing list is ascending; its head (if any) is the least unexcluded value.
         self.missing.first().copied().unwrap_or(c)
+    }
+}
+
+/// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`); `g` is G(0..=r).
+/// Kept out of line so that the hot loop gets all registers to itself.
+#[inline(never)]
+fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], mark: &mut [u32], stamp: u32) {
+    let wrap = mark.len() - 1; // a power of two minus one
+    let r = g.len() - 1;
+    for (&a, &va) in pos.iter().zip(vals) {
+        mark[(va ^ g[r - a as usize]) as usize & wrap] = stamp;
+    }
+}
+
+/// [`mark_rare_pairs`] for heaps with totals r and r+1 at once (`g` is G(0..=r); every
+/// position is below r, so both partners are in `g`).
+#[inline(never)]
+fn mark_rare_pairs2(pos: &[u32], vals: &[u16], g: &[u16], mark: &mut [u32], next: &mut [u32], s0: u32, s1: u32) {
+    let wrap = mark.len() - 1;
+    let next = &mut next[..mark.len()];
+    let r = g.len() - 1;
+    for (&a, &va) in pos.iter().zip(vals) {
+        let b = r - a as usize;
+        mark[(va ^ g[b]) as usize & wrap] = s0;
+        next[(va ^ g[b + 1]) as usize & wrap] = s1;
     }
 }
 

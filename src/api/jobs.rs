@@ -1,0 +1,236 @@
+//! `/v1/octal/jobs`: durable long-running octal computations (see `crate::jobs`).
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::error::{ApiError, Problem};
+use super::json::ApiJson;
+use super::nat::Nat;
+use super::octal::PeriodicityInfo;
+use crate::octal_service::parse_code;
+use crate::state::AppState;
+use crate::store::{Job, JobStatus, NewJob, Store, StoreError};
+
+/// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
+pub struct JobRequest {
+    /// A game code (as for `/v1/octal/sequence`).
+    pub code: String,
+    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 200,000,000).
+    #[schema(value_type = u64)]
+    pub max_n: Nat,
+}
+
+/// Progress of a job.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Progress {
+    /// Values computed (and stored) so far.
+    pub computed: u64,
+    pub max_n: u64,
+    /// Heaps per second over the last checkpoint interval.
+    pub heaps_per_second: Option<f64>,
+    /// Estimated seconds left at that rate (an upper bound: the job stops early on a proof).
+    pub eta_seconds: Option<f64>,
+}
+
+/// A job.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "3f1c…", "code": "0.6", "max_n": 10000000, "status": "running",
+    "progress": {"computed": 1200000, "max_n": 10000000, "heaps_per_second": 400000.0, "eta_seconds": 22.0},
+    "periodicity": {"status": "unknown", "preperiod": null, "period": null, "saltus": null, "proved_at": null, "theorem": null},
+    "error": null, "cancel_requested": false, "attempts": 1, "created_at_ms": 1795000000000u64, "started_at_ms": 1795000000100u64, "finished_at_ms": null}))]
+pub struct JobResponse {
+    pub id: String,
+    /// The canonical game code.
+    pub code: String,
+    pub max_n: u64,
+    /// `queued`, `running`, `done`, `failed` or `cancelled`.
+    pub status: String,
+    pub progress: Progress,
+    /// The verdict on the values computed so far (proved periodicity ends the job early).
+    pub periodicity: PeriodicityInfo,
+    /// Why the job failed.
+    pub error: Option<String>,
+    /// A cancel was requested and the worker will stop at its next checkpoint.
+    pub cancel_requested: bool,
+    /// How many times a worker claimed this job (more than 1 after a crash or restart).
+    pub attempts: i64,
+    /// Milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+    pub started_at_ms: Option<i64>,
+    pub finished_at_ms: Option<i64>,
+}
+
+impl From<Job> for JobResponse {
+    fn from(j: Job) -> Self {
+        let rate = j.rate.filter(|r| r.is_finite() && *r > 0.0);
+        let left = j.max_n.saturating_sub(j.computed) as f64;
+        let periodicity = j
+            .periodicity
+            .as_deref()
+            .and_then(|p| serde_json::from_str::<PeriodicityInfo>(p).ok())
+            .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None));
+        JobResponse {
+            progress: Progress {
+                computed: j.computed,
+                max_n: j.max_n,
+                heaps_per_second: rate,
+                eta_seconds: if j.status == JobStatus::Running { rate.map(|r| left / r) } else { None },
+            },
+            id: j.id,
+            code: j.code,
+            max_n: j.max_n,
+            status: j.status.as_str().to_string(),
+            periodicity,
+            error: j.error,
+            cancel_requested: j.cancel_requested,
+            attempts: j.attempts,
+            created_at_ms: j.created_at,
+            started_at_ms: j.started_at,
+            finished_at_ms: j.finished_at,
+        }
+    }
+}
+
+/// A page of jobs, newest first.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct JobList {
+    pub jobs: Vec<JobResponse>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Paging of the job list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Jobs per page (1..=1000, default 50).
+    pub limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+fn store(app: &AppState) -> Result<Store, ApiError> {
+    app.store().ok_or_else(|| ApiError::Unavailable {
+        detail: "the job store is not connected (GRUNDY_DATABASE_URL); compute endpoints still work".into(),
+        retry_after_secs: 5,
+    })
+}
+
+fn store_error(e: StoreError) -> ApiError {
+    tracing::error!(error = %e, "store error");
+    ApiError::Unavailable { detail: format!("the job store failed: {e}"), retry_after_secs: 2 }
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::NotFound { detail: format!("no job with id {id:?}") }
+}
+
+/// Submit a long computation.
+#[utoipa::path(
+    post, path = "/v1/octal/jobs", tag = "octal-jobs",
+    request_body = JobRequest,
+    responses(
+        (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
+            headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn create(State(app): State<AppState>, ApiJson(req): ApiJson<JobRequest>) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let max_n = req.max_n.0;
+    if max_n == 0 || max_n > app.config.job_max_n {
+        return Err(ApiError::invalid(
+            "max_n",
+            format!("max_n: {max_n} is outside 1..={} (GRUNDY_JOB_MAX_N)", app.config.job_max_n),
+        ));
+    }
+    let store = store(&app)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let job = store
+        .create_job(&NewJob { code: game.canonical(), max_n }, &id, 0)
+        .await
+        .map_err(store_error)?;
+    app.job_notify.notify_one();
+    metrics::counter!("grundy_jobs_submitted_total").increment(1);
+    let location = format!("/v1/octal/jobs/{id}");
+    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(JobResponse::from(job))).into_response())
+}
+
+/// List jobs, newest first.
+#[utoipa::path(
+    get, path = "/v1/octal/jobs", tag = "octal-jobs",
+    params(ListParams),
+    responses(
+        (status = 200, description = "A page of jobs", body = JobList),
+        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn list(State(app): State<AppState>, params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>) -> Result<Json<JobList>, ApiError> {
+    let Query(params) = params.map_err(|e| ApiError::BadRequest { field: None, detail: format!("query string: {}", e.body_text()) })?;
+    let limit = params.limit.unwrap_or(50);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::invalid("limit", format!("limit: {limit} is outside 1..=1000")));
+    }
+    let after = match params.cursor.as_deref() {
+        None | Some("") => None,
+        Some(c) => {
+            let parsed = c.split_once(':').and_then(|(t, id)| Some((t.parse::<i64>().ok()?, id.to_string())));
+            Some(parsed.ok_or_else(|| ApiError::invalid("cursor", format!("cursor: {c:?} is not a cursor from this list")))?)
+        }
+    };
+    let store = store(&app)?;
+    let jobs = store.list_jobs(limit, after).await.map_err(store_error)?;
+    let next_cursor = (jobs.len() == limit as usize)
+        .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
+        .flatten();
+    Ok(Json(JobList { jobs: jobs.into_iter().map(JobResponse::from).collect(), next_cursor }))
+}
+
+/// One job: status, progress, periodicity once proved.
+#[utoipa::path(
+    get, path = "/v1/octal/jobs/{id}", tag = "octal-jobs",
+    params(("id" = String, Path, description = "Job id")),
+    responses(
+        (status = 200, description = "The job", body = JobResponse),
+        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<JobResponse>, ApiError> {
+    let store = store(&app)?;
+    let job = store.get_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    Ok(Json(job.into()))
+}
+
+/// Cancel a job (a queued job at once; a running one at its next checkpoint, within seconds).
+#[utoipa::path(
+    delete, path = "/v1/octal/jobs/{id}", tag = "octal-jobs",
+    params(("id" = String, Path, description = "Job id")),
+    responses(
+        (status = 200, description = "The job after the cancel request", body = JobResponse),
+        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn cancel(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<JobResponse>, ApiError> {
+    let store = store(&app)?;
+    let job = store.cancel_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    Ok(Json(job.into()))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(create, list)).routes(routes!(get, cancel))
+}

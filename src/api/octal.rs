@@ -1,0 +1,327 @@
+//! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
+//! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::error::{ApiError, Problem};
+use super::json::ApiJson;
+use super::nat::{nats, Nat};
+use super::welter::Outcome;
+use crate::core::octal::{self as core, Game, Periodicity};
+use crate::octal_service::{parse_code, with_solver, Need};
+use crate::state::AppState;
+
+/// The periodicity verdict. `status` is `periodic` or `arithmetic-periodic` only when proved
+/// by a theorem (Austin Thm 4.1 and its take-and-break generalisations, Thms 6.8–6.10) from
+/// computed values; otherwise `unknown` and the other fields are null.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 200}))]
+pub struct PeriodicityInfo {
+    /// `periodic`, `arithmetic-periodic` or `unknown`.
+    pub status: String,
+    /// Least n0 with g(n+p) = g(n) + saltus for all n ≥ n0.
+    pub preperiod: Option<u64>,
+    /// Least period p.
+    pub period: Option<u64>,
+    /// s in g(n+p) = g(n) + s (0 for ordinary periodicity).
+    pub saltus: Option<u64>,
+    /// Number of values g(0..proved_at) the proof reads.
+    pub proved_at: Option<u64>,
+    /// The theorem that proves it.
+    pub theorem: Option<String>,
+    /// How many values are computed for this game so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub computed: Option<u64>,
+}
+
+impl PeriodicityInfo {
+    pub fn from_core(p: &Periodicity, computed: Option<u64>) -> Self {
+        match p.proof() {
+            None => PeriodicityInfo {
+                status: "unknown".into(),
+                preperiod: None,
+                period: None,
+                saltus: None,
+                proved_at: None,
+                theorem: None,
+                computed,
+            },
+            Some(proof) => PeriodicityInfo {
+                status: p.status().into(),
+                preperiod: Some(proof.preperiod),
+                period: Some(proof.period),
+                saltus: Some(proof.saltus),
+                proved_at: Some(proof.proved_at),
+                theorem: Some(proof.theorem.name().into()),
+                computed,
+            },
+        }
+    }
+}
+
+/// Austin's standard form (§4.4): `g_std(n) = g(n + shift)`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct StandardFormInfo {
+    pub code: String,
+    pub shift: u32,
+}
+
+fn standard_form(game: &Game) -> StandardFormInfo {
+    let sf = game.standard_form();
+    StandardFormInfo { code: sf.game.canonical(), shift: sf.shift }
+}
+
+/// A G-sequence request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"code": "0.07", "n": 100}))]
+pub struct SequenceRequest {
+    /// A game code: octal `0.07` / `.137` / `4.07`, hexadecimal digits 8–F, digits before the
+    /// point (`44.3`), a repeating block in parentheses (`0.(3)` = Nim, `4.(3)` = Lasker's Nim),
+    /// or a subtraction game `S(1,2,5)`.
+    pub code: String,
+    /// How many values: g(0..n−1). At most `GRUNDY_OCTAL_MAX_N` (default 1,000,000) unless
+    /// periodicity is proved, which supplies any number of values up to that same limit.
+    #[schema(value_type = u64)]
+    pub n: Nat,
+}
+
+/// The G-sequence g(0..n−1) and the periodicity verdict.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.07", "standard_form": {"code": "0.137", "shift": 1}, "n": 16,
+    "values": [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0],
+    "periodicity": {"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 1024}}))]
+pub struct SequenceResponse {
+    /// The canonical code.
+    pub code: String,
+    pub standard_form: StandardFormInfo,
+    pub n: u64,
+    pub values: Vec<u64>,
+    pub periodicity: PeriodicityInfo,
+}
+
+/// g(heap) for one heap.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.07", "heap": 1000000000000000000u64, "value": 4, "source": "periodicity",
+    "periodicity": {"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 1024}}))]
+pub struct HeapValueResponse {
+    pub code: String,
+    pub heap: u64,
+    /// The Sprague–Grundy value of one heap of this size.
+    pub value: u64,
+    /// `computed` (read from computed values) or `periodicity` (from the proved period).
+    pub source: String,
+    pub periodicity: PeriodicityInfo,
+}
+
+/// Winning moves of a sum of heaps.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null}))]
+pub struct WinningMovesRequest {
+    pub code: String,
+    /// Heap sizes (any, up to 2^64−1, when periodicity is proved).
+    #[schema(value_type = Vec<u64>)]
+    pub heaps: Vec<Nat>,
+    /// Moves per page (default 1000, at most 10000).
+    #[serde(default)]
+    #[schema(value_type = Option<u64>)]
+    pub limit: Option<Nat>,
+    /// `next_cursor` of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// One winning move: replace one heap of size `heap` by the heaps `leave`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct OctalMove {
+    /// The size of the heap moved in (the first heap of that size in the request).
+    pub heap: u64,
+    /// Its index in the request.
+    pub heap_index: usize,
+    /// Tokens removed (negative: tokens added before splitting, digits before the point).
+    #[schema(value_type = i64)]
+    pub take: i128,
+    /// The heaps left in its place, ascending (empty when the heap is removed).
+    pub leave: Vec<u64>,
+}
+
+/// A page of winning moves.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "value": 1, "outcome": "N",
+    "moves": [{"heap": 5, "heap_index": 0, "take": 2, "leave": [1, 2]}], "next_cursor": null}))]
+pub struct WinningMovesResponse {
+    pub code: String,
+    pub heaps: Vec<u64>,
+    /// The nim-sum of the heaps' values.
+    pub value: u64,
+    pub outcome: Outcome,
+    /// Every winning move, in a deterministic order, one page at a time.
+    pub moves: Vec<OctalMove>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+fn too_big(field: &str, n: u64, max: usize) -> ApiError {
+    ApiError::invalid(
+        field,
+        format!("{field}: {n} is above the synchronous limit of {max} values (GRUNDY_OCTAL_MAX_N); submit a job with POST /v1/octal/jobs"),
+    )
+}
+
+fn octal_error(field: &str, e: core::OctalError) -> ApiError {
+    ApiError::invalid(field, format!("{field}: {e}"))
+}
+
+/// G-sequence g(0..n−1) with the periodicity verdict.
+#[utoipa::path(
+    post, path = "/v1/octal/sequence", tag = "octal",
+    request_body = SequenceRequest,
+    responses(
+        (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceRequest>) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let n = req.n.0;
+    let max = app.config.octal_max_n;
+    if n > max as u64 {
+        return Err(too_big("n", n, max));
+    }
+    let n = n as usize;
+    // A proof supplies every value past it, so stop computing once periodicity is proved.
+    let need = Need { n, until_proved: true };
+    let code = game.canonical();
+    let sf = standard_form(&game);
+    let resp = with_solver(&app, &game, need, move |solver| {
+        let values = solver.sequence(n).map_err(|e| octal_error("n", e))?;
+        Ok(SequenceResponse {
+            code,
+            standard_form: sf,
+            n: n as u64,
+            values,
+            periodicity: PeriodicityInfo::from_core(solver.periodicity(), Some(solver.values().len() as u64)),
+        })
+    })
+    .await?;
+    app.respond(None, 0, move || Ok(resp)).await
+}
+
+/// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
+#[utoipa::path(
+    get, path = "/v1/octal/{code}/value/{heap}", tag = "octal",
+    params(
+        ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
+        ("heap" = u64, Path, description = "Heap size"),
+    ),
+    responses(
+        (status = 200, description = "The value", body = HeapValueResponse),
+        (status = 400, description = "Heap is not a non-negative integer", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn heap_value(State(app): State<AppState>, Path((code, heap)): Path<(String, String)>) -> Result<Response, ApiError> {
+    let game = parse_code("code", &code)?;
+    let heap: u64 = heap.trim().parse().map_err(|_| {
+        ApiError::invalid("heap", format!("heap: {heap:?} is not an integer in 0..=18446744073709551615"))
+    })?;
+    let max = app.config.octal_max_n;
+    let need = Need { n: usize::try_from(heap).map_or(max, |h| h.saturating_add(1).min(max)), until_proved: true };
+    let canonical = game.canonical();
+    let resp = with_solver(&app, &game, need, move |solver| {
+        let computed = solver.values().len();
+        let value = solver.value_at(heap).map_err(|e| match e {
+            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
+                "heap",
+                format!(
+                    "heap: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values \
+                     (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
+                ),
+            ),
+            other => octal_error("heap", other),
+        })?;
+        Ok(HeapValueResponse {
+            code: canonical,
+            heap,
+            value,
+            source: if (heap as u128) < computed as u128 { "computed" } else { "periodicity" }.into(),
+            periodicity: PeriodicityInfo::from_core(solver.periodicity(), Some(computed as u64)),
+        })
+    })
+    .await?;
+    app.respond(None, 0, move || Ok(resp)).await
+}
+
+/// Nim-sum and every winning move of a sum of heaps, paginated.
+#[utoipa::path(
+    post, path = "/v1/octal/winning-moves", tag = "octal",
+    request_body = WinningMovesRequest,
+    responses(
+        (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn winning_moves(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<WinningMovesRequest>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let heaps = nats(&req.heaps);
+    if heaps.len() > core::MAX_HEAPS {
+        return Err(ApiError::invalid(
+            "heaps",
+            format!("heaps: {} heaps given; at most {} are allowed", heaps.len(), core::MAX_HEAPS),
+        ));
+    }
+    let limit = match req.limit {
+        None => 1000,
+        Some(Nat(l)) if (1..=10_000).contains(&l) => l as usize,
+        Some(Nat(l)) => return Err(ApiError::invalid("limit", format!("limit: {l} is outside 1..=10000"))),
+    };
+    let max = app.config.octal_max_n;
+    let top = heaps.iter().copied().max().unwrap_or(0);
+    let need = Need { n: usize::try_from(top).map_or(max, |h| h.saturating_add(1).min(max)), until_proved: true };
+    let budget = app.config.octal_moves_budget;
+    let canonical = game.canonical();
+    let cursor = req.cursor;
+    let resp = with_solver(&app, &game, need, move |solver| {
+        let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
+            core::OctalError::BadCursor { .. } => octal_error("cursor", e),
+            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
+                "heaps",
+                format!(
+                    "heaps: {e}; periodicity of {canonical} is not proved within the synchronous limit (GRUNDY_OCTAL_MAX_N), \
+                     a job (POST /v1/octal/jobs) can compute further"
+                ),
+            ),
+            other => octal_error("heaps", other),
+        })?;
+        Ok(WinningMovesResponse {
+            code: canonical,
+            heaps,
+            value: page.value,
+            outcome: if page.value == 0 { Outcome::P } else { Outcome::N },
+            moves: page
+                .moves
+                .into_iter()
+                .map(|m| OctalMove { heap: m.heap, heap_index: m.heap_index, take: m.take, leave: m.leave })
+                .collect(),
+            next_cursor: page.next_cursor,
+        })
+    })
+    .await?;
+    app.respond(None, 0, move || Ok(resp)).await
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(sequence)).routes(routes!(heap_value)).routes(routes!(winning_moves))
+}
