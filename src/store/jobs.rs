@@ -128,7 +128,24 @@ impl Store {
         .bind(now)
         .execute(self.pool())
         .await?;
-        self.get_job(id).await?.ok_or_else(|| StoreError::Corrupt("inserted job not found".into()))
+        // As inserted (a worker may claim it a moment later; the answer reports the submission).
+        Ok(Job {
+            id: id.to_string(),
+            code: job.code.clone(),
+            max_n: job.max_n,
+            status: JobStatus::Queued,
+            computed,
+            rate: None,
+            error: None,
+            periodicity: None,
+            cancel_requested: false,
+            lease_owner: None,
+            attempts: 0,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            updated_at: now,
+        })
     }
 
     pub async fn get_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
@@ -233,11 +250,13 @@ impl Store {
         let now = now_ms();
         let mut tx = self.pool().begin().await?;
         let row = sqlx::query(
-            "UPDATE jobs SET computed = $1, rate = $2, lease_expires_at = $3, updated_at = $4 \
-             WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+            "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
+             updated_at = $4 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
         )
         .bind(len as i64)
-        .bind(rate)
+        // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
+        // prepared statement keeps that type and the next real f64 is then refused.
+        .bind(rate.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(-1.0))
         .bind(now + lease_ms)
         .bind(now)
         .bind(job_id)

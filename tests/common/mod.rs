@@ -31,6 +31,7 @@ pub async fn start_with(mut config: Config) -> Server {
     let base = format!("http://{}", config.addr);
     let state = grundy::state::AppState::new(config);
     state.connect_store().await.expect("store");
+    std::mem::forget(grundy::jobs::Workers::start(&state));
     let app = grundy::app::build(state);
     tokio::spawn(async move {
         grundy::app::serve(listener, app, std::future::pending()).await.unwrap();
@@ -98,4 +99,82 @@ pub fn assert_problem(r: &Reply, status: u16, needle: &str) {
     assert!(r.body["title"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.text);
     let detail = r.body["detail"].as_str().unwrap_or_default();
     assert!(detail.contains(needle), "detail {detail:?} should mention {needle:?}");
+}
+
+/// A real `grundy` process (the binary cargo built for these tests), killed on drop.
+pub struct Process {
+    pub child: std::process::Child,
+    pub base: String,
+}
+
+impl Process {
+    /// Starts the binary with `env` on a free port and waits until /healthz answers.
+    pub async fn spawn(env: &[(&str, String)]) -> Process {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
+        cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}")).env("RUST_LOG", "warn");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        if std::env::var_os("GRUNDY_TEST_LOGS").is_none() {
+            cmd.stdout(std::process::Stdio::null());
+        }
+        let child = cmd.spawn().expect("spawn grundy");
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        for _ in 0..200 {
+            if client.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
+                return Process { child, base };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("grundy did not become ready");
+    }
+
+    pub fn server(&self) -> Server {
+        Server { base: self.base.clone(), client: reqwest::Client::new() }
+    }
+
+    /// SIGKILL: no checkpoint, no release — a crash.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM: graceful shutdown.
+    pub fn terminate(&mut self) {
+        let _ = std::process::Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Polls a job until it reaches a final status (or the deadline).
+pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
+        let status = r.body["status"].as_str().unwrap_or("").to_string();
+        if ["done", "failed", "cancelled"].contains(&status.as_str()) || std::time::Instant::now() > deadline {
+            return r.body;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// A fresh PostgreSQL database on the local server (`GRUNDY_TEST_POSTGRES_URL`, default
+/// postgres://postgres@127.0.0.1:5432/test); returns its URL.
+pub async fn fresh_postgres_url() -> String {
+    let admin = std::env::var("GRUNDY_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let name = format!("grundy_test_{}", uuid::Uuid::new_v4().simple());
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&admin).await.expect("PostgreSQL reachable (GRUNDY_TEST_POSTGRES_URL)");
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap();
+    format!("{base}/{name}")
 }

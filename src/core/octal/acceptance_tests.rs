@@ -7,7 +7,10 @@ use super::code::Game;
 use super::periodicity::{Periodicity, Theorem};
 use super::solver::Solver;
 
-const DATA: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/austin_acceptance.json"));
+const DATA: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/austin_acceptance.json"
+));
 
 /// Minimal JSON value (the test data only; no external crates in this module).
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +51,18 @@ impl Json {
     /// A list of optional integers (`null` = illegible in the thesis).
     fn ints(&self, key: &str) -> Vec<Option<u32>> {
         self.get(key)
-            .map(|v| v.arr().iter().map(|x| if let Json::Num(n) = x { Some(*n as u32) } else { None }).collect())
+            .map(|v| {
+                v.arr()
+                    .iter()
+                    .map(|x| {
+                        if let Json::Num(n) = x {
+                            Some(*n as u32)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -80,7 +94,9 @@ fn value(b: &[u8], i: &mut usize) -> Json {
                     *i += 1;
                     return Json::Obj(kv);
                 }
-                let Json::Str(k) = value(b, i) else { panic!("object key") };
+                let Json::Str(k) = value(b, i) else {
+                    panic!("object key")
+                };
                 skip_ws(b, i);
                 assert_eq!(b[*i], b':');
                 *i += 1;
@@ -120,7 +136,8 @@ fn value(b: &[u8], i: &mut usize) -> Json {
                         b't' => bytes.push(b'\t'),
                         b'u' => {
                             let hex = std::str::from_utf8(&b[*i + 1..*i + 5]).unwrap();
-                            let c = char::from_u32(u32::from_str_radix(hex, 16).unwrap()).unwrap_or('?');
+                            let c = char::from_u32(u32::from_str_radix(hex, 16).unwrap())
+                                .unwrap_or('?');
                             let mut buf = [0u8; 4];
                             bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                             *i += 4;
@@ -151,7 +168,13 @@ fn value(b: &[u8], i: &mut usize) -> Json {
         }
         _ => {
             let start = *i;
-            while *i < b.len() && (b[*i] == b'-' || b[*i] == b'.' || b[*i] == b'e' || b[*i] == b'+' || b[*i].is_ascii_digit()) {
+            while *i < b.len()
+                && (b[*i] == b'-'
+                    || b[*i] == b'.'
+                    || b[*i] == b'e'
+                    || b[*i] == b'+'
+                    || b[*i].is_ascii_digit())
+            {
                 *i += 1;
             }
             Json::Num(std::str::from_utf8(&b[start..*i]).unwrap().parse().unwrap())
@@ -185,7 +208,9 @@ fn assert_prefix(code: &str, got: &[u32], want: &[Option<u32>]) {
 }
 
 fn assert_periodic(code: &str, p: &Periodicity, preperiod: i64, period: i64, saltus: i64) {
-    let Periodicity::Proved(pr) = p else { panic!("{code}: not proved") };
+    let Periodicity::Proved(pr) = p else {
+        panic!("{code}: not proved")
+    };
     assert_eq!(
         (pr.preperiod as i64, pr.period as i64, pr.saltus as i64),
         (preperiod, period, saltus),
@@ -205,14 +230,34 @@ fn table_7_1_subtraction_games() {
         let g = values(code, 400);
         assert_prefix(code, &g, &prefix);
         let p = prove(code, 100_000);
-        assert_periodic(code, &p, row.int("preperiod_n0").unwrap(), row.int("period").unwrap(), 0);
+        assert_periodic(
+            code,
+            &p,
+            row.int("preperiod_n0").unwrap(),
+            row.int("period").unwrap(),
+            0,
+        );
         assert_eq!(p.proof().unwrap().theorem, Theorem::Periodicity41);
         // Optional members: adding them does not change the G-sequence.
-        let set = Game::parse(code).unwrap().subtraction_set().unwrap().to_vec();
+        let set = Game::parse(code)
+            .unwrap()
+            .subtraction_set()
+            .unwrap()
+            .to_vec();
         for s in row.ints("optional_members_prefix").into_iter().flatten() {
             let mut bigger = set.clone();
             bigger.push(s);
-            let other = values(&format!("S({})", bigger.iter().map(u32::to_string).collect::<Vec<_>>().join(",")), 400);
+            let other = values(
+                &format!(
+                    "S({})",
+                    bigger
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                400,
+            );
             assert_eq!(other, g, "{code}: {s} should be optional");
         }
     }
@@ -232,21 +277,36 @@ fn table_7_2_octal_games() {
         // a different code with the same G-sequence (e.g. .26 → .337, printed .333).
         let printed = Game::parse(row.str("standard_form")).unwrap();
         same_codes += usize::from(sf.game == printed);
-        assert_eq!(i64::from(sf.shift), row.int("shift").unwrap(), "{code}: shift");
+        assert_eq!(
+            i64::from(sf.shift),
+            row.int("shift").unwrap(),
+            "{code}: shift"
+        );
         let std_code = sf.game.canonical();
         let gs = values(&std_code, 300);
-        assert_eq!(gs, values(&printed.canonical(), 300), "{code}: printed standard form {printed}");
+        assert_eq!(
+            gs,
+            values(&printed.canonical(), 300),
+            "{code}: printed standard form {printed}"
+        );
         assert_prefix(code, &gs, &row.ints("g_prefix_standard_form"));
         let gl = values(code, 300 + sf.shift as usize);
         for n in 0..300 {
-            assert_eq!(gl[n + sf.shift as usize], gs[n], "{code}: G_label(n+shift) = G_std(n), n = {n}");
+            assert_eq!(
+                gl[n + sf.shift as usize],
+                gs[n],
+                "{code}: G_label(n+shift) = G_std(n), n = {n}"
+            );
         }
         assert!(gl[..sf.shift as usize].iter().all(|&v| v == 0));
         if let (Some(n0), Some(p)) = (row.int("preperiod_n0"), row.int("period")) {
             assert_periodic(&std_code, &prove(&std_code, 200_000), n0, p, 0);
         }
     }
-    assert!(same_codes >= 100, "only {same_codes} standard forms agree as codes");
+    assert!(
+        same_codes >= 100,
+        "only {same_codes} standard forms agree as codes"
+    );
 }
 
 fn arithmetic_rows(table: &str) {
@@ -255,15 +315,27 @@ fn arithmetic_rows(table: &str) {
         let code = row.str("game");
         let game = Game::parse(code).unwrap();
         let sf = game.standard_form();
-        assert_eq!(sf.game, Game::parse(row.str("standard_form")).unwrap(), "{code}: standard form");
+        assert_eq!(
+            sf.game,
+            Game::parse(row.str("standard_form")).unwrap(),
+            "{code}: standard form"
+        );
         let std_code = sf.game.canonical();
         let gs = values(&std_code, 120);
         assert_prefix(code, &gs, &row.ints("g_prefix_standard_form"));
         // The least (e, p, s) always hold on the computed values …
-        let (n0, p, s) = (row.int("preperiod_n0").unwrap(), row.int("period").unwrap(), row.int("saltus").unwrap());
+        let (n0, p, s) = (
+            row.int("preperiod_n0").unwrap(),
+            row.int("period").unwrap(),
+            row.int("saltus").unwrap(),
+        );
         let long = values(&std_code, 600);
         for i in n0.max(0) as usize..600 - p as usize {
-            assert_eq!(i64::from(long[i + p as usize]) - i64::from(long[i]), s, "{code}: G({i}+p) − G({i})");
+            assert_eq!(
+                i64::from(long[i + p as usize]) - i64::from(long[i]),
+                s,
+                "{code}: G({i}+p) − G({i})"
+            );
         }
         // … and are proved exactly where the thesis' theorem applies.
         let verdict = prove(&std_code, 2000);
@@ -301,7 +373,13 @@ fn guy_families() {
         let g = values(code, 200);
         assert_prefix(code, &g, &row.ints("g_prefix"));
         let e = row.int("last_irregular_e").unwrap();
-        assert_periodic(code, &prove(code, 100_000), e + 1, row.int("period").unwrap(), 0);
+        assert_periodic(
+            code,
+            &prove(code, 100_000),
+            e + 1,
+            row.int("period").unwrap(),
+            0,
+        );
     }
 }
 
@@ -314,14 +392,19 @@ fn text_claims() {
     for row in d.get("text_claims").unwrap().arr() {
         let detail = row.str("detail");
         let claim = row.str("claim");
-        let Some((game, rest)) = detail.split_once(": ") else { continue };
+        let Some((game, rest)) = detail.split_once(": ") else {
+            continue;
+        };
         if Game::parse(game).is_err() {
             continue;
         }
         let nums = |tag: &str| -> Option<Vec<i64>> {
             let k = rest.find(tag)? + tag.len();
             let end = rest[k..].find(')')? + k;
-            rest[k..end].split(',').map(|x| x.trim().parse().ok()).collect()
+            rest[k..end]
+                .split(',')
+                .map(|x| x.trim().parse().ok())
+                .collect()
         };
         if let Some(v) = nums("proved (e,p)=(") {
             assert_periodic(game, &prove(game, 100_000), v[0] + 1, v[1], 0);
@@ -330,7 +413,11 @@ fn text_claims() {
         if let Some(v) = nums("computed (e,p,s)=(") {
             let g = values(game, 400);
             for i in (v[0] + 1) as usize..400 - v[1] as usize {
-                assert_eq!(i64::from(g[i + v[1] as usize]) - i64::from(g[i]), v[2], "{game}: i = {i}");
+                assert_eq!(
+                    i64::from(g[i + v[1] as usize]) - i64::from(g[i]),
+                    v[2],
+                    "{game}: i = {i}"
+                );
             }
             checked += 1;
         }
@@ -366,9 +453,15 @@ fn known_periods() {
 #[test]
 #[ignore = "release only: cargo test --release -- --ignored core::octal"]
 fn known_periods_large() {
-    for (code, n0, p) in [("0.16", 105_351, 149_459), ("0.56", 326_640, 144), ("0.376", 2_268_248, 0)] {
+    for (code, n0, p) in [
+        ("0.16", 105_351, 149_459),
+        ("0.56", 326_640, 144),
+        ("0.376", 2_268_248, 0),
+    ] {
         let v = prove(code, 6_000_000);
-        let Periodicity::Proved(pr) = v else { panic!("{code}: not proved") };
+        let Periodicity::Proved(pr) = v else {
+            panic!("{code}: not proved")
+        };
         assert_eq!(pr.preperiod, n0, "{code}");
         if p > 0 {
             assert_eq!(pr.period, p, "{code}");
@@ -379,7 +472,13 @@ fn known_periods_large() {
 /// Games that are not known to be periodic are never reported as such.
 #[test]
 fn unknown_stays_unknown() {
-    for (code, n) in [("0.6", 30_000), ("0.007", 8_000), ("0.04", 20_000), ("4.(3)", 400), ("0.5(3)", 400)] {
+    for (code, n) in [
+        ("0.6", 30_000),
+        ("0.007", 8_000),
+        ("0.04", 20_000),
+        ("4.(3)", 400),
+        ("0.5(3)", 400),
+    ] {
         assert_eq!(prove(code, n), Periodicity::Unknown, "{code}");
     }
 }

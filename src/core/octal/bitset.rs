@@ -13,7 +13,8 @@ pub(crate) fn set(bits: &mut [u64], x: u32) {
 /// Tests membership (`false` beyond the end).
 #[cfg(test)]
 pub(crate) fn get(bits: &[u64], x: u32) -> bool {
-    bits.get((x >> 6) as usize).is_some_and(|w| w >> (x & 63) & 1 == 1)
+    bits.get((x >> 6) as usize)
+        .is_some_and(|w| w >> (x & 63) & 1 == 1)
 }
 
 /// The least value not in the set.
@@ -78,7 +79,11 @@ pub(crate) struct Rows {
 
 impl Rows {
     pub fn new(words: usize) -> Rows {
-        Rows { words, base: 0, data: Vec::new() }
+        Rows {
+            words,
+            base: 0,
+            data: Vec::new(),
+        }
     }
     /// One past the last stored row.
     pub fn end(&self) -> usize {

@@ -76,7 +76,10 @@ impl Game {
         set.sort_unstable();
         set.dedup();
         if set.is_empty() {
-            return Err(OctalError::BadSubtractionSet { pos: 0, reason: "the set is empty" });
+            return Err(OctalError::BadSubtractionSet {
+                pos: 0,
+                reason: "the set is empty",
+            });
         }
         for &m in &set {
             if m == 0 || m > MAX_SUBTRACTION_MEMBER {
@@ -110,7 +113,9 @@ impl Game {
         if !block.is_empty() {
             // Reduce the block to its primitive root.
             let t = block.len();
-            if let Some(d) = (1..t).find(|&d| t % d == 0 && (d..t).all(|i| block[i] == block[i - d])) {
+            if let Some(d) =
+                (1..t).find(|&d| t % d == 0 && (d..t).all(|i| block[i] == block[i - d]))
+            {
                 block.truncate(d);
             }
             // Pull the prefix into the block while its last digit repeats the block's last.
@@ -123,14 +128,23 @@ impl Game {
                 prefix.pop();
             }
         }
-        Game { before, prefix, block, subtraction: None }
+        Game {
+            before,
+            prefix,
+            block,
+            subtraction: None,
+        }
     }
 
     /// Digit `d_u` for any index (0 outside the code).
     pub fn digit(&self, u: i64) -> u8 {
         if u <= 0 {
             let i = u.unsigned_abs();
-            return usize::try_from(i).ok().and_then(|i| self.before.get(i)).copied().unwrap_or(0);
+            return usize::try_from(i)
+                .ok()
+                .and_then(|i| self.before.get(i))
+                .copied()
+                .unwrap_or(0);
         }
         let u = u as u64;
         let v = self.prefix.len() as u64;
@@ -181,7 +195,12 @@ impl Game {
     }
     /// The most heaps any move leaves (the highest bit of any digit), 0..=3.
     pub fn max_heaps(&self) -> u32 {
-        let all = self.before.iter().chain(&self.prefix).chain(&self.block).fold(0u8, |a, &d| a | d);
+        let all = self
+            .before
+            .iter()
+            .chain(&self.prefix)
+            .chain(&self.block)
+            .fold(0u8, |a, &d| a | d);
         if all == 0 {
             0
         } else {
@@ -336,12 +355,17 @@ fn parse_digits(s: &str) -> Result<Game, OctalError> {
         }
         let len = before.len() + after.len() + block.len();
         if len > MAX_CODE_DIGITS {
-            return Err(OctalError::CodeTooLong { len, max: MAX_CODE_DIGITS });
+            return Err(OctalError::CodeTooLong {
+                len,
+                max: MAX_CODE_DIGITS,
+            });
         }
     }
     match state {
         State::Before => {
-            return Err(OctalError::MissingPoint { digits: s.to_string() });
+            return Err(OctalError::MissingPoint {
+                digits: s.to_string(),
+            });
         }
         State::Block => return Err(OctalError::UnclosedParen { pos: open }),
         State::After | State::Closed => {}
@@ -360,7 +384,10 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
         i += 1;
     }
     if chars.get(i) != Some(&'(') {
-        return Err(OctalError::BadSubtractionSet { pos: i, reason: "expected '(' after 'S'" });
+        return Err(OctalError::BadSubtractionSet {
+            pos: i,
+            reason: "expected '(' after 'S'",
+        });
     }
     i += 1;
     let mut members = Vec::new();
@@ -374,18 +401,26 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
         }
         if start == i {
             return Err(match chars.get(i) {
-                None => OctalError::BadSubtractionSet { pos: i, reason: "missing ')'" },
-                Some(')') if members.is_empty() => {
-                    OctalError::BadSubtractionSet { pos: i, reason: "the set is empty" }
-                }
-                Some(&ch) if ch == ',' || ch == ')' => {
-                    OctalError::BadSubtractionSet { pos: i, reason: "expected a member" }
-                }
+                None => OctalError::BadSubtractionSet {
+                    pos: i,
+                    reason: "missing ')'",
+                },
+                Some(')') if members.is_empty() => OctalError::BadSubtractionSet {
+                    pos: i,
+                    reason: "the set is empty",
+                },
+                Some(&ch) if ch == ',' || ch == ')' => OctalError::BadSubtractionSet {
+                    pos: i,
+                    reason: "expected a member",
+                },
                 Some(&ch) => OctalError::InvalidChar { pos: i, ch },
             });
         }
         let text: String = chars[start..i].iter().collect();
-        let member = text.parse::<u32>().ok().filter(|&m| (1..=MAX_SUBTRACTION_MEMBER).contains(&m));
+        let member = text
+            .parse::<u32>()
+            .ok()
+            .filter(|&m| (1..=MAX_SUBTRACTION_MEMBER).contains(&m));
         let Some(member) = member else {
             return Err(OctalError::SubtractionMemberOutOfRange {
                 pos: start,
@@ -403,7 +438,12 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
                 i += 1;
                 break;
             }
-            None => return Err(OctalError::BadSubtractionSet { pos: i, reason: "missing ')'" }),
+            None => {
+                return Err(OctalError::BadSubtractionSet {
+                    pos: i,
+                    reason: "missing ')'",
+                })
+            }
             Some(&ch) => return Err(OctalError::InvalidChar { pos: i, ch }),
         }
     }
@@ -457,7 +497,10 @@ mod tests {
         assert_eq!(g.last_index(), Some(1));
         assert_eq!(g.max_heaps(), 3);
         let r = Game::parse("0.3(30)").unwrap();
-        assert_eq!((1..=8).map(|u| r.digit(u)).collect::<Vec<_>>(), vec![3, 3, 0, 3, 0, 3, 0, 3]);
+        assert_eq!(
+            (1..=8).map(|u| r.digit(u)).collect::<Vec<_>>(),
+            vec![3, 3, 0, 3, 0, 3, 0, 3]
+        );
         assert_eq!(r.last_index(), None);
         assert_eq!(Game::parse(".33").unwrap().class(), GameClass::Tetral);
         assert_eq!(Game::parse("4.3").unwrap().class(), GameClass::Octal);
@@ -494,7 +537,12 @@ mod tests {
         assert_eq!(e(""), EmptyCode);
         assert_eq!(e("   "), EmptyCode);
         assert_eq!(e("0.0G"), InvalidChar { pos: 3, ch: 'G' });
-        assert_eq!(e("07"), MissingPoint { digits: "07".into() });
+        assert_eq!(
+            e("07"),
+            MissingPoint {
+                digits: "07".into()
+            }
+        );
         assert_eq!(e("0.0.7"), SecondPoint { pos: 3 });
         assert_eq!(e("3.07"), BitsBeforePoint { pos: 0, ch: '3' });
         assert_eq!(e("4A.07"), BitsBeforePoint { pos: 1, ch: 'A' });
@@ -504,19 +552,53 @@ mod tests {
         assert_eq!(e("0.3)"), UnexpectedCloseParen { pos: 3 });
         assert_eq!(e("0.(3)4"), TrailingAfterRepeat { pos: 5, ch: '4' });
         assert_eq!(e("0.(3(4))"), UnexpectedOpenParen { pos: 4 });
-        assert!(matches!(e(&format!("0.{}", "7".repeat(64))), CodeTooLong { len: 65, max: 64 }));
+        assert!(matches!(
+            e(&format!("0.{}", "7".repeat(64))),
+            CodeTooLong { len: 65, max: 64 }
+        ));
         assert!(Game::parse(&format!(".{}", "7".repeat(64))).is_ok());
-        assert_eq!(e("S()"), BadSubtractionSet { pos: 2, reason: "the set is empty" });
-        assert_eq!(e("S(1,,2)"), BadSubtractionSet { pos: 4, reason: "expected a member" });
-        assert_eq!(e("S(1,2"), BadSubtractionSet { pos: 5, reason: "missing ')'" });
-        assert_eq!(e("S1,2)"), BadSubtractionSet { pos: 1, reason: "expected '(' after 'S'" });
+        assert_eq!(
+            e("S()"),
+            BadSubtractionSet {
+                pos: 2,
+                reason: "the set is empty"
+            }
+        );
+        assert_eq!(
+            e("S(1,,2)"),
+            BadSubtractionSet {
+                pos: 4,
+                reason: "expected a member"
+            }
+        );
+        assert_eq!(
+            e("S(1,2"),
+            BadSubtractionSet {
+                pos: 5,
+                reason: "missing ')'"
+            }
+        );
+        assert_eq!(
+            e("S1,2)"),
+            BadSubtractionSet {
+                pos: 1,
+                reason: "expected '(' after 'S'"
+            }
+        );
         assert_eq!(e("S(1,x)"), InvalidChar { pos: 4, ch: 'x' });
         assert_eq!(e("S(1,2)x"), InvalidChar { pos: 6, ch: 'x' });
         assert_eq!(
             e("S(0)"),
-            SubtractionMemberOutOfRange { pos: 2, member: "0".into(), max: MAX_SUBTRACTION_MEMBER }
+            SubtractionMemberOutOfRange {
+                pos: 2,
+                member: "0".into(),
+                max: MAX_SUBTRACTION_MEMBER
+            }
         );
-        assert!(matches!(e("S(99999999999999999999)"), SubtractionMemberOutOfRange { pos: 2, .. }));
+        assert!(matches!(
+            e("S(99999999999999999999)"),
+            SubtractionMemberOutOfRange { pos: 2, .. }
+        ));
         assert!(matches!(e("S(1025)"), SubtractionMemberOutOfRange { .. }));
         // Display names the problem.
         assert_eq!(

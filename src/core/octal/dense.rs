@@ -12,7 +12,14 @@ use super::sparse::split_range;
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.
 /// `g` holds G(0..start); values are below `32·words`.
-pub(crate) fn phase_one(g: &[u32], start: usize, end: usize, twos: &[i64], words: usize, threads: usize) -> Vec<u64> {
+pub(crate) fn phase_one(
+    g: &[u32],
+    start: usize,
+    end: usize,
+    twos: &[i64],
+    words: usize,
+    threads: usize,
+) -> Vec<u64> {
     let count = end - start;
     let mut rows = vec![0u64; count * words];
     let threads = threads.clamp(1, count.max(1));
@@ -40,7 +47,9 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
         let n = first + i;
         seen.iter_mut().for_each(|s| *s = 0);
         for &u in twos {
-            let Some((r, lo)) = split_range(n, u) else { continue };
+            let Some((r, lo)) = split_range(n, u) else {
+                continue;
+            };
             // Larger part r − a below split_at  ⇔  a > r − split_at.
             let a_min = lo.max((r + 1).saturating_sub(split_at));
             let a_max = r / 2;
@@ -68,7 +77,9 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
 pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &[i64], split_at: usize, excl: &mut [u64]) {
     let wrap = excl.len() * 64 - 1;
     for &u in twos {
-        let Some((r, lo)) = split_range(n, u) else { continue };
+        let Some((r, lo)) = split_range(n, u) else {
+            continue;
+        };
         let a_max = (r / 2).min(r.saturating_sub(split_at));
         if lo > a_max {
             continue;

@@ -42,7 +42,7 @@ enum Mode {
     /// Full scans (possibly parallel).
     Dense,
     /// Rare/common method.
-    Sparse(Sparse),
+    Sparse(Box<Sparse>),
 }
 
 /// A snapshot of the engine's internal choices, for diagnostics and benchmarks.
@@ -65,7 +65,7 @@ pub struct EngineStats {
 
 /// Incremental G-sequence computation for one game.
 ///
-/// ```ignore
+/// ```text
 /// let mut e = Engine::new(&Game::parse("0.6")?);
 /// e.extend_to(1_000_000, &mut || false)?;
 /// let g: &[u32] = e.values();
@@ -110,9 +110,20 @@ impl Engine {
         let words = words_for(vbits);
         let sets = SetState::new(&rules, words);
         let has_x2 = sets.as_ref().is_some_and(SetState::has_x2);
-        let scan_twos: Vec<i64> = rules.twos.iter().copied().filter(|&u| !(has_x2 && u >= 0)).collect();
-        let mode = if scan_twos.is_empty() { Mode::Plain } else { Mode::Dense };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        let scan_twos: Vec<i64> = rules
+            .twos
+            .iter()
+            .copied()
+            .filter(|&u| !(has_x2 && u >= 0))
+            .collect();
+        let mode = if scan_twos.is_empty() {
+            Mode::Plain
+        } else {
+            Mode::Dense
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
         Engine {
             game: game.clone(),
             rules,
@@ -140,15 +151,22 @@ impl Engine {
     /// costs about as much as one pass of the computation without the mex work.
     pub fn resume(game: &Game, values: Vec<Value>) -> Result<Engine, OctalError> {
         if values.len() > MAX_VALUES {
-            return Err(OctalError::LengthTooLarge { requested: values.len(), max: MAX_VALUES });
+            return Err(OctalError::LengthTooLarge {
+                requested: values.len(),
+                max: MAX_VALUES,
+            });
         }
         if values.first().is_some_and(|&v| v != 0) {
-            return Err(OctalError::InvalidValues { reason: "G(0) must be 0" });
+            return Err(OctalError::InvalidValues {
+                reason: "G(0) must be 0",
+            });
         }
         let mut e = Engine::new(game);
         let max = values.iter().copied().max().unwrap_or(0);
         if max >= 1 << 30 {
-            return Err(OctalError::InvalidValues { reason: "value out of range" });
+            return Err(OctalError::InvalidValues {
+                reason: "value out of range",
+            });
         }
         while max >> e.vbits != 0 {
             e.vbits += 1;
@@ -230,13 +248,22 @@ impl Engine {
     /// Computes values until `len() ≥ n`. `should_stop` is polled between chunks of work (a
     /// few milliseconds each); when it returns true the engine stops with
     /// [`OctalError::Stopped`], keeping every value computed so far, and can be extended later.
-    pub fn extend_to(&mut self, n: usize, should_stop: &mut dyn FnMut() -> bool) -> Result<(), OctalError> {
+    pub fn extend_to(
+        &mut self,
+        n: usize,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(), OctalError> {
         if n > MAX_VALUES {
-            return Err(OctalError::LengthTooLarge { requested: n, max: MAX_VALUES });
+            return Err(OctalError::LengthTooLarge {
+                requested: n,
+                max: MAX_VALUES,
+            });
         }
         while self.values.len() < n {
             if should_stop() {
-                return Err(OctalError::Stopped { computed: self.values.len() });
+                return Err(OctalError::Stopped {
+                    computed: self.values.len(),
+                });
             }
             let len = self.values.len();
             if len >= self.next_review {
@@ -269,9 +296,16 @@ impl Engine {
         };
         if self.sets.is_some() {
             let threes = self.rules.threes_free.len() + usize::from(self.rules.recurring_threes());
-            cost += len / 2 + threes * len / 3 * self.words + self.words * 4;
+            cost = cost.saturating_add(
+                len / 2 + (threes * len / 3).saturating_mul(self.words) + self.words * 4,
+            );
         }
-        cost += self.rules.threes_capped.len() * len * len / 12;
+        cost = cost.saturating_add(
+            self.rules
+                .threes_capped
+                .len()
+                .saturating_mul(len.saturating_mul(len) / 12),
+        );
         ((1usize << 22) / cost).clamp(1, 1 << 16)
     }
 
@@ -291,7 +325,9 @@ impl Engine {
         for &u in &self.rules.threes_capped {
             // Add |u| ≥ 2 tokens, split into a ≤ b ≤ c with c ≤ n − 1.
             let total = n + u.unsigned_abs() as usize;
-            let Some(cap) = n.checked_sub(1) else { continue };
+            let Some(cap) = n.checked_sub(1) else {
+                continue;
+            };
             for a in 1..=total / 3 {
                 let b_min = a.max((total - a).saturating_sub(cap));
                 for b in b_min..=(total - a) / 2 {
@@ -325,7 +361,14 @@ impl Engine {
     /// Computes G(start..end) in dense mode with parallel phase one.
     fn dense_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
         let words0 = self.words;
-        let pre = dense::phase_one(&self.values, start, end, &self.scan_twos, words0, self.threads);
+        let pre = dense::phase_one(
+            &self.values,
+            start,
+            end,
+            &self.scan_twos,
+            words0,
+            self.threads,
+        );
         for n in start..end {
             if let Some(sets) = &mut self.sets {
                 sets.prepare(&self.values, n, self.words, &self.rules)?;
@@ -352,7 +395,13 @@ impl Engine {
             self.words = words_for(self.vbits);
             self.excl = vec![0; self.words];
             self.counts.resize(1 << self.vbits, 0);
-            if let Mode::Sparse(sp) = &mut self.mode {
+            if self.vbits > SPARSE_MAX_BITS {
+                // The sparse tables hold values as u16; values this large mean no sparse
+                // space anyway.
+                if matches!(self.mode, Mode::Sparse(_)) {
+                    self.mode = Mode::Dense;
+                }
+            } else if let Mode::Sparse(sp) = &mut self.mode {
                 sp.widen(self.words);
             }
         }
@@ -389,20 +438,26 @@ impl Engine {
         // is measured while in sparse mode.
         if let Mode::Sparse(sp) = &self.mode {
             let heaps = n.saturating_sub(self.review_len).max(1);
-            self.scan_per_heap = Some((sp.scanned_pairs - self.review_scanned) as f64 / heaps as f64);
+            self.scan_per_heap =
+                Some((sp.scanned_pairs - self.review_scanned) as f64 / heaps as f64);
         }
         let k = self.scan_twos.len() as f64;
-        let par = if self.threads > 1 && n >= PARALLEL_FROM { 0.9 * self.threads as f64 } else { 1.0 };
+        let par = if self.threads > 1 && n >= PARALLEL_FROM {
+            0.9 * self.threads as f64
+        } else {
+            1.0
+        };
         let dense_cost = n as f64 * k / 2.0 / par;
         let sparse_cost = rare as f64 * k + self.scan_per_heap.unwrap_or(0.0);
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
-            Mode::Sparse(sp) if rare * 3 <= n && sparse_cost < 1.2 * dense_cost && keep(sp.rare.len()) => {}
+            Mode::Sparse(sp)
+                if rare * 3 <= n && sparse_cost < 1.2 * dense_cost && keep(sp.rare.len()) => {}
             _ if rare * 4 <= n && sparse_cost * 1.2 < dense_cost => {
-                self.mode = Mode::Sparse(Sparse::new(mask, &self.values, self.words));
+                self.mode = Mode::Sparse(Box::new(Sparse::new(mask, &self.values, self.words)));
             }
             Mode::Sparse(_) if rare * 3 <= n && sparse_cost < 1.2 * dense_cost => {
-                self.mode = Mode::Sparse(Sparse::new(mask, &self.values, self.words));
+                self.mode = Mode::Sparse(Box::new(Sparse::new(mask, &self.values, self.words)));
             }
             _ => self.mode = Mode::Dense,
         }
@@ -452,7 +507,11 @@ mod tests {
             "800.4", "C00.2", "4.(7)", "0.7(70)",
         ] {
             let g = Game::parse(code).unwrap();
-            let n = if g.max_heaps() >= 3 || !g.is_finite() { 260 } else { 700 };
+            let n = if g.max_heaps() >= 3 || !g.is_finite() {
+                260
+            } else {
+                700
+            };
             check(code, n);
         }
     }
@@ -464,7 +523,11 @@ mod tests {
             let code = random_code(&mut rng);
             let g = Game::parse(&code).unwrap();
             let n = if g.max_heaps() >= 3 || !g.is_finite() {
-                if i % 8 == 0 { 400 } else { 150 }
+                if i % 8 == 0 {
+                    400
+                } else {
+                    150
+                }
             } else if i % 4 == 0 {
                 2000
             } else {
@@ -478,6 +541,7 @@ mod tests {
     fn sparse_mode_is_used_and_parallel_agrees() {
         // .6 has a sparse space; .007 does not.
         let mut e = Engine::new(&Game::parse("0.6").unwrap());
+        e.set_threads(1);
         e.extend_to(12000, &mut || false).unwrap();
         assert_eq!(e.stats().mode, "sparse");
         assert_eq!(e.values(), &naive("0.6", 12000)[..]);

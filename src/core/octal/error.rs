@@ -39,7 +39,9 @@ pub enum OctalError {
     #[error("empty repeating block at position {pos}")]
     EmptyRepeat { pos: usize },
     /// Anything after the closing parenthesis.
-    #[error("character {ch:?} at position {pos} after the repeating block; the block must end the code")]
+    #[error(
+        "character {ch:?} at position {pos} after the repeating block; the block must end the code"
+    )]
     TrailingAfterRepeat { pos: usize, ch: char },
     /// More digits than [`crate::core::octal::MAX_CODE_DIGITS`].
     #[error("game code has {len} digits; at most {max} are allowed")]
@@ -49,7 +51,11 @@ pub enum OctalError {
     BadSubtractionSet { pos: usize, reason: &'static str },
     /// A subtraction-set member outside 1..=max.
     #[error("subtraction set member {member} at position {pos} is out of range 1..={max}")]
-    SubtractionMemberOutOfRange { pos: usize, member: String, max: u32 },
+    SubtractionMemberOutOfRange {
+        pos: usize,
+        member: String,
+        max: u32,
+    },
 
     // ----- computing ------------------------------------------------------------------------
     /// The `should_stop` callback asked to stop; everything computed so far is kept.

@@ -1,4 +1,19 @@
-//! Octal and other take-and-break games (Austin 1976; see `/work/shared/notes/austin/SPEC.md`).
+//! Octal and other take-and-break games: G-sequences, proved periodicity, values of any heap
+//! and every winning move (Austin 1976; `/work/shared/notes/austin/SPEC.md`).
+//!
+//! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
+//! * [`naive_values`] (`naive.rs`): the definition, as a reference for tests and benchmarks.
+//! * [`Engine`] (`engine.rs` with `sparse.rs`, `dense.rs`, `sets.rs`): the fast incremental,
+//!   resumable, stoppable computation (rare/common method, parallel dense scans, full
+//!   exclusion sets for three-heap splits and recurring codes).
+//! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
+//!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values.
+//! * [`value_at`] (`value.rs`): G(heap) for any u64 heap.
+//! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
+//! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
+//!
+//! Pure computation: no I/O, no async; parallelism only through `std::thread::scope`; every
+//! long computation polls a `should_stop` callback; all failures are [`OctalError`]s.
 #[cfg(test)]
 mod acceptance_tests;
 mod bitset;
@@ -18,8 +33,8 @@ pub mod value;
 pub use code::{Game, GameClass, StandardForm, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER};
 pub use engine::{Engine, EngineStats, Value, MAX_VALUES};
 pub use error::OctalError;
-pub use naive::naive_values;
 pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};
+pub use naive::naive_values;
 pub use periodicity::{detect, Detector, Periodicity, Proof, Theorem};
-pub use value::value_at;
 pub use solver::Solver;
+pub use value::value_at;

@@ -74,7 +74,10 @@ pub fn winning_moves(
     budget: u64,
 ) -> Result<MovePage, OctalError> {
     if heaps.len() > MAX_HEAPS {
-        return Err(OctalError::TooManyHeaps { count: heaps.len(), max: MAX_HEAPS });
+        return Err(OctalError::TooManyHeaps {
+            count: heaps.len(),
+            max: MAX_HEAPS,
+        });
     }
     let mut x = 0u64;
     let mut slots: Vec<(usize, u64, u64)> = Vec::new(); // (index, size, G)
@@ -87,10 +90,21 @@ pub fn winning_moves(
     }
     let fp = fingerprint(game, heaps);
     let start = match cursor {
-        None => Pos { slot: 0, h: 0, u: i128::MIN, a: 0, b: 0 },
+        None => Pos {
+            slot: 0,
+            h: 0,
+            u: i128::MIN,
+            a: 0,
+            b: 0,
+        },
         Some(c) => parse_cursor(c, fp, slots.len())?,
     };
-    let mut page = MovePage { value: x, moves: Vec::new(), next_cursor: None, budget_exhausted: false };
+    let mut page = MovePage {
+        value: x,
+        moves: Vec::new(),
+        next_cursor: None,
+        budget_exhausted: false,
+    };
     if x == 0 {
         return Ok(page);
     }
@@ -168,17 +182,33 @@ impl Walk<'_> {
 
     /// Records a move found at `at`; once the page is full, the first move beyond it only
     /// becomes the cursor.
-    fn emit(&mut self, at: Pos, heap_index: usize, heap: u64, take: i128, leave: Vec<u64>) -> Result<(), Halt> {
+    fn emit(
+        &mut self,
+        at: Pos,
+        heap_index: usize,
+        heap: u64,
+        take: i128,
+        leave: Vec<u64>,
+    ) -> Result<(), Halt> {
         if self.moves.len() == self.limit {
             return Err(Halt::At(at, false));
         }
-        self.moves.push(WinningMove { heap_index, heap, take, leave });
+        self.moves.push(WinningMove {
+            heap_index,
+            heap,
+            take,
+            leave,
+        });
         Ok(())
     }
 
     fn digit(&self, u: i128) -> u8 {
         if u <= 0 {
-            return if u >= i128::from(self.game.min_index()) { self.game.digit(u as i64) } else { 0 };
+            return if u >= i128::from(self.game.min_index()) {
+                self.game.digit(u as i64)
+            } else {
+                0
+            };
         }
         let v = self.game.prefix().len() as i128;
         if u <= v {
@@ -198,7 +228,13 @@ impl Walk<'_> {
             let first_h = if slot == start.slot { start.h } else { 0 };
             for h in first_h..=3 {
                 let resume = (slot == start.slot && h == start.h).then_some(start);
-                let from = Pos { slot, h, u: i128::MIN, a: 0, b: 0 };
+                let from = Pos {
+                    slot,
+                    h,
+                    u: i128::MIN,
+                    a: 0,
+                    b: 0,
+                };
                 let from = resume.unwrap_or(from);
                 match h {
                     0 => self.zero(from, index, n, t)?,
@@ -212,7 +248,10 @@ impl Walk<'_> {
 
     /// Take the whole heap.
     fn zero(&mut self, from: Pos, index: usize, n: u64, t: u64) -> Result<(), Halt> {
-        let at = Pos { u: i128::from(n), ..from };
+        let at = Pos {
+            u: i128::from(n),
+            ..from
+        };
         if from.u <= at.u && t == 0 && self.digit(at.u) & 1 == 1 {
             self.step(at)?;
             self.emit(at, index, n, at.u, Vec::new())?;
@@ -252,7 +291,8 @@ impl Walk<'_> {
                     self.step(Pos { u: lo, ..from })?;
                     let base = self.g(p.preperiod + c)?;
                     if t >= base && (t - base) % p.saltus == 0 {
-                        let r = u128::from(p.preperiod + c) + u128::from(p.period) * u128::from((t - base) / p.saltus);
+                        let r = u128::from(p.preperiod + c)
+                            + u128::from(p.period) * u128::from((t - base) / p.saltus);
                         if r < u128::from(n) {
                             us.push(n_i - r as i128);
                         }
@@ -289,7 +329,12 @@ impl Walk<'_> {
         let mut u = from.u.max(min_u);
         while u <= max_u.min(n_i - i128::from(h)) {
             let resume = from.u == u;
-            let at = Pos { u, a: 0, b: 0, ..from };
+            let at = Pos {
+                u,
+                a: 0,
+                b: 0,
+                ..from
+            };
             self.step(at)?;
             if self.digit(u) & bit != 0 {
                 let total = (n_i - u) as u128; // sum of the parts
@@ -314,10 +359,20 @@ impl Walk<'_> {
                         if lo <= rest / 2 {
                             let lo = lo as u64;
                             let ta = t ^ self.g(a)?;
-                            let mut b = if resume && a == from.a { from.b.max(lo) } else { lo };
+                            let mut b = if resume && a == from.a {
+                                from.b.max(lo)
+                            } else {
+                                lo
+                            };
                             while let Some(found) = self.next_pair(rest, lo, ta, b, at_a)? {
                                 let c = (rest - u128::from(found)) as u64;
-                                self.emit(Pos { b: found, ..at_a }, index, n, u, vec![a, found, c])?;
+                                self.emit(
+                                    Pos { b: found, ..at_a },
+                                    index,
+                                    n,
+                                    u,
+                                    vec![a, found, c],
+                                )?;
                                 b = found + 1;
                             }
                         }
@@ -335,10 +390,23 @@ impl Walk<'_> {
 
     /// The least `a ≥ from` with `lo ≤ a ≤ r/2` and `G(a) ⊕ G(r−a) = t`. `at` is the cursor
     /// context (its first or second part is replaced by the scan position on a budget stop).
-    fn next_pair(&mut self, r: u128, lo: u64, t: u64, from: u64, at: Pos) -> Result<Option<u64>, Halt> {
+    fn next_pair(
+        &mut self,
+        r: u128,
+        lo: u64,
+        t: u64,
+        from: u64,
+        at: Pos,
+    ) -> Result<Option<u64>, Halt> {
         let hi = (r / 2) as u64;
         let mut a = from.max(lo);
-        let here = |a: u64| if at.h == 3 { Pos { b: a, ..at } } else { Pos { a, ..at } };
+        let here = |a: u64| {
+            if at.h == 3 {
+                Pos { b: a, ..at }
+            } else {
+                Pos { a, ..at }
+            }
+        };
         let len = self.values.len() as u64;
         let proof = self.proof;
         while a <= hi {
@@ -398,7 +466,9 @@ impl Walk<'_> {
                         sp
                     }
                 };
-                let width = u128::from(p) * (u128::from(t) + u128::from(amax - amin) + 2 * u128::from(s)) / u128::from(s);
+                let width = u128::from(p)
+                    * (u128::from(t) + u128::from(amax - amin) + 2 * u128::from(s))
+                    / u128::from(s);
                 let a_low = (r.saturating_sub(width) / 2) as u64;
                 if a < a_low {
                     a = a_low.min(end.saturating_add(1));
@@ -507,7 +577,13 @@ mod tests {
         if x == 0 {
             return out;
         }
-        let max_u = |n: u64| if game.is_finite() { game.prefix().len() as i64 } else { n as i64 };
+        let max_u = |n: u64| {
+            if game.is_finite() {
+                game.prefix().len() as i64
+            } else {
+                n as i64
+            }
+        };
         for (i, &n) in heaps.iter().enumerate() {
             if n == 0 || heaps[..i].contains(&n) {
                 continue;
@@ -524,7 +600,12 @@ mod tests {
                     collect(h, total, 1, cap, &mut Vec::new(), &mut parts);
                     for p in parts {
                         if p.iter().fold(0, |acc, &q| acc ^ g(q)) == t {
-                            out.push(WinningMove { heap_index: i, heap: n, take: i128::from(u), leave: p });
+                            out.push(WinningMove {
+                                heap_index: i,
+                                heap: n,
+                                take: i128::from(u),
+                                leave: p,
+                            });
                         }
                     }
                 }
@@ -533,7 +614,14 @@ mod tests {
         out
     }
 
-    fn collect(h: usize, total: u64, min: u64, cap: u64, cur: &mut Vec<u64>, out: &mut Vec<Vec<u64>>) {
+    fn collect(
+        h: usize,
+        total: u64,
+        min: u64,
+        cap: u64,
+        cur: &mut Vec<u64>,
+        out: &mut Vec<Vec<u64>>,
+    ) {
         if h == 0 {
             if total == 0 {
                 out.push(cur.clone());
@@ -558,7 +646,9 @@ mod tests {
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..100_000 {
-            let page = s.winning_moves(heaps, cursor.as_deref(), limit, budget).unwrap();
+            let page = s
+                .winning_moves(heaps, cursor.as_deref(), limit, budget)
+                .unwrap();
             assert!(page.moves.len() <= limit);
             out.extend(page.moves);
             match page.next_cursor {
@@ -578,10 +668,12 @@ mod tests {
     #[test]
     fn small_positions_match_brute_force() {
         let mut rng = Rng(0xA11_0C47);
-        let mut codes: Vec<String> = ["0.07", "0.6", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "C00.1"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut codes: Vec<String> = [
+            "0.07", "0.6", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "C00.1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         for _ in 0..40 {
             codes.push(random_code(&mut rng));
         }
@@ -593,9 +685,17 @@ mod tests {
                 let heaps: Vec<u64> = (0..k).map(|_| rng.below(40)).collect();
                 let want = brute(&game, s.values(), s.periodicity(), &heaps);
                 let limit = 1 + rng.below(5) as usize;
-                assert_eq!(all_pages(&s, &heaps, limit, DEFAULT_BUDGET), want, "{code} {heaps:?}");
+                assert_eq!(
+                    all_pages(&s, &heaps, limit, DEFAULT_BUDGET),
+                    want,
+                    "{code} {heaps:?}"
+                );
                 // A tiny budget only splits the work into more pages.
-                assert_eq!(all_pages(&s, &heaps, 1000, 7), want, "{code} {heaps:?} (budget 7)");
+                assert_eq!(
+                    all_pages(&s, &heaps, 1000, 7),
+                    want,
+                    "{code} {heaps:?} (budget 7)"
+                );
             }
         }
     }
@@ -603,12 +703,20 @@ mod tests {
     #[test]
     fn large_heaps_from_periodicity() {
         // Pure period (.07: 53/34; .16 would need 5e5 values), heaps far beyond the values.
-        for (code, heaps) in [("0.07", vec![5000u64, 77, 9]), ("0.137", vec![3001, 1]), ("0.F8", vec![1500, 3])] {
+        for (code, heaps) in [
+            ("0.07", vec![5000u64, 77, 9]),
+            ("0.137", vec![3001, 1]),
+            ("0.F8", vec![1500, 3]),
+        ] {
             let s = solver(code, 400);
             assert!(s.periodicity().proof().is_some(), "{code}");
             let want = brute(s.game(), s.values(), s.periodicity(), &heaps);
             assert!(!want.is_empty(), "{code}");
-            assert_eq!(all_pages(&s, &heaps, 50, DEFAULT_BUDGET), want, "{code} {heaps:?}");
+            assert_eq!(
+                all_pages(&s, &heaps, 50, DEFAULT_BUDGET),
+                want,
+                "{code} {heaps:?}"
+            );
         }
     }
 
@@ -627,10 +735,15 @@ mod tests {
             let rest: u64 = m.leave.iter().fold(0, |acc, &q| acc ^ g(q));
             let other = if m.heap == n { g(12345) } else { g(n) };
             assert_eq!(rest ^ other, 0, "{m:?}");
-            assert_eq!(m.leave.iter().sum::<u64>() as i128 + m.take, i128::from(m.heap));
+            assert_eq!(
+                m.leave.iter().sum::<u64>() as i128 + m.take,
+                i128::from(m.heap)
+            );
         }
         // Moves are in order and the cursor continues where the page stopped.
-        let next = s.winning_moves(&heaps, page.next_cursor.as_deref(), 100, 100_000).unwrap();
+        let next = s
+            .winning_moves(&heaps, page.next_cursor.as_deref(), 100, 100_000)
+            .unwrap();
         let last = page.moves.last().unwrap();
         let first = next.moves.first().unwrap();
         assert!((last.take, &last.leave) < (first.take, &first.leave));
@@ -640,8 +753,14 @@ mod tests {
     fn arithmetic_periodic_values_and_moves() {
         let s = solver("4.(7)", 200); // G(n+1) = G(n) + 2 from n = 2 (Thm 6.9)
         assert_eq!(s.periodicity().status(), "arithmetic-periodic");
-        assert_eq!(s.value_at(1000).unwrap(), u64::from(s.values()[100]) + 2 * 900);
-        assert!(matches!(s.value_at(u64::MAX), Err(OctalError::ValueTooLarge { .. })));
+        assert_eq!(
+            s.value_at(1000).unwrap(),
+            u64::from(s.values()[100]) + 2 * 900
+        );
+        assert!(matches!(
+            s.value_at(u64::MAX),
+            Err(OctalError::ValueTooLarge { .. })
+        ));
         let heaps = [700u64, 333];
         let want = brute(s.game(), s.values(), s.periodicity(), &heaps);
         assert_eq!(all_pages(&s, &heaps, 100, DEFAULT_BUDGET), want);
@@ -650,15 +769,33 @@ mod tests {
     #[test]
     fn errors() {
         let s = solver("0.6", 100);
-        assert!(matches!(s.winning_moves(&[1000], None, 10, 100), Err(OctalError::HeapBeyondRange { heap: 1000, .. })));
-        assert!(matches!(s.value_at(100), Err(OctalError::HeapBeyondRange { heap: 100, computed: 100 })));
+        assert!(matches!(
+            s.winning_moves(&[1000], None, 10, 100),
+            Err(OctalError::HeapBeyondRange { heap: 1000, .. })
+        ));
+        assert!(matches!(
+            s.value_at(100),
+            Err(OctalError::HeapBeyondRange {
+                heap: 100,
+                computed: 100
+            })
+        ));
         let heaps = [5, 9, 20];
         let page = s.winning_moves(&heaps, None, 1, DEFAULT_BUDGET).unwrap();
         let c = page.next_cursor.unwrap();
-        assert!(matches!(s.winning_moves(&[5, 9, 21], Some(&c), 1, 100), Err(OctalError::BadCursor { .. })));
-        assert!(matches!(s.winning_moves(&heaps, Some("x"), 1, 100), Err(OctalError::BadCursor { .. })));
+        assert!(matches!(
+            s.winning_moves(&[5, 9, 21], Some(&c), 1, 100),
+            Err(OctalError::BadCursor { .. })
+        ));
+        assert!(matches!(
+            s.winning_moves(&heaps, Some("x"), 1, 100),
+            Err(OctalError::BadCursor { .. })
+        ));
         let many = vec![1u64; MAX_HEAPS + 1];
-        assert!(matches!(s.winning_moves(&many, None, 1, 100), Err(OctalError::TooManyHeaps { .. })));
+        assert!(matches!(
+            s.winning_moves(&many, None, 1, 100),
+            Err(OctalError::TooManyHeaps { .. })
+        ));
         // A P-position has no winning moves.
         let p = s.winning_moves(&[7, 7], None, 10, 100).unwrap();
         assert_eq!((p.value, p.moves.len(), p.next_cursor), (0, 0, None));

@@ -109,14 +109,22 @@ pub(crate) mod tests {
         };
         let mut s = String::new();
         if rng.below(5) == 0 {
-            let opts: &[char] = if hex { &['4', '8', 'C', '0'] } else { &['4', '0'] };
+            let opts: &[char] = if hex {
+                &['4', '8', 'C', '0']
+            } else {
+                &['4', '0']
+            };
             for _ in 0..1 + rng.below(2) {
                 s.push(opts[rng.below(opts.len() as u64) as usize]);
             }
         }
         s.push('.');
         let len = 1 + rng.below(4) as usize;
-        let rec = if rng.below(5) == 0 { Some(rng.below(len as u64) as usize) } else { None };
+        let rec = if rng.below(5) == 0 {
+            Some(rng.below(len as u64) as usize)
+        } else {
+            None
+        };
         for i in 0..len {
             if rec == Some(i) {
                 s.push('(');
@@ -166,12 +174,22 @@ pub(crate) mod tests {
         let mut vals: Vec<u32> = opts.into_iter().map(|o| brute(game, o, memo)).collect();
         vals.sort_unstable();
         vals.dedup();
-        let v = vals.iter().enumerate().find(|&(i, &v)| v != i as u32).map_or(vals.len(), |(i, _)| i);
+        let v = vals
+            .iter()
+            .enumerate()
+            .find(|&(i, &v)| v != i as u32)
+            .map_or(vals.len(), |(i, _)| i);
         memo.insert(pos, v as u32);
         v as u32
     }
 
-    fn compositions(total: usize, h: usize, k: usize, comp: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+    fn compositions(
+        total: usize,
+        h: usize,
+        k: usize,
+        comp: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[usize]),
+    ) {
         if k == h {
             if total == 0 {
                 f(comp);
@@ -187,11 +205,13 @@ pub(crate) mod tests {
     #[test]
     fn naive_matches_game_tree_brute_force() {
         let mut rng = Rng(0x5eed_0001);
-        let mut codes: Vec<String> =
-            ["0.07", "0.77", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "0.5(3)", "C.1", "8.2"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+        let mut codes: Vec<String> = [
+            "0.07", "0.77", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "0.5(3)", "C.1",
+            "8.2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         for _ in 0..40 {
             codes.push(random_code(&mut rng));
         }
@@ -207,7 +227,11 @@ pub(crate) mod tests {
             // The Sprague–Grundy sum rule on a few two-heap positions, as a check of `brute`.
             for a in 1..5.min(limit) {
                 for b in a..6.min(limit) {
-                    assert_eq!(brute(&game, vec![a, b], &mut memo), g[a] ^ g[b], "{code}: {a}+{b}");
+                    assert_eq!(
+                        brute(&game, vec![a, b], &mut memo),
+                        g[a] ^ g[b],
+                        "{code}: {a}+{b}"
+                    );
                 }
             }
         }

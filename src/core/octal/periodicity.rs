@@ -53,7 +53,9 @@ impl Theorem {
             Theorem::Periodicity41 => "Austin Thm 4.1 (Guy-Smith periodicity)",
             Theorem::Sedecimal68 => "Austin Thm 6.8 (sedecimal arithmetico-periodicity)",
             Theorem::RecurringOctal69 => "Austin Thm 6.9 (recurring octal arithmetico-periodicity)",
-            Theorem::RecurringTetral610 => "Austin Thm 6.10 (recurring tetral arithmetico-periodicity)",
+            Theorem::RecurringTetral610 => {
+                "Austin Thm 6.10 (recurring tetral arithmetico-periodicity)"
+            }
         }
     }
 }
@@ -120,7 +122,11 @@ pub struct Detector {
 
 impl Detector {
     pub fn new(game: &Game) -> Detector {
-        Detector { game: game.clone(), result: Periodicity::Unknown, checked: 0 }
+        Detector {
+            game: game.clone(),
+            result: Periodicity::Unknown,
+            checked: 0,
+        }
     }
 
     /// The verdict so far.
@@ -131,7 +137,9 @@ impl Detector {
     /// Rate-limited check of `values` (G(0..len)); once proved the answer never changes.
     pub fn check(&mut self, values: &[u32]) -> &Periodicity {
         let len = values.len();
-        if matches!(self.result, Periodicity::Unknown) && len >= self.checked + (self.checked / 16).max(64) {
+        if matches!(self.result, Periodicity::Unknown)
+            && len >= self.checked + (self.checked / 16).max(64)
+        {
             self.check_now(values);
         }
         &self.result
@@ -237,9 +245,17 @@ impl Hypotheses {
         let v = game.prefix().len() as u64;
         let tb = game.block().len() as u64;
         let digits_after: Vec<u8> = game.prefix().iter().chain(game.block()).copied().collect();
-        let max_digit = game.before_point().iter().chain(&digits_after).copied().max().unwrap_or(0);
+        let max_digit = game
+            .before_point()
+            .iter()
+            .chain(&digits_after)
+            .copied()
+            .max()
+            .unwrap_or(0);
         let no_negative = game.min_index() == 0;
-        let eight_at = |parity: u64| (1..=v).any(|u| u % 2 == parity && u >= 1 && game.digit(u as i64) & 8 != 0);
+        let eight_at = |parity: u64| {
+            (1..=v).any(|u| u % 2 == parity && u >= 1 && game.digit(u as i64) & 8 != 0)
+        };
         let eight_odd = eight_at(1);
         let eight_even = (2..=v).any(|u| u % 2 == 0 && game.digit(u as i64) & 8 != 0);
         let sedecimal68 = finite && no_negative && v >= 1 && (eight_odd || eight_even);
@@ -248,7 +264,9 @@ impl Hypotheses {
         if octal69 {
             for j in 1..=4u64 {
                 let big_t = j * tb;
-                if (0..=v as i64).all(|u| game.digit(u) & 4 == 0 || game.digit(u + big_t as i64) & 4 != 0) {
+                if (0..=v as i64)
+                    .all(|u| game.digit(u) & 4 == 0 || game.digit(u + big_t as i64) & 4 != 0)
+                {
                     blocks69.push(big_t);
                 }
             }
@@ -295,7 +313,11 @@ impl Hypotheses {
         }
         // (2) G(i) < S for i ≤ e and (3) G(i) < 2S for i ≤ e + p.
         let bounded = |p: u64, big_s: u64| {
-            let below = |to: u64, lim: u64| g[..=(to as usize).min(g.len() - 1)].iter().all(|&x| u64::from(x) < lim);
+            let below = |to: u64, lim: u64| {
+                g[..=(to as usize).min(g.len() - 1)]
+                    .iter()
+                    .all(|&x| u64::from(x) < lim)
+            };
             below(et, big_s) && et + p < len && below(et + p, 2 * big_s)
         };
         if self.sedecimal68 && s.is_power_of_two() {

@@ -67,7 +67,11 @@ impl Rules {
                     }
                 }
             }
-            r.recurring = Some(Recurring { v: v as usize, t: game.block().len(), classes });
+            r.recurring = Some(Recurring {
+                v: v as usize,
+                t: game.block().len(),
+                classes,
+            });
         }
         r
     }
@@ -76,11 +80,16 @@ impl Rules {
     /// the engine keeps full two-heap exclusion sets X2(s) (see `sets.rs`).
     pub fn needs_sets(&self) -> bool {
         !self.threes_free.is_empty()
-            || self.recurring.as_ref().is_some_and(|r| !r.classes[2].is_empty() || !r.classes[3].is_empty())
+            || self
+                .recurring
+                .as_ref()
+                .is_some_and(|r| !r.classes[2].is_empty() || !r.classes[3].is_empty())
     }
 
     /// True when some move recurring digit splits into three heaps.
     pub fn recurring_threes(&self) -> bool {
-        self.recurring.as_ref().is_some_and(|r| !r.classes[3].is_empty())
+        self.recurring
+            .as_ref()
+            .is_some_and(|r| !r.classes[3].is_empty())
     }
 }

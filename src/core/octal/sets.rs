@@ -34,20 +34,25 @@ impl SetState {
         let x2 = rules.needs_sets().then(|| Rows::new(words));
         let mut rings: [Option<Rows>; 4] = Default::default();
         if let Some(rec) = &rules.recurring {
-            for h in 1..4 {
-                if !rec.classes[h].is_empty() {
+            for (ring, class) in rings.iter_mut().zip(&rec.classes).skip(1) {
+                if !class.is_empty() {
                     let mut rows = Rows::new(words);
                     for _ in 0..rec.t {
                         rows.push();
                     }
-                    rings[h] = Some(rows);
+                    *ring = Some(rows);
                 }
             }
         }
         if x2.is_none() && rings.iter().all(Option::is_none) {
             return None;
         }
-        Some(SetState { words, x2, rings, scratch: vec![0; words] })
+        Some(SetState {
+            words,
+            x2,
+            rings,
+            scratch: vec![0; words],
+        })
     }
 
     /// True when finite two-heap digits with `u ≥ 0` are answered from X2 rows.
@@ -56,7 +61,13 @@ impl SetState {
     }
 
     /// Brings the rows up to date before G(n) is computed (`g` holds G(0..n)).
-    pub fn prepare(&mut self, g: &[u32], n: usize, words: usize, rules: &Rules) -> Result<(), OctalError> {
+    pub fn prepare(
+        &mut self,
+        g: &[u32],
+        n: usize,
+        words: usize,
+        rules: &Rules,
+    ) -> Result<(), OctalError> {
         if words > self.words {
             self.words = words;
             self.scratch = vec![0; words];
@@ -81,7 +92,11 @@ impl SetState {
             }
             x2.drop_below(low);
             if x2.stored_words() > MAX_SET_WORDS {
-                return Err(OctalError::MemoryLimit { n, words: x2.stored_words(), max: MAX_SET_WORDS });
+                return Err(OctalError::MemoryLimit {
+                    n,
+                    words: x2.stored_words(),
+                    max: MAX_SET_WORDS,
+                });
             }
         }
         if let Some(rec) = &rules.recurring {
@@ -150,10 +165,10 @@ impl SetState {
 
     /// `dst |= X3(r)`.
     fn or_x3(&self, g: &[u32], r: usize, dst: &mut [u64]) {
-        for a in 1..=r / 3 {
+        for (a, &ga) in g.iter().enumerate().take(r / 3 + 1).skip(1) {
             let row = self.x2_row(r - a);
             if !row.is_empty() {
-                or_xor_translated(dst, row, g[a]);
+                or_xor_translated(dst, row, ga);
             }
         }
     }

@@ -16,7 +16,10 @@ pub struct Solver {
 
 impl Solver {
     pub fn new(game: &Game) -> Solver {
-        Solver { engine: Engine::new(game), detector: Detector::new(game) }
+        Solver {
+            engine: Engine::new(game),
+            detector: Detector::new(game),
+        }
     }
 
     /// Continues from stored values (see [`Engine::resume`]); the verdict is re-derived.
@@ -55,7 +58,10 @@ impl Solver {
     ) -> Result<&Periodicity, OctalError> {
         loop {
             let len = self.engine.len();
-            let proved = matches!(self.detector.check(self.engine.values()), Periodicity::Proved(_));
+            let proved = matches!(
+                self.detector.check(self.engine.values()),
+                Periodicity::Proved(_)
+            );
             if (until_proved && proved) || len >= max_n {
                 break;
             }
@@ -83,6 +89,14 @@ impl Solver {
         limit: usize,
         budget: u64,
     ) -> Result<MovePage, OctalError> {
-        winning_moves(self.game(), self.engine.values(), self.detector.result(), heaps, cursor, limit, budget)
+        winning_moves(
+            self.game(),
+            self.engine.values(),
+            self.detector.result(),
+            heaps,
+            cursor,
+            limit,
+            budget,
+        )
     }
 }

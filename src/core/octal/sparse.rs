@@ -183,9 +183,21 @@ impl Sparse {
             for &u in twos {
                 let r = n - u as usize;
                 let end = self.rare.partition_point(|&a| (a as usize) < r);
-                mark_rare_pairs2(&self.rare[..end], &self.rare_vals[..end], &g[..=r], mark, next, s0, s1);
+                mark_rare_pairs2(
+                    &self.rare[..end],
+                    &self.rare_vals[..end],
+                    &g[..=r],
+                    mark,
+                    next,
+                    s0,
+                    s1,
+                );
                 // Heap n+1 also has the pair (r, 1) when r itself is a rare position.
-                if let Some(&va) = self.rare_vals.get(end).filter(|_| self.rare.get(end) == Some(&(r as u32))) {
+                if let Some(&va) = self
+                    .rare_vals
+                    .get(end)
+                    .filter(|_| self.rare.get(end) == Some(&(r as u32)))
+                {
                     next[(va ^ g[1]) as usize & wrap] = s1;
                 }
             }
@@ -194,11 +206,20 @@ impl Sparse {
             stamp = self.stamp;
             let mark = &mut self.mark[..];
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else { continue };
+                let Some((r, lo)) = split_range(n, u) else {
+                    continue;
+                };
                 let hi = r - lo;
                 let end = self.rare.partition_point(|&a| a as usize <= hi);
                 let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
-                mark_rare_pairs(&self.rare[start..end], &self.rare_vals[start..end], &g[..=r], mark, stamp);
+                mark_rare_pairs(
+                    &self.rare[start..end],
+                    &self.rare_vals[start..end],
+                    g,
+                    r,
+                    mark,
+                    stamp,
+                );
             }
         }
         let mark = &mut self.mark[..];
@@ -210,15 +231,23 @@ impl Sparse {
             }
         }
         // Least common value not excluded.
-        let Some(&c) = self.common_list.iter().find(|&&v| mark[v as usize] != stamp) else {
+        let Some(&c) = self
+            .common_list
+            .iter()
+            .find(|&&v| mark[v as usize] != stamp)
+        else {
             // Cannot happen while the mask is below the value width; stay correct anyway.
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else { continue };
+                let Some((r, lo)) = split_range(n, u) else {
+                    continue;
+                };
                 for a in lo..=r / 2 {
                     mark[(g[a] ^ g[r - a]) as usize & wrap] = stamp;
                 }
             }
-            return (0..).find(|&v| mark[v as usize & wrap] != stamp).unwrap_or(0);
+            return (0..)
+                .find(|&v| mark[v as usize & wrap] != stamp)
+                .unwrap_or(0);
         };
         // (2) rare values below c that are not yet excluded.
         self.missing.clear();
@@ -243,7 +272,9 @@ impl Sparse {
         // First the probe pairs, then (for completeness) every split in order.
         'scan: {
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else { continue };
+                let Some((r, lo)) = split_range(n, u) else {
+                    continue;
+                };
                 // All probes are usually inside [lo, r/2]; then the loop needs no test.
                 let all_in = self.probe_min >= lo && self.probe_max <= r / 2;
                 let mut i = 0;
@@ -252,7 +283,7 @@ impl Sparse {
                     let end = (i + BATCH.max(2 * self.missing.len())).min(self.probe.len());
                     let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
                     if all_in {
-                        mark_rare_pairs(pa, pv, &g[..=r], mark, stamp);
+                        mark_rare_pairs(pa, pv, g, r, mark, stamp);
                     } else {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
@@ -270,7 +301,9 @@ impl Sparse {
                 }
             }
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else { continue };
+                let Some((r, lo)) = split_range(n, u) else {
+                    continue;
+                };
                 let mut a = lo;
                 while a <= r / 2 {
                     let end = (a + BATCH).min(r / 2 + 1);
@@ -293,12 +326,11 @@ impl Sparse {
     }
 }
 
-/// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`); `g` is G(0..=r).
+/// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
 /// Kept out of line so that the hot loop gets all registers to itself.
 #[inline(never)]
-fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], mark: &mut [u32], stamp: u32) {
+fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut [u32], stamp: u32) {
     let wrap = mark.len() - 1; // a power of two minus one
-    let r = g.len() - 1;
     for (&a, &va) in pos.iter().zip(vals) {
         mark[(va ^ g[r - a as usize]) as usize & wrap] = stamp;
     }
@@ -307,7 +339,15 @@ fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], mark: &mut [u32], stamp
 /// [`mark_rare_pairs`] for heaps with totals r and r+1 at once (`g` is G(0..=r); every
 /// position is below r, so both partners are in `g`).
 #[inline(never)]
-fn mark_rare_pairs2(pos: &[u32], vals: &[u16], g: &[u16], mark: &mut [u32], next: &mut [u32], s0: u32, s1: u32) {
+fn mark_rare_pairs2(
+    pos: &[u32],
+    vals: &[u16],
+    g: &[u16],
+    mark: &mut [u32],
+    next: &mut [u32],
+    s0: u32,
+    s1: u32,
+) {
     let wrap = mark.len() - 1;
     let next = &mut next[..mark.len()];
     let r = g.len() - 1;
@@ -349,7 +389,12 @@ pub(crate) fn best_mask(counts: &[u64]) -> (u32, u64) {
         h *= 2;
     }
     let total = f[0];
-    let (m, v) = f.iter().enumerate().skip(1).min_by_key(|&(_, &v)| v).map_or((1, total), |(m, &v)| (m, v));
+    let (m, v) = f
+        .iter()
+        .enumerate()
+        .skip(1)
+        .min_by_key(|&(_, &v)| v)
+        .map_or((1, total), |(m, &v)| (m, v));
     (m as u32, ((total + v) / 2) as u64)
 }
 
@@ -364,7 +409,12 @@ mod tests {
         let (m, r) = best_mask(&counts);
         assert_eq!(r, 3);
         assert_eq!(m, 3);
-        let brute = |m: u32| (0..4u32).filter(|v| (v & m).count_ones() % 2 == 0).map(|v| counts[v as usize]).sum::<u64>();
+        let brute = |m: u32| {
+            (0..4u32)
+                .filter(|v| (v & m).count_ones() % 2 == 0)
+                .map(|v| counts[v as usize])
+                .sum::<u64>()
+        };
         assert_eq!(brute(3), 3);
     }
 }

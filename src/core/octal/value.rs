@@ -12,16 +12,25 @@ pub fn value_at(values: &[u32], periodicity: &Periodicity, heap: u64) -> Result<
         return Ok(u64::from(v));
     }
     let Periodicity::Proved(p) = periodicity else {
-        return Err(OctalError::HeapBeyondRange { heap, computed: values.len() });
+        return Err(OctalError::HeapBeyondRange {
+            heap,
+            computed: values.len(),
+        });
     };
     // heap ≥ len ≥ proved_at > preperiod + period, so the base index is a computed value
     // (unless the caller passed fewer values than the proof used).
     let Some(off) = heap.checked_sub(p.preperiod) else {
-        return Err(OctalError::HeapBeyondRange { heap, computed: values.len() });
+        return Err(OctalError::HeapBeyondRange {
+            heap,
+            computed: values.len(),
+        });
     };
     let base = p.preperiod + off % p.period;
     let Some(&gb) = usize::try_from(base).ok().and_then(|b| values.get(b)) else {
-        return Err(OctalError::HeapBeyondRange { heap, computed: values.len() });
+        return Err(OctalError::HeapBeyondRange {
+            heap,
+            computed: values.len(),
+        });
     };
     let v = u128::from(gb) + u128::from(p.saltus) * u128::from(off / p.period);
     u64::try_from(v).map_err(|_| OctalError::ValueTooLarge { heap })
