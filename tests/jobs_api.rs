@@ -115,3 +115,34 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     let fresh: Vec<Value> = fresh.values().iter().map(|&v| json!(v)).collect();
     assert_eq!(resumed["values"].as_array().unwrap(), &fresh);
 }
+
+#[tokio::test]
+async fn unreachable_store_fails_readiness_only() {
+    let mut c = Config::default();
+    c.database_url = Some("postgres://postgres@127.0.0.1:1/nowhere".into());
+    let s = common::start_with(c).await;
+    let r = s.get("/readyz").await;
+    assert_eq!(r.status.as_u16(), 503, "{}", r.text);
+    assert_eq!(s.get("/healthz").await.status.as_u16(), 200);
+    // Compute endpoints need no store.
+    s.ok("/v1/welter/value", &json!({"position": [1, 2, 3]})).await;
+    s.ok("/v1/octal/sequence", &json!({"code": "0.07", "n": 10})).await;
+    // Jobs do: a clear 503.
+    let r = s.post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10})).await;
+    common::assert_problem(&r, 503, "store");
+    assert!(r.headers.contains_key("retry-after"));
+}
+
+#[tokio::test]
+async fn metrics_report_jobs_and_cache() {
+    let s = common::start_with(fast_jobs()).await;
+    let r = s.post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000})).await;
+    let id = r.body["id"].as_str().unwrap().to_string();
+    wait_job(&s, &id, 30).await;
+    s.ok("/v1/welter/value", &json!({"position": [4, 5]})).await;
+    s.ok("/v1/welter/value", &json!({"position": [5, 4]})).await;
+    let m = s.get("/metrics").await.text;
+    for needle in ["grundy_jobs{status=\"done\"}", "grundy_cache_hits_total", "grundy_cache_entries", "grundy_http_request_duration_seconds", "grundy_heaps_computed_total"] {
+        assert!(m.contains(needle), "{needle} missing from /metrics");
+    }
+}

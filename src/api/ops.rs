@@ -46,6 +46,14 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
 async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
     let stats = app.cache.stats();
     metrics::gauge!("grundy_cache_entries").set(stats.entries as f64);
+    if let Some(store) = app.store() {
+        if let Ok(Ok(counts)) = tokio::time::timeout(std::time::Duration::from_secs(1), store.job_counts()).await {
+            for status in ["queued", "running", "done", "failed", "cancelled"] {
+                let n = counts.iter().find(|(s, _)| s == status).map_or(0, |(_, n)| *n);
+                metrics::gauge!("grundy_jobs", "status" => status).set(n as f64);
+            }
+        }
+    }
     let body = crate::telemetry::metrics_handle().render();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -15,6 +15,9 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+/// Least number of split pairs marked between two filterings of the missing rare values.
+const BATCH: usize = 32;
+
 #[derive(Debug, Clone)]
 pub(crate) struct Sparse {
     pub mask: u32,
@@ -52,8 +55,6 @@ pub(crate) struct Sparse {
     pub scanned_pairs: u64,
 }
 
-/// Split pairs examined between two checks of the missing rare values.
-const BATCH: usize = 64;
 /// Occurrences per common value in the probe list.
 const PROBES_PER_VALUE: usize = 16;
 
@@ -250,26 +251,22 @@ impl Sparse {
                 .unwrap_or(0);
         };
         // (2) rare values below c that are not yet excluded.
+        let below_c = self.rare_list.partition_point(|&v| v < c);
         self.missing.clear();
-        for &v in &self.rare_list {
-            if v >= c {
-                break;
-            }
-            if mark[v as usize] != stamp {
-                self.missing.push(v);
-            }
-        }
+        self.missing.extend_from_slice(&self.rare_list[..below_c]);
+        drop_marked(&mut self.missing, mark, stamp);
         if self.missing.is_empty() {
             return c;
         }
         self.scans += 1;
-        if self.probe_dirty && n >= self.probe_built + 64 {
+        if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
             self.rebuild_probe(n, g);
         }
         let mark = &mut self.mark[..];
         // Every common value below c is excluded already, so only the missing rare values
-        // matter; pairs are marked in batches and the missing list is filtered per batch.
-        // First the probe pairs, then (for completeness) every split in order.
+        // matter; pairs are marked in batches and the missing list is filtered per batch
+        // (a batch at least as long as the list, so filtering costs at most as much as
+        // marking). First the probe pairs, then (for completeness) every split in order.
         'scan: {
             for &u in twos {
                 let Some((r, lo)) = split_range(n, u) else {
@@ -279,8 +276,7 @@ impl Sparse {
                 let all_in = self.probe_min >= lo && self.probe_max <= r / 2;
                 let mut i = 0;
                 while i < self.probe.len() {
-                    // Filtering the missing list costs its length, so batches grow with it.
-                    let end = (i + BATCH.max(2 * self.missing.len())).min(self.probe.len());
+                    let end = (i + BATCH.max(self.missing.len())).min(self.probe.len());
                     let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
                     if all_in {
                         mark_rare_pairs(pa, pv, g, r, mark, stamp);
@@ -294,7 +290,7 @@ impl Sparse {
                     }
                     self.scanned_pairs += (end - i) as u64;
                     i = end;
-                    self.missing.retain(|&v| mark[v as usize] != stamp);
+                    drop_marked(&mut self.missing, mark, stamp);
                     if self.missing.is_empty() {
                         break 'scan;
                     }
@@ -306,7 +302,7 @@ impl Sparse {
                 };
                 let mut a = lo;
                 while a <= r / 2 {
-                    let end = (a + BATCH).min(r / 2 + 1);
+                    let end = (a + BATCH.max(self.missing.len())).min(r / 2 + 1);
                     let left = &g[a..end];
                     let right = &g[r + 1 - end..=r - a];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
@@ -314,7 +310,7 @@ impl Sparse {
                     }
                     self.scanned_pairs += (end - a) as u64;
                     a = end;
-                    self.missing.retain(|&v| mark[v as usize] != stamp);
+                    drop_marked(&mut self.missing, mark, stamp);
                     if self.missing.is_empty() {
                         break 'scan;
                     }
@@ -324,6 +320,21 @@ impl Sparse {
         // The missing list is ascending; its head (if any) is the least unexcluded value.
         self.missing.first().copied().unwrap_or(c)
     }
+}
+
+/// Removes from `missing` the values marked with `stamp`, keeping the order. Branch-free:
+/// whether a value has been found is unpredictable, and mispredictions cost more than the
+/// unconditional copies.
+#[inline]
+fn drop_marked(missing: &mut Vec<u32>, mark: &[u32], stamp: u32) {
+    let wrap = mark.len() - 1; // a power of two minus one, above every value
+    let mut kept = 0;
+    for i in 0..missing.len() {
+        let v = missing[i];
+        missing[kept] = v;
+        kept += usize::from(mark[v as usize & wrap] != stamp);
+    }
+    missing.truncate(kept);
 }
 
 /// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
