@@ -15,8 +15,10 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// `GRUNDY_CACHE_CAPACITY` — entries in the response cache (0 disables it).
     pub cache_capacity: u64,
-    /// `GRUNDY_CACHE_MAX_COINS` — only positions up to this size are cached: hashing a huge
-    /// key costs as much as recomputing the Welter value, so caching them never pays.
+    /// `GRUNDY_CACHE_MIN_COINS` / `GRUNDY_CACHE_MAX_COINS` — Welter-family positions are
+    /// cached only within this size range: below it the closed forms are cheaper than a cache
+    /// insert (measured, BENCHMARKS.md), above it hashing the key costs as much as recomputing.
+    pub cache_min_coins: usize,
     pub cache_max_coins: usize,
     /// `GRUNDY_REQUEST_TIMEOUT_MS` — wall-clock bound on one request (503 beyond).
     pub request_timeout: Duration,
@@ -71,7 +73,8 @@ impl Default for Config {
             max_coins: 1_000_000,
             max_body_bytes: 32 * 1024 * 1024,
             cache_capacity: 100_000,
-            cache_max_coins: 1024,
+            cache_min_coins: 256,
+            cache_max_coins: 4096,
             request_timeout: Duration::from_secs(30),
             max_concurrency: 512,
             log_json: false,
@@ -144,6 +147,7 @@ impl Config {
             max_coins: var("GRUNDY_MAX_COINS", d.max_coins)?,
             max_body_bytes: var("GRUNDY_MAX_BODY_BYTES", d.max_body_bytes)?,
             cache_capacity: var("GRUNDY_CACHE_CAPACITY", d.cache_capacity)?,
+            cache_min_coins: var("GRUNDY_CACHE_MIN_COINS", d.cache_min_coins)?,
             cache_max_coins: var("GRUNDY_CACHE_MAX_COINS", d.cache_max_coins)?,
             request_timeout: Duration::from_millis(var(
                 "GRUNDY_REQUEST_TIMEOUT_MS",

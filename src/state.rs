@@ -81,7 +81,8 @@ impl AppState {
         }
     }
 
-    /// Answers a pure computation: from the cache when `key` is given and present, otherwise
+    /// Answers a pure computation: from the cache when `key` is given and present (and `size`
+    /// is within `GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`), otherwise
     /// by running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
     /// blocking pool for large ones so the async workers stay responsive.
     pub async fn respond<T, F>(&self, key: Option<String>, size: usize, compute: F) -> Result<Response, ApiError>
@@ -90,7 +91,7 @@ impl AppState {
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let key = key.filter(|_| size <= self.config.cache_max_coins);
+        let key = key.filter(|_| (self.config.cache_min_coins..=self.config.cache_max_coins).contains(&size));
         let inline = size <= self.config.inline_coins;
         self.respond_with(key, inline, compute).await
     }

@@ -185,7 +185,9 @@ async fn random_positions_are_self_consistent() {
 
 #[tokio::test]
 async fn cache_uses_canonical_keys() {
-    let s = common::start().await;
+    let mut config = grundy::config::Config::default();
+    config.cache_min_coins = 0; // cache even tiny positions here
+    let s = common::start_with(config).await;
     let a = s.post("/v1/welter/value", &json!({"position": [3, 1, 2]})).await;
     let b = s.post("/v1/welter/value", &json!({"play": "normal", "position": [1, 2, 3]})).await;
     assert_eq!(a.text, b.text);
@@ -195,6 +197,9 @@ async fn cache_uses_canonical_keys() {
     let p2 = s.post("/v1/welter/primes", &json!({"position": [7, 5, 1], "target": 0})).await;
     assert_eq!(p1.body["primes"], json!([13, 9, 3]));
     assert_eq!(p2.body["primes"], json!([3, 9, 13]), "primes follow request order even when cached");
+    let m = s.get("/metrics").await.text;
+    let hits = m.lines().find(|l| l.starts_with("grundy_cache_hits_total")).and_then(|l| l.split_whitespace().last()).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    assert!(hits >= 1.0, "the second request was a cache hit");
 }
 
 #[tokio::test]

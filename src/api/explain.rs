@@ -129,7 +129,8 @@ async fn explain(State(app): State<AppState>, ApiJson(req): ApiJson<ExplainReque
     let max = app.config.explain_max_coins.min(app.config.max_coins);
     let position = distinct_sorted_limit("position", &req.position, max, "GRUNDY_EXPLAIN_MAX_COINS")?;
     let key = cache::key("welter/explain", "", &position);
-    app.respond(Some(key), position.len(), move || Ok(to_api(core::explain(&position)))).await
+    // Quadratic work and output: worth caching at every size.
+    app.respond_search(key, move || Ok(to_api(core::explain(&position)))).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
