@@ -230,3 +230,26 @@ async fn bad_codes_and_limits() {
     let r = s.post("/v1/octal/winning-moves", &json!({"code": "0.07", "heaps": [5], "limit": 0})).await;
     common::assert_problem(&r, 422, "limit");
 }
+
+#[tokio::test]
+async fn answers_do_not_depend_on_earlier_requests() {
+    // The same request gives the same body whatever was computed before it.
+    let s = common::start().await;
+    let seq = json!({"code": "0.07", "n": 20});
+    let small = json!({"code": "0.07", "n": 300});
+    let a1 = s.post("/v1/octal/sequence", &seq).await.text;
+    let b1 = s.get("/v1/octal/0.07/value/100").await.text;
+    let c1 = s.get("/v1/octal/0.07/value/3").await.text;
+    s.get("/v1/octal/0.07/value/1000000000000000000").await;
+    s.post("/v1/octal/sequence", &small).await;
+    assert_eq!(s.post("/v1/octal/sequence", &seq).await.text, a1);
+    assert_eq!(s.get("/v1/octal/0.07/value/100").await.text, b1);
+    assert_eq!(s.get("/v1/octal/0.07/value/3").await.text, c1);
+    let a: Value = serde_json::from_str(&a1).unwrap();
+    assert_eq!(a["periodicity"]["status"], "unknown", "20 values prove nothing");
+    let b: Value = serde_json::from_str(&b1).unwrap();
+    assert_eq!(b["source"], "computed");
+    let r = s.ok("/v1/octal/sequence", &small).await;
+    assert_eq!(r["periodicity"]["status"], "periodic");
+    assert!(r["periodicity"]["proved_at"].as_u64().unwrap() <= 300);
+}

@@ -19,7 +19,7 @@ use crate::state::AppState;
 /// by a theorem (Austin Thm 4.1 and its take-and-break generalisations, Thms 6.8–6.10) from
 /// computed values; otherwise `unknown` and the other fields are null.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 200}))]
+#[schema(example = json!({"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 175, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)"}))]
 pub struct PeriodicityInfo {
     /// `periodic`, `arithmetic-periodic` or `unknown`.
     pub status: String,
@@ -33,8 +33,8 @@ pub struct PeriodicityInfo {
     pub proved_at: Option<u64>,
     /// The theorem that proves it.
     pub theorem: Option<String>,
-    /// How many values are computed for this game so far.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How many values are computed (job responses only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computed: Option<u64>,
 }
 
@@ -60,6 +60,16 @@ impl PeriodicityInfo {
                 computed,
             },
         }
+    }
+}
+
+/// The verdict as established from the first `within` values: a proof that needs more values
+/// is reported as `unknown`. Responses then depend only on the request, never on how much of
+/// the sequence earlier requests happened to compute.
+fn verdict_within(p: &Periodicity, within: u64) -> PeriodicityInfo {
+    match p.proof() {
+        Some(proof) if proof.proved_at <= within => PeriodicityInfo::from_core(p, None),
+        _ => PeriodicityInfo::from_core(&Periodicity::Unknown, None),
     }
 }
 
@@ -94,7 +104,7 @@ pub struct SequenceRequest {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"code": "0.07", "standard_form": {"code": "0.137", "shift": 1}, "n": 16,
     "values": [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0],
-    "periodicity": {"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 1024}}))]
+    "periodicity": {"status": "unknown", "preperiod": null, "period": null, "saltus": null, "proved_at": null, "theorem": null}}))]
 pub struct SequenceResponse {
     /// The canonical code.
     pub code: String,
@@ -106,14 +116,15 @@ pub struct SequenceResponse {
 
 /// g(heap) for one heap.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"code": "0.07", "heap": 1000000000000000000u64, "value": 4, "source": "periodicity",
-    "periodicity": {"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 155, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)", "computed": 1024}}))]
+#[schema(example = json!({"code": "0.07", "heap": 1000000000000000000u64, "value": 3, "source": "periodicity",
+    "periodicity": {"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 175, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)"}}))]
 pub struct HeapValueResponse {
     pub code: String,
     pub heap: u64,
     /// The Sprague–Grundy value of one heap of this size.
     pub value: u64,
-    /// `computed` (read from computed values) or `periodicity` (from the proved period).
+    /// `periodicity` when the heap lies beyond the values its proof reads (the value follows
+    /// from the proved period), else `computed`.
     pub source: String,
     pub periodicity: PeriodicityInfo,
 }
@@ -207,7 +218,7 @@ async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceReq
             standard_form: sf,
             n: n as u64,
             values,
-            periodicity: PeriodicityInfo::from_core(solver.periodicity(), Some(solver.values().len() as u64)),
+            periodicity: verdict_within(solver.periodicity(), n as u64),
         })
     })
     .await?;
@@ -247,12 +258,17 @@ async fn heap_value(State(app): State<AppState>, Path((code, heap)): Path<(Strin
             ),
             other => octal_error("heap", other),
         })?;
+        // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
+        // values a request for this heap computes) or when it fits within g(0..=heap).
+        let proof = solver.periodicity().proof().copied();
+        let by_period = proof.is_some_and(|p| heap >= p.proved_at);
+        let within = if by_period { u64::MAX } else { heap.saturating_add(1) };
         Ok(HeapValueResponse {
             code: canonical,
             heap,
             value,
-            source: if (heap as u128) < computed as u128 { "computed" } else { "periodicity" }.into(),
-            periodicity: PeriodicityInfo::from_core(solver.periodicity(), Some(computed as u64)),
+            source: if by_period { "periodicity" } else { "computed" }.into(),
+            periodicity: verdict_within(solver.periodicity(), within),
         })
     })
     .await?;
