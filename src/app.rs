@@ -13,7 +13,7 @@ use axum::{Extension, Router};
 use tower::{BoxError, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::error::ApiError;
@@ -26,6 +26,7 @@ pub fn build(state: AppState) -> Router {
     // Install the recorder before the first request so no early sample is lost.
     let _ = crate::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
+    let openapi = crate::api::fix_formats(openapi);
     let timeout = config.request_timeout;
 
     let overload = ServiceBuilder::new()
@@ -45,7 +46,9 @@ pub fn build(state: AppState) -> Router {
         .layer(middleware::from_fn(record_metrics))
         .layer(CatchPanicLayer::custom(|_| ApiError::Internal("handler panicked".into()).into_response()))
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+        // 5xx are logged where they arise (ApiError::Internal at error); shed or timed-out
+        // requests must not flood the log exactly when the server is overloaded.
+        .layer(TraceLayer::new_for_http().on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)).make_span_with(|req: &Request| {
             let id = req
                 .headers()
                 .get("x-request-id")

@@ -45,10 +45,20 @@ async fn life_cycle_on_sqlite() {
 
     // The list: newest first, paginated.
     let list = s.get("/v1/octal/jobs?limit=1").await;
-    assert_eq!(list.body["jobs"][0]["id"], long.as_str());
+    assert_eq!(list.body["jobs"][0]["id"], long.as_str(), "{}", list.text);
     let next = list.body["next_cursor"].as_str().unwrap().to_string();
     let page2 = s.get(&format!("/v1/octal/jobs?limit=1&cursor={next}")).await;
     assert_eq!(page2.body["jobs"][0]["id"], id.as_str());
+
+    // DELETE on a finished job removes its record (the values stay stored).
+    let d = s.client.delete(format!("{}/v1/octal/jobs/{long}", s.base)).send().await.unwrap();
+    assert_eq!(d.status().as_u16(), 200);
+    common::assert_problem(&s.get(&format!("/v1/octal/jobs/{long}")).await, 404, &long);
+    // A job asking for fewer values than are already stored reports at most max_n.
+    let r = s.post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10})).await;
+    let small = wait_job(&s, r.body["id"].as_str().unwrap(), 30).await;
+    assert_eq!(small["status"], "done");
+    assert!(small["progress"]["computed"].as_u64().unwrap() <= 10, "{small}");
 
     // Errors.
     common::assert_problem(&s.get("/v1/octal/jobs/nope").await, 404, "nope");

@@ -116,7 +116,7 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
 /// Show your work: the Mating method, the Triangle method, Sprague's renumbering and the
 /// Abacus test for a Welter position.
 #[utoipa::path(
-    post, path = "/v1/welter/explain", tag = "welter",
+    post, path = "/v1/welter/explain", operation_id = "welter_explain", tag = "welter",
     request_body = ExplainRequest,
     responses(
         (status = 200, description = "The worked computation", body = ExplainResponse),

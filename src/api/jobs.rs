@@ -71,7 +71,9 @@ pub struct JobResponse {
 impl From<Job> for JobResponse {
     fn from(j: Job) -> Self {
         let rate = j.rate.filter(|r| r.is_finite() && *r > 0.0);
-        let left = j.max_n.saturating_sub(j.computed) as f64;
+        // The stored sequence is shared per code and may be longer than this job asked for.
+        let computed = j.computed.min(j.max_n);
+        let left = j.max_n.saturating_sub(computed) as f64;
         let periodicity = j
             .periodicity
             .as_deref()
@@ -79,7 +81,7 @@ impl From<Job> for JobResponse {
             .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None));
         JobResponse {
             progress: Progress {
-                computed: j.computed,
+                computed,
                 max_n: j.max_n,
                 heaps_per_second: rate,
                 eta_seconds: if j.status == JobStatus::Running { rate.map(|r| left / r) } else { None },
@@ -135,7 +137,7 @@ fn not_found(id: &str) -> ApiError {
 
 /// Submit a long computation.
 #[utoipa::path(
-    post, path = "/v1/octal/jobs", tag = "octal-jobs",
+    post, path = "/v1/octal/jobs", operation_id = "create_octal_job", tag = "octal-jobs",
     request_body = JobRequest,
     responses(
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
@@ -169,7 +171,7 @@ async fn create(State(app): State<AppState>, ApiJson(req): ApiJson<JobRequest>) 
 
 /// List jobs, newest first.
 #[utoipa::path(
-    get, path = "/v1/octal/jobs", tag = "octal-jobs",
+    get, path = "/v1/octal/jobs", operation_id = "list_octal_jobs", tag = "octal-jobs",
     params(ListParams),
     responses(
         (status = 200, description = "A page of jobs", body = JobList),
@@ -201,7 +203,7 @@ async fn list(State(app): State<AppState>, params: Result<Query<ListParams>, axu
 
 /// One job: status, progress, periodicity once proved.
 #[utoipa::path(
-    get, path = "/v1/octal/jobs/{id}", tag = "octal-jobs",
+    get, path = "/v1/octal/jobs/{id}", operation_id = "get_octal_job", tag = "octal-jobs",
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job", body = JobResponse),
@@ -215,18 +217,24 @@ async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json
     Ok(Json(job.into()))
 }
 
-/// Cancel a job (a queued job at once; a running one at its next checkpoint, within seconds).
+/// Cancel a queued or running job (queued at once; running at its next checkpoint, within
+/// seconds), or delete the record of a finished one (its computed values stay in the store).
 #[utoipa::path(
-    delete, path = "/v1/octal/jobs/{id}", tag = "octal-jobs",
+    delete, path = "/v1/octal/jobs/{id}", operation_id = "cancel_octal_job", tag = "octal-jobs",
     params(("id" = String, Path, description = "Job id")),
     responses(
-        (status = 200, description = "The job after the cancel request", body = JobResponse),
+        (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
         (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn cancel(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
+    let job = store.get_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    if job.status.is_final() {
+        store.delete_job(&id).await.map_err(store_error)?;
+        return Ok(Json(job.into()));
+    }
     let job = store.cancel_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }

@@ -75,7 +75,7 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
 
 /// Max-Welter value (within the compute budget) and exact outcome.
 #[utoipa::path(
-    post, path = "/v1/max-welter/value", tag = "max-welter",
+    post, path = "/v1/max-welter/value", operation_id = "max_welter_value", tag = "max-welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
@@ -105,7 +105,7 @@ async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionReques
 
 /// Every Max-Welter winning move (exact), as ranges of target squares.
 #[utoipa::path(
-    post, path = "/v1/max-welter/winning-moves", tag = "max-welter",
+    post, path = "/v1/max-welter/winning-moves", operation_id = "max_welter_winning_moves", tag = "max-welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),

@@ -53,7 +53,29 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI document generated from the code (the committed `openapi/openapi.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    router().split_for_parts().1
+    fix_formats(router().split_for_parts().1)
+}
+
+/// utoipa names unsigned formats in kebab case (`u-int64`); tools know them as `uint64`.
+/// Unsigned fields matter here: squares and heaps go up to 2^64−1, past `int64`.
+pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::String(f)) = map.get_mut("format") {
+                    if let Some(rest) = f.strip_prefix("u-int") {
+                        *f = format!("uint{rest}");
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&doc) else { return doc };
+    walk(&mut value);
+    serde_json::from_value(value).unwrap_or(doc)
 }
 
 /// The OpenAPI document as pretty JSON with a trailing newline, exactly as committed.

@@ -2,7 +2,8 @@
 //!
 //! serde_json reads integer literals that fit `u64`/`i64` as integers and everything else as
 //! `f64`, so a float here means either a fraction/exponent literal or an integer outside the
-//! 64-bit range — each gets its own message instead of a generic type error.
+//! 64-bit range — each gets its own message instead of a generic type error. Whole-number
+//! floats up to 2^53 (`5.0`, `1e3`) are accepted, as JSON Schema's `integer` allows them.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -35,8 +36,13 @@ impl Visitor<'_> for NatVisitor {
                 Err(E::custom(format!("{v:.0} is negative; expected a non-negative integer")))
             } else if v >= 18446744073709551616.0 {
                 Err(E::custom(format!("{v:.0} is too large; the maximum is 18446744073709551615 (2^64-1)")))
+            } else if v <= 9007199254740992.0 {
+                // JSON Schema counts 5.0 as an integer; below 2^53 a float holds it exactly.
+                Ok(Nat(v as u64))
             } else {
-                Err(E::custom(format!("{v} is not written as an integer; expected an integer literal")))
+                Err(E::custom(format!(
+                    "{v} is written as a float above 2^53, where floats are not exact; write it as an integer literal"
+                )))
             }
         } else {
             Err(E::custom(format!("{v} is not an integer")))

@@ -131,6 +131,7 @@ pub struct HeapValueResponse {
 
 /// Winning moves of a sum of heaps.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = OctalWinningMovesRequest)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null}))]
 pub struct WinningMovesRequest {
@@ -163,6 +164,7 @@ pub struct OctalMove {
 
 /// A page of winning moves.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(as = OctalWinningMovesResponse)]
 #[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "value": 1, "outcome": "N",
     "moves": [{"heap": 5, "heap_index": 0, "take": 2, "leave": [1, 2]}], "next_cursor": null}))]
 pub struct WinningMovesResponse {
@@ -190,7 +192,7 @@ fn octal_error(field: &str, e: core::OctalError) -> ApiError {
 
 /// G-sequence g(0..n−1) with the periodicity verdict.
 #[utoipa::path(
-    post, path = "/v1/octal/sequence", tag = "octal",
+    post, path = "/v1/octal/sequence", operation_id = "octal_sequence", tag = "octal",
     request_body = SequenceRequest,
     responses(
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
@@ -227,7 +229,7 @@ async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceReq
 
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
 #[utoipa::path(
-    get, path = "/v1/octal/{code}/value/{heap}", tag = "octal",
+    get, path = "/v1/octal/{code}/value/{heap}", operation_id = "octal_heap_value", tag = "octal",
     params(
         ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
         ("heap" = u64, Path, description = "Heap size"),
@@ -277,7 +279,7 @@ async fn heap_value(State(app): State<AppState>, Path((code, heap)): Path<(Strin
 
 /// Nim-sum and every winning move of a sum of heaps, paginated.
 #[utoipa::path(
-    post, path = "/v1/octal/winning-moves", tag = "octal",
+    post, path = "/v1/octal/winning-moves", operation_id = "octal_winning_moves", tag = "octal",
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),

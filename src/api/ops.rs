@@ -18,13 +18,13 @@ pub struct Health {
 }
 
 /// Liveness: the process is up and serving.
-#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/healthz", operation_id = "healthz", tag = "operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Json<Health> {
     Json(Health { status: "ok".into() })
 }
 
 /// Readiness: the service can answer requests (its store is reachable).
-#[utoipa::path(get, path = "/readyz", tag = "operations",
+#[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations",
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
     if app.config.database_url.is_none() {
@@ -41,7 +41,7 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
 }
 
 /// Prometheus metrics in the text exposition format.
-#[utoipa::path(get, path = "/metrics", tag = "operations",
+#[utoipa::path(get, path = "/metrics", operation_id = "metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
 async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
     let stats = app.cache.stats();

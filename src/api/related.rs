@@ -94,7 +94,7 @@ async fn antonim_answer(app: AppState, req: AntonimRequest, with_moves: bool) ->
 
 /// Antonim value and outcome.
 #[utoipa::path(
-    post, path = "/v1/antonim/value", tag = "related-games",
+    post, path = "/v1/antonim/value", operation_id = "antonim_value", tag = "related-games",
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntonimResponse),
@@ -109,7 +109,7 @@ async fn antonim_value(State(app): State<AppState>, ApiJson(req): ApiJson<Antoni
 
 /// Every Antonim winning move.
 #[utoipa::path(
-    post, path = "/v1/antonim/winning-moves", tag = "related-games",
+    post, path = "/v1/antonim/winning-moves", operation_id = "antonim_winning_moves", tag = "related-games",
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntonimResponse),
@@ -229,7 +229,7 @@ async fn antimatter_answer(app: AppState, req: AntimatterRequest, with_moves: bo
 
 /// Antimatter value and outcome.
 #[utoipa::path(
-    post, path = "/v1/antimatter/value", tag = "related-games",
+    post, path = "/v1/antimatter/value", operation_id = "antimatter_value", tag = "related-games",
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntimatterResponse),
@@ -247,7 +247,7 @@ async fn antimatter_value(
 
 /// Every Antimatter winning move.
 #[utoipa::path(
-    post, path = "/v1/antimatter/winning-moves", tag = "related-games",
+    post, path = "/v1/antimatter/winning-moves", operation_id = "antimatter_winning_moves", tag = "related-games",
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntimatterResponse),

@@ -133,7 +133,7 @@ fn weight(position: &[Ordinal]) -> usize {
 
 /// Transfinite Nim: the value is the ordinal nim-sum of the heaps.
 #[utoipa::path(
-    post, path = "/v1/transfinite/nim/value", tag = "transfinite",
+    post, path = "/v1/transfinite/nim/value", operation_id = "transfinite_nim_value", tag = "transfinite",
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
@@ -153,7 +153,7 @@ async fn nim_value(State(app): State<AppState>, ApiJson(req): ApiJson<OrdinalPos
 
 /// Transfinite Nim: every winning move.
 #[utoipa::path(
-    post, path = "/v1/transfinite/nim/winning-moves", tag = "transfinite",
+    post, path = "/v1/transfinite/nim/winning-moves", operation_id = "transfinite_nim_winning_moves", tag = "transfinite",
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
@@ -184,7 +184,7 @@ async fn nim_winning_moves(
 
 /// Transfinite Welter: [α1|…|αn] = ω·(λ1 ⊕ … ⊕ λn) + ⊕_λ [S_λ] with αi = ω·λi + mi (Abuku).
 #[utoipa::path(
-    post, path = "/v1/transfinite/welter/value", tag = "transfinite",
+    post, path = "/v1/transfinite/welter/value", operation_id = "transfinite_welter_value", tag = "transfinite",
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
@@ -207,7 +207,7 @@ async fn welter_value(
 
 /// Transfinite Welter: every winning move.
 #[utoipa::path(
-    post, path = "/v1/transfinite/welter/winning-moves", tag = "transfinite",
+    post, path = "/v1/transfinite/welter/winning-moves", operation_id = "transfinite_welter_winning_moves", tag = "transfinite",
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),

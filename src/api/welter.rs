@@ -168,7 +168,7 @@ fn options(play: Play) -> &'static str {
 
 /// Welter value and outcome.
 #[utoipa::path(
-    post, path = "/v1/welter/value", tag = "welter",
+    post, path = "/v1/welter/value", operation_id = "welter_value", tag = "welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = ValueResponse),
@@ -190,7 +190,7 @@ async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionReques
 
 /// Every winning move (normal or misère play).
 #[utoipa::path(
-    post, path = "/v1/welter/winning-moves", tag = "welter",
+    post, path = "/v1/welter/winning-moves", operation_id = "welter_winning_moves", tag = "welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
@@ -221,7 +221,7 @@ async fn winning_moves(
 
 /// The Unique Prime Lemma primes for a target value.
 #[utoipa::path(
-    post, path = "/v1/welter/primes", tag = "welter",
+    post, path = "/v1/welter/primes", operation_id = "welter_primes", tag = "welter",
     request_body = PrimesRequest,
     responses(
         (status = 200, description = "The primes, in request order", body = PrimesResponse),

@@ -200,6 +200,16 @@ impl Store {
         self.get_job(id).await
     }
 
+    /// Deletes a finished job's record (its values stay in `sequences`). Running or queued
+    /// jobs are not deleted: they must be cancelled first.
+    pub async fn delete_job(&self, id: &str) -> Result<bool, StoreError> {
+        let r = sqlx::query("DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')")
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
     /// Claims the oldest runnable job for `owner` with a lease of `lease_ms`.
     pub async fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>, StoreError> {
         let now = now_ms();

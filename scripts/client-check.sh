@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Generated-client check: generates a Python client from the committed openapi/openapi.json with
+# openapi-python-client (pinned in scripts/client/requirements.txt; the code goes to a temporary
+# directory, never committed) and runs scripts/client/check_client.py with it against the live
+# release server: Welter value and winning move, misère moves, primes, a 422 problem, transfinite
+# Welter, and the octal sequence of 0.07 when the document has that endpoint.
+#
+#   scripts/client-check.sh          # ~20 s after the build
+#
+# Env: CARGO_TARGET_DIR (default target), CLIENT_VENV (default $CARGO_TARGET_DIR/ci-client-venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+TARGET=${CARGO_TARGET_DIR:-target}
+case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+VENV=${CLIENT_VENV:-$TARGET/ci-client-venv}
+REQS=$ROOT/scripts/client/requirements.txt
+SPEC=$ROOT/openapi/openapi.json
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'client-check.sh: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+if [[ ! -f $VENV/.reqs ]] || ! cmp -s "$REQS" "$VENV/.reqs"; then
+  say "installing $(grep -v '^#' "$REQS" | tr '\n' ' ')into $VENV"
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQS"
+  cp "$REQS" "$VENV/.reqs"
+fi
+"$VENV/bin/openapi-python-client" --version
+
+say "building the release binary"
+cargo build --release --bin grundy --quiet
+BIN=$TARGET/release/grundy
+
+WORK=$(mktemp -d /tmp/grundy-client.XXXXXX)
+SERVER_PID=
+cleanup() {
+  local rc=$?
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 && -s $WORK/server.log ]]; then
+    echo "--- last server log lines"; tail -n 30 "$WORK/server.log"
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- generate ---------------------------------------------------------------------------------
+say "generating the client from openapi/openapi.json"
+# The committed document must be what the binary generates (a cargo test checks it too).
+"$BIN" openapi >"$WORK/generated.json"
+python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); sys.exit(a!=b)' "$SPEC" "$WORK/generated.json" \
+  || die "openapi/openapi.json differs from \`grundy openapi\`"
+mkdir -p "$WORK/gen"
+(cd "$WORK" && timeout 120 "$VENV/bin/openapi-python-client" generate --path "$SPEC" --meta none \
+  --config "$ROOT/scripts/client/config.yml" --output-path "$WORK/gen/grundy_client" >"$WORK/generate.log" 2>&1) \
+  || { cat "$WORK/generate.log"; die "openapi-python-client could not generate the client"; }
+if grep -q 'Warning' "$WORK/generate.log"; then
+  cat "$WORK/generate.log"; die "openapi-python-client warned: parts of the client may be missing"
+fi
+echo "generated $(find "$WORK/gen/grundy_client" -name '*.py' | wc -l) Python files"
+
+# --- server -----------------------------------------------------------------------------------
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE=http://127.0.0.1:$PORT
+GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do # at most 30 s
+  curl -fsS -o /dev/null --max-time 1 "$BASE/healthz" 2>/dev/null && break
+  kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited at start-up"
+  sleep 0.1
+done
+curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "no 200 from $BASE/healthz within 30 s"
+say "server up at $BASE"
+
+# --- run --------------------------------------------------------------------------------------
+timeout 300 "$VENV/bin/python" "$ROOT/scripts/client/check_client.py" "$WORK/gen" "$BASE" "$SPEC" \
+  || die "the generated client check failed"
+echo "client-check.sh: PASS (openapi-python-client $("$VENV/bin/openapi-python-client" --version | awk '{print $NF}'))"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Job figures on the embedded SQLite store, release build:
+#  1. throughput and checkpoint overhead: Officers (.6) to N heaps as a job (checkpoints every
+#     GRUNDY_JOB_CHECKPOINT_MS) vs the same computation without any store (examples/octal_time);
+#  2. recovery: kill -9 mid-job, restart under the same GRUNDY_REPLICA_ID, time until the job
+#     runs again, and check it completes.
+# Usage: scripts/job-bench.sh [N]   (default 1000000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n="${1:-1000000}"
+cargo build --release --bin grundy --example octal_time >/dev/null 2>&1
+bin="${CARGO_TARGET_DIR:-target}/release/grundy"
+tmp=$(mktemp -d); port=18381; base="http://127.0.0.1:$port"
+pid=""
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+start() {
+  GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
+    GRUNDY_REPLICA_ID=bench RUST_LOG=warn "$bin" >>"$tmp/log" 2>&1 & pid=$!
+  for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && return; sleep 0.05; done
+  echo "server did not start"; exit 1
+}
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+now() { date +%s.%N; }
+
+echo "== direct computation (no store)"
+"${CARGO_TARGET_DIR:-target}/release/examples/octal_time" 0.6 --n "$n" --threads 2 | tee "$tmp/direct"
+
+echo "== as a job (SQLite, checkpoint every 2 s)"
+start
+t0=$(now)
+id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' -d "{\"code\":\"0.6\",\"max_n\":$n}" | field 'd["id"]')
+while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != done ]; do sleep 0.05; done
+t1=$(now)
+echo "job wall seconds: $(python3 -c "print(round($t1-$t0,2))") for $n heaps"
+
+echo "== recovery after kill -9 (same replica id)"
+curl -fsS -X DELETE "$base/v1/octal/jobs/$id" >/dev/null || true
+# a longer job on a new code so nothing is stored yet
+id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' -d "{\"code\":\"0.64\",\"max_n\":$n}" | field 'd["id"]')
+sleep 3
+before=$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["progress"]["computed"]')
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+t0=$(now); start
+while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != running ]; do sleep 0.02; done
+t1=$(now)
+echo "checkpointed before the crash: $before heaps; restart-to-running seconds: $(python3 -c "print(round($t1-$t0,2))")"
+while true; do
+  s=$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')
+  [ "$s" = done ] && break
+  [ "$s" = failed ] && { echo "job failed"; exit 1; }
+  sleep 0.1
+done
+curl -fsS "$base/v1/octal/jobs/$id" | field '"resumed job: status", d["status"], "computed", d["progress"]["computed"], "attempts", d["attempts"]'

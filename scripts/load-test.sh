@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Overload-protection check. The release server runs with a small GRUNDY_MAX_CONCURRENCY and wrk
+# drives POST /v1/welter/value far above capacity (LOAD_CONNS connections, LOAD_SECS each):
+#
+#   grundy-inline   default settings, random 8-coin positions (mostly cache misses): throughput
+#                   next to the bare axum baseline. Tiny requests finish inside one poll, so few
+#                   overlap and 503s are rare here.
+#   grundy-shed     GRUNDY_INLINE_COINS=0: every request goes to the blocking pool, requests
+#                   overlap, the concurrency limit is reached and load shedding must happen
+#                   (503 count > 0).
+#   grundy-large    5000-coin positions (~40 kB bodies, computed on the blocking pool): shedding
+#                   with bodies still unread; the server then closes the connection with data
+#                   unread and the client may see a reset instead of the 503 (wrk counts a read
+#                   or write error). Such resets are counted and allowed up to LOAD_MAX_RESET_PCT
+#                   of the requests; with small bodies none is allowed.
+#   bare_axum       examples/bare_axum.rs (same request shape, no middleware), measured like
+#                   grundy-inline.
+#
+# Every grundy scenario must answer only 200 or 503 (no other status, no timeout, no socket
+# error except the resets above), keep p99 <= LOAD_MAX_P99_MS and peak RSS (VmHWM) <=
+# LOAD_MAX_RSS_MB, and be healthy and correct afterwards.
+#
+#   scripts/load-test.sh             # ~2.5 minutes after the build (4 × LOAD_SECS + start-up)
+#
+# Env: CARGO_TARGET_DIR (target), LOAD_SECS (30), LOAD_CONNS (512), LOAD_THREADS (2),
+#      LOAD_CONCURRENCY (32), LOAD_MAX_P99_MS (1000), LOAD_MAX_RSS_MB (512), LOAD_MAX_RESET_PCT (10).
+# Output: `LOADTEST scenario=... key=value ...` per scenario, `LOADTEST-COMPARE ...`, then one
+# summary line `load-test.sh: PASS|FAIL ...`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+TARGET=${CARGO_TARGET_DIR:-target}
+case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+SECS=${LOAD_SECS:-30}
+CONNS=${LOAD_CONNS:-512}
+THREADS=${LOAD_THREADS:-2}
+CONCURRENCY=${LOAD_CONCURRENCY:-32}
+MAX_P99_MS=${LOAD_MAX_P99_MS:-1000}
+MAX_RSS_MB=${LOAD_MAX_RSS_MB:-512}
+MAX_RESET_PCT=${LOAD_MAX_RESET_PCT:-10}
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'load-test.sh: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+  say "installing wrk (Debian package)"
+  SUDO=; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null
+fi
+command -v wrk >/dev/null || die "wrk is not available"
+# The file limit must cover wrk's connections and the server's accepted sockets.
+hard=$(ulimit -Hn)
+if [[ $hard == unlimited || $hard -ge 65536 ]]; then ulimit -n 65536; else ulimit -n "$hard"; fi
+[[ $(ulimit -n) -ge $((CONNS + 256)) ]] || die "open-file limit $(ulimit -n) is too low for $CONNS connections"
+
+say "building the release binary and the bare axum example"
+cargo build --release --bin grundy --example bare_axum --quiet
+
+WORK=$(mktemp -d /tmp/grundy-load.XXXXXX)
+PIDS=()
+cleanup() {
+  local rc=$?
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+  if [[ $rc -ne 0 ]]; then
+    for f in "$WORK"/*.log; do
+      if [[ -s $f ]]; then echo "--- last lines of $f"; tail -n 20 "$f"; fi
+    done
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wrk script: random positions (squares < 2^20, fixed seed per thread); statuses are counted per
+# thread in the `response` hook and summed in `done`.
+cat >"$WORK/load.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local threads = {}
+local next_id = 0
+function setup(thread)
+  thread:set("id", next_id)
+  next_id = next_id + 1
+  table.insert(threads, thread)
+end
+-- LOAD_COINS coins per position (default 8): small positions are drawn per request; large ones
+-- (> 64 coins) are drawn once per thread, 16 of them, and cycled.
+local ncoins = tonumber(os.getenv("LOAD_COINS") or "8")
+local function body()
+  local seen, coins = {}, {}
+  while #coins < ncoins do
+    local x = math.random(0, 1048575)
+    if not seen[x] then seen[x] = true; coins[#coins + 1] = x end
+  end
+  return '{"position":[' .. table.concat(coins, ",") .. ']}'
+end
+local bodies, next_body = {}, 0
+function init(args)
+  math.randomseed(12345 + id)
+  statuses = {}
+  if ncoins > 64 then
+    for i = 1, 16 do bodies[i] = body() end
+  end
+end
+function request()
+  if #bodies > 0 then
+    next_body = next_body % #bodies + 1
+    return wrk.format(nil, nil, nil, bodies[next_body])
+  end
+  return wrk.format(nil, nil, nil, body())
+end
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+function done(summary, latency, requests)
+  local total, c200, c503, other = 0, 0, 0, 0
+  local others = {}
+  for _, t in ipairs(threads) do
+    for status, n in pairs(t:get("statuses")) do
+      total = total + n
+      if status == 200 then c200 = c200 + n
+      elseif status == 503 then c503 = c503 + n
+      else other = other + n; others[#others + 1] = status .. ":" .. n end
+    end
+  end
+  local e = summary.errors
+  io.write(string.format(
+    "RESULT rps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f responses=%d status_200=%d status_503=%d " ..
+    "status_other=%d other=%s connect_errors=%d read_errors=%d write_errors=%d timeouts=%d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    latency.max / 1000, total, c200, c503, other, (#others > 0 and table.concat(others, ",") or "none"),
+    e.connect, e.read, e.write, e.timeout))
+end
+LUA
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+wait_healthy() { # url pid
+  for _ in $(seq 1 300); do # at most 30 s
+    [[ $(curl -sS -o /dev/null -w '%{http_code}' --max-time 1 "$1" 2>/dev/null) == 200 ]] && return 0
+    kill -0 "$2" 2>/dev/null || die "the server (pid $2) exited at start-up"
+    sleep 0.1
+  done
+  die "no 200 from $1 within 30 s"
+}
+
+# measure SCENARIO URL PID COINS: runs wrk, prints `LOADTEST scenario=...`, sets R_<key> variables.
+measure() {
+  local name=$1 url=$2 pid=$3 coins=$4 line rss kv
+  LOAD_COINS=$coins timeout $((SECS + 60)) wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" --timeout 5s \
+    -s "$WORK/load.lua" "$url" >"$WORK/wrk-$name.out" 2>&1 \
+    || { cat "$WORK/wrk-$name.out"; die "wrk failed ($name)"; }
+  line=$(grep '^RESULT ' "$WORK/wrk-$name.out") || { cat "$WORK/wrk-$name.out"; die "no RESULT line from wrk ($name)"; }
+  kill -0 "$pid" 2>/dev/null || die "$name: the server died under load"
+  rss=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+  echo "LOADTEST scenario=$name conns=$CONNS threads=$THREADS secs=$SECS coins=$coins ${line#RESULT } peak_rss_kb=$rss"
+  for kv in ${line#RESULT } peak_rss_kb=$rss; do printf -v "R_${kv%%=*}" '%s' "${kv#*=}"; done
+}
+
+fails=()
+fail() { fails+=("$1: $2"); }
+
+# grundy_scenario NAME COINS [ENV=VALUE...]: start grundy, load it, check it, stop it.
+grundy_scenario() {
+  local name=$1 coins=$2 port pid code body resets; shift 2
+  port=$(free_port)
+  env GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error \
+    "$@" "$TARGET/release/grundy" >"$WORK/$name.log" 2>&1 &
+  pid=$!; PIDS+=("$pid")
+  wait_healthy "http://127.0.0.1:$port/healthz" "$pid"
+  say "$name (GRUNDY_MAX_CONCURRENCY=$CONCURRENCY${*:+ $*}): wrk -t$THREADS -c$CONNS -d${SECS}s, $coins coins"
+  measure "$name" "http://127.0.0.1:$port/v1/welter/value" "$pid" "$coins"
+  [[ $R_status_200 -gt 0 ]] || fail "$name" "no 200 answers at all"
+  [[ $R_status_other -eq 0 ]] || fail "$name" "statuses other than 200/503: $R_other"
+  [[ $R_timeouts -eq 0 && $R_connect_errors -eq 0 ]] \
+    || fail "$name" "timeouts $R_timeouts, connect errors $R_connect_errors"
+  # a connection closed under wrk while it reads the answer or still writes the body
+  resets=$((R_read_errors + R_write_errors))
+  if [[ $coins -le 64 ]]; then
+    [[ $resets -eq 0 ]] || fail "$name" "$resets connections reset (read/write errors) with small bodies"
+  elif [[ $((resets * 100)) -gt $((MAX_RESET_PCT * (R_responses + resets))) ]]; then
+    fail "$name" "$resets connections reset (read/write errors): over $MAX_RESET_PCT% of requests"
+  fi
+  awk -v p="$R_p99_ms" -v m="$MAX_P99_MS" 'BEGIN { exit !(p <= m) }' || fail "$name" "p99 ${R_p99_ms} ms > ${MAX_P99_MS} ms"
+  [[ $R_peak_rss_kb -le $((MAX_RSS_MB * 1024)) ]] || fail "$name" "peak RSS ${R_peak_rss_kb} kB > ${MAX_RSS_MB} MB"
+  code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/healthz") || code=000
+  [[ $code == 200 ]] || fail "$name" "/healthz after the load answered $code"
+  body=$(curl -sS --max-time 5 "http://127.0.0.1:$port/v1/welter/value" -H 'content-type: application/json' \
+    -d '{"position":[1,3,7,8,11,19]}') || body=
+  [[ $body == *'"value":12'* ]] || fail "$name" "wrong or no answer after the load: $body"
+  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+}
+
+grundy_scenario grundy-inline 8
+G_LINE="rps=$R_rps p50_ms=$R_p50_ms p99_ms=$R_p99_ms status_503=$R_status_503 peak_rss_kb=$R_peak_rss_kb"
+G_RPS=$R_rps
+grundy_scenario grundy-shed 8 GRUNDY_INLINE_COINS=0
+[[ $R_status_503 -gt 0 ]] || fail grundy-shed "no 503 at all: load shedding never happened"
+grundy_scenario grundy-large 5000
+
+# --- bare axum baseline -----------------------------------------------------------------------
+PORT=$(free_port)
+"$TARGET/release/examples/bare_axum" "127.0.0.1:$PORT" >"$WORK/bare.log" 2>&1 &
+B=$!; PIDS+=("$B")
+for _ in $(seq 1 300); do # bare_axum has no /healthz: wait until its route answers (at most 30 s)
+  [[ $(curl -sS -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$PORT/v1/welter/value" \
+    -H 'content-type: application/json' -d '{"position":[1]}' 2>/dev/null) == 200 ]] && break
+  kill -0 "$B" 2>/dev/null || die "bare_axum exited at start-up"
+  sleep 0.1
+done
+say "bare axum baseline: wrk -t$THREADS -c$CONNS -d${SECS}s, 8 coins"
+measure bare_axum "http://127.0.0.1:$PORT/v1/welter/value" "$B" 8
+B_LINE="rps=$R_rps p50_ms=$R_p50_ms p99_ms=$R_p99_ms status_503=$R_status_503 peak_rss_kb=$R_peak_rss_kb"
+kill "$B" 2>/dev/null || true; wait "$B" 2>/dev/null || true
+
+echo "LOADTEST-COMPARE grundy-inline: $G_LINE"
+echo "LOADTEST-COMPARE bare_axum: $B_LINE"
+echo "LOADTEST-COMPARE throughput_ratio=$(awk -v a="$G_RPS" -v b="$R_rps" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+if [[ ${#fails[@]} -eq 0 ]]; then
+  echo "load-test.sh: PASS (only 200/503 at ${CONNS} connections, concurrency ${CONCURRENCY}; shedding seen;" \
+    "p99 <= ${MAX_P99_MS} ms; RSS <= ${MAX_RSS_MB} MB; healthy afterwards)"
+else
+  printf 'load-test.sh: FAIL: %s\n' "${fails[@]}"
+  exit 1
+fi

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Contract fuzzing: Schemathesis against the live release server, every endpoint of the OpenAPI
+# document it serves, plus a curl check that the documented error statuses are reachable.
+#
+#   scripts/schemathesis.sh            # ~2-4 minutes on 2 cores (after the build)
+#
+# Env: CARGO_TARGET_DIR (default target), ST_MAX_EXAMPLES (default 100 per operation and phase),
+#      ST_VENV (default $CARGO_TARGET_DIR/ci-venv).
+# Checks: not_a_server_error, status_code_conformance, content_type_conformance,
+#         response_schema_conformance. Phases: examples, coverage, fuzzing, stateful (links between
+#         the octal job operations are inferred from the Location header). Nothing is excluded.
+# Reproducible: --generation-deterministic (no seed is used) and one worker (two workers are no
+#         faster on 2 cores and once hit a CPython 3.11 "AST constructor recursion depth mismatch"
+#         race inside schemathesis's coverage phase).
+# Exit status: non-zero on any failure; the last line is a one-line summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+SCHEMATHESIS_VERSION=4.32.5
+TARGET=${CARGO_TARGET_DIR:-target}
+case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+VENV=${ST_VENV:-$TARGET/ci-venv}
+MAX_EXAMPLES=${ST_MAX_EXAMPLES:-100}
+BODY_LIMIT=1048576 # a small body limit so 413 is cheap to reach
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'schemathesis.sh: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+if [[ ! -x $VENV/bin/schemathesis ]] || [[ $("$VENV/bin/schemathesis" --version 2>/dev/null) != *"$SCHEMATHESIS_VERSION"* ]]; then
+  say "installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+"$VENV/bin/schemathesis" --version
+
+say "building the release binary"
+cargo build --release --bin grundy --quiet
+BIN=$TARGET/release/grundy
+
+# --- server -----------------------------------------------------------------------------------
+WORK=$(mktemp -d /tmp/grundy-st.XXXXXX)
+SERVER_PID=
+cleanup() {
+  local rc=$?
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 && -s $WORK/server.log ]]; then
+    echo "--- last server log lines"; tail -n 30 "$WORK/server.log"
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE=http://127.0.0.1:$PORT
+GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT \
+  RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do # at most 30 s
+  curl -fsS -o /dev/null --max-time 1 "$BASE/healthz" 2>/dev/null && break
+  kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited at start-up"
+  sleep 0.1
+done
+curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "no 200 from $BASE/healthz within 30 s"
+say "server up at $BASE (pid $SERVER_PID)"
+
+# --- documented error statuses are reachable ------------------------------------------------------
+say "documented error statuses"
+curl_fail=0
+# expect STATUS CONTENT_TYPE_PREFIX METHOD PATH [curl args...]
+expect() {
+  local want=$1 ctype=$2 method=$3 path=$4; shift 4
+  local out got gotct
+  out=$(curl -sS -o "$WORK/body" -w '%{http_code} %{content_type}' --max-time 10 -X "$method" "$@" "$BASE$path") || out="000 -"
+  got=${out%% *}; gotct=${out#* }
+  if [[ $got == "$want" && $gotct == "$ctype"* ]]; then
+    printf '  ok   %s %-32s -> %s %s\n' "$method" "$path" "$got" "$gotct"
+  else
+    printf '  FAIL %s %-32s -> %s %s (expected %s %s): %s\n' "$method" "$path" "$got" "$gotct" "$want" "$ctype" \
+      "$(head -c 300 "$WORK/body")"
+    curl_fail=$((curl_fail + 1))
+  fi
+}
+J=(-H 'content-type: application/json')
+PJ=application/problem+json
+expect 200 application/json POST /v1/welter/value "${J[@]}" -d '{"position":[1,3,7,8,11,19]}'
+expect 400 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [1, 2'
+expect 400 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": "1,2,3"}'
+expect 400 $PJ POST /v1/welter/value "${J[@]}" -d '[1, 2, 3]'
+expect 400 $PJ POST /v1/welter/value "${J[@]}" -d ''
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [4, 2, 4]}'
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [-1]}'
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [1.5]}'
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [18446744073709551616]}'
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [1], "extra": 1}'
+expect 422 $PJ POST /v1/welter/value "${J[@]}" -d '{"position": [1], "play": "sideways"}'
+expect 422 $PJ POST /v1/welter/winning-moves "${J[@]}" -d '{"position": [3, 3]}'
+expect 422 $PJ POST /v1/welter/primes "${J[@]}" -d '{"position": [1, 5, 7]}'
+expect 422 $PJ POST /v1/max-welter/value "${J[@]}" -d '{"position": [5, 5]}'
+expect 422 $PJ POST /v1/antonim/value "${J[@]}" -d '{"position": [2, 2]}'
+expect 422 $PJ POST /v1/antimatter/value "${J[@]}" -d '{"positrons": [1, 1], "electrons": [2]}'
+expect 422 $PJ POST /v1/transfinite/nim/value "${J[@]}" -d '{"position": ["w+"]}'
+expect 422 $PJ POST /v1/transfinite/welter/value "${J[@]}" -d '{"position": ["w", "w"]}'
+# 413: a syntactically valid body just over the configured limit.
+python3 -c "import sys; n=$BODY_LIMIT; sys.stdout.write('{\"position\":[' + ','.join(str(i) for i in range(n // 4)) + ']}')" >"$WORK/big.json"
+expect 413 $PJ POST /v1/welter/value "${J[@]}" --data-binary "@$WORK/big.json"
+expect 404 $PJ GET /v1/nope
+expect 405 $PJ GET /v1/welter/value
+curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "server unhealthy after the error-status checks"
+
+# --- schemathesis ---------------------------------------------------------------------------------
+say "schemathesis run: max-examples=$MAX_EXAMPLES, deterministic generation"
+ST_START=$(date +%s)
+st_rc=0
+# run from the work directory: schemathesis and hypothesis write .schemathesis/ and .hypothesis/
+# into the current directory, which must not be the repository
+(cd "$WORK" && timeout 600 "$VENV/bin/schemathesis" run "$BASE/openapi.json" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --phases examples,coverage,fuzzing,stateful \
+  --max-examples "$MAX_EXAMPLES" \
+  --generation-deterministic \
+  --workers 1 \
+  --request-timeout 20 \
+  --suppress-health-check too_slow \
+  --report junit --report-dir "$WORK/report" \
+  --no-color --output-truncate false) || st_rc=$?
+ST_SECS=$(( $(date +%s) - ST_START ))
+# keep the JUnit report (the work directory is removed on exit)
+for f in "$WORK"/report/junit*.xml; do
+  if [[ -f $f ]]; then mkdir -p "$TARGET/schemathesis-report"; cp "$f" "$TARGET/schemathesis-report/junit.xml"; fi
+done
+
+alive=ok
+curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || alive=DOWN
+
+if [[ $st_rc -eq 0 && $curl_fail -eq 0 && $alive == ok ]]; then
+  echo "schemathesis.sh: PASS (schemathesis $SCHEMATHESIS_VERSION, ${ST_SECS}s, error-status checks 0 failed, server healthy)"
+else
+  echo "schemathesis.sh: FAIL (schemathesis exit $st_rc, error-status checks $curl_fail failed, server $alive)"
+  exit 1
+fi
