@@ -552,6 +552,19 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "release only: cargo test --release -- --ignored core::octal"]
+    fn sparse_agrees_with_dense_past_stamp_wrap() {
+        // The sparse mode's u16 stamps wrap (and its mark arrays are cleared) every ~65,000
+        // heaps, possibly inside a block of premarked heaps.
+        let n = 150_000;
+        let sparse = fast("0.6", n, 1);
+        let mut e = Engine::new(&Game::parse("0.6").unwrap());
+        e.set_allow_sparse(false);
+        e.extend_to(n, &mut || false).unwrap();
+        assert_eq!(sparse, e.into_values());
+    }
+
+    #[test]
     fn stop_and_resume() {
         let game = Game::parse("0.16").unwrap();
         let mut e = Engine::new(&game);

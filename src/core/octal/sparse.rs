@@ -11,12 +11,27 @@
 //!    usually excluded by early splits, so we scan splits `a = lo, lo+1, …` until every rare
 //!    value below `c` has been seen; only when the scan runs to the end is G(n) rare.
 //!
+//! Both loops mostly run for blocks of [`HEAPS`] consecutive heaps at once: the rare positions
+//! and the head of the rare check's probe list are paired with their adjacent partners for
+//! every heap of the block in one pass (`mark_rare_pairs_block`); each heap then adds the few
+//! pairs whose values were unknown at the block start, and continues its own rare check.
+//!
 //! Nothing here depends on the mask being a good one — a bad mask only costs time — so the
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
+/// Heaps whose pairs with a rare part are marked in one pass ([`mark_rare_pairs_block`]).
+const HEAPS: usize = 4;
+/// Entries per mark array: every nim-sum of two u16 values, so u16 indices need no bounds
+/// checks (only the low entries, up to the largest value, are ever touched or cached).
+const MARKS: usize = 1 << 16;
+/// One heap's marks.
+type Marks = [Stamp; MARKS];
+/// Stamps are u16 to halve the cache footprint of the mark arrays; they wrap after 65,535
+/// heaps, when the arrays are cleared.
+type Stamp = u16;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Sparse {
@@ -25,16 +40,17 @@ pub(crate) struct Sparse {
     /// values of rare positions never change, so keeping them contiguous saves a gather).
     pub rare: Vec<u32>,
     rare_vals: Vec<u16>,
-    /// All rare / all common values below `64·words`, ascending.
-    rare_list: Vec<u32>,
-    common_list: Vec<u32>,
-    /// `mark[x] == stamp` ⇔ x is excluded for the current heap (no clearing between heaps).
-    mark: Vec<u32>,
-    /// The next heap's marks when two heaps' rare pairs are marked together.
-    mark_next: Vec<u32>,
-    premarked: Option<usize>,
-    stamp: u32,
-    missing: Vec<u32>,
+    /// All rare / all common values below `64·words` (at most [`MARKS`]), ascending.
+    rare_list: Vec<u16>,
+    common_list: Vec<u16>,
+    /// [`HEAPS`] mark arrays ("slots") of [`MARKS`] entries. Every heap gets a fresh stamp and
+    /// `slot[x] == stamp` ⇔ x is excluded for that heap, so slots are never cleared.
+    marks: Vec<Stamp>,
+    /// `Some((first, s0))`: the pairs with a rare part (those whose values were known) of
+    /// heaps `first + j`, `j < HEAPS`, are already marked in slot j with stamp `s0 + j`.
+    premarked: Option<(usize, Stamp)>,
+    stamp: Stamp,
+    missing: Vec<u16>,
     /// `firsts[v]`: the first [`PROBES_PER_VALUE`] positions with value v.
     firsts: Vec<Vec<u32>>,
     /// Probe order for the rare check (positions and their values): the first occurrence of
@@ -47,16 +63,32 @@ pub(crate) struct Sparse {
     probe_dirty: bool,
     probe_min: usize,
     probe_max: usize,
+    /// The probe list starts with `probe_eligible` positions ≥ HEAPS. The first `head` of
+    /// them are marked for the current block together with its rare pairs; `head_len` is the
+    /// adaptive target for `head` (see [`HEAD_GROW`]).
+    probe_eligible: usize,
+    head_len: usize,
+    head: usize,
     /// The values as u16 (sparse mode only runs while every value is below 2^16): half the
     /// cache footprint of the u32 values for the random accesses of the loops below.
     g16: Vec<u16>,
-    /// Statistics: heaps whose rare check needed a scan, and total split pairs scanned for it.
+    /// Statistics: heaps whose rare check needed a scan beyond the premarked probe head, and
+    /// total split pairs marked for rare checks (the head included, for the engine's cost
+    /// model).
     pub scans: u64,
     pub scanned_pairs: u64,
 }
 
 /// Occurrences per common value in the probe list.
 const PROBES_PER_VALUE: usize = 16;
+/// The head of the probe list is marked for a whole block of heaps, like the rare pairs:
+/// four heaps at a time a pair costs about 0.4 of a pair of the per-heap scan, but a heap
+/// whose rare check needs fewer pairs (or none) wastes the rest. With N the pairs a heap
+/// needs, the cost per heap is `0.4·head + E[(N − head)⁺]`, least where
+/// `P(N > head) = 0.4`; the head length tracks that quantile by growing by `HEAD_GROW` after
+/// each heap that needed more and shrinking by `HEAD_SHRINK` after each other heap.
+const HEAD_GROW: usize = 3;
+const HEAD_SHRINK: usize = 2;
 
 impl Sparse {
     pub fn new(mask: u32, g: &[u32], words: usize) -> Sparse {
@@ -66,8 +98,7 @@ impl Sparse {
             rare_vals: Vec::new(),
             rare_list: Vec::new(),
             common_list: Vec::new(),
-            mark: Vec::new(),
-            mark_next: Vec::new(),
+            marks: vec![0; HEAPS * MARKS],
             premarked: None,
             stamp: 0,
             missing: Vec::new(),
@@ -79,6 +110,9 @@ impl Sparse {
             probe_dirty: true,
             probe_min: 0,
             probe_max: 0,
+            probe_eligible: 0,
+            head_len: 0,
+            head: 0,
             scans: 0,
             scanned_pairs: 0,
         };
@@ -96,14 +130,20 @@ impl Sparse {
     }
 
     /// Rebuilds the value tables for a new width.
+    /// Values from 2^16 on are left out: every nim-sum of u16 values is below 2^16, so they
+    /// are never excluded (and when every listed common value is, `step` falls back to a
+    /// full scan).
     pub fn widen(&mut self, words: usize) {
-        let nbits = (words * 64) as u32;
-        self.rare_list = (0..nbits).filter(|&v| self.is_rare(v)).collect();
-        self.common_list = (0..nbits).filter(|&v| !self.is_rare(v)).collect();
-        self.mark = vec![0; nbits as usize];
-        self.mark_next = vec![0; nbits as usize];
-        self.stamp = 0;
-        self.premarked = None;
+        let nbits = (words * 64).min(MARKS) as u32;
+        let mask = self.mask;
+        let table = |rare: bool| {
+            (0..nbits)
+                .filter(|&v| ((v & mask).count_ones() & 1 == 0) == rare)
+                .map(|v| v as u16)
+                .collect()
+        };
+        self.rare_list = table(true);
+        self.common_list = table(false);
     }
 
     /// Records G(n) = v.
@@ -127,27 +167,71 @@ impl Sparse {
         }
     }
 
+    /// Rebuilds the probe list when new positions are due, at most every n/16 heaps (a stale
+    /// list is only slower).
+    fn refresh_probe(&mut self, n: usize, g: &[u16]) {
+        if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
+            self.rebuild_probe(n, g);
+        }
+    }
+
     fn rebuild_probe(&mut self, n: usize, g: &[u16]) {
         self.probe_dirty = false;
         self.probe.clear();
-        self.probe_vals.clear();
+        // Positions below HEAPS go last, so that the head of the list can be marked for a
+        // whole block of heaps (their partners would not all be known yet).
+        let mut late = Vec::new();
         // Only positions ≤ n/2: they stay inside [1, r/2] for every later heap, so the probe
         // loop needs no range test.
         for i in 0..PROBES_PER_VALUE {
             for (v, list) in self.firsts.iter().enumerate() {
-                if i < list.len() && list[i] as usize > n / 2 {
-                    self.probe_dirty = true; // include it once it is in range
+                let Some(&a) = list.get(i) else {
                     continue;
-                }
-                if i < list.len() && !self.is_rare(v as u32) {
-                    self.probe.push(list[i]);
-                    self.probe_vals.push(g[list[i] as usize]);
+                };
+                if a as usize > n / 2 {
+                    self.probe_dirty = true; // include it once it is in range
+                } else if !self.is_rare(v as u32) {
+                    if (a as usize) < HEAPS {
+                        late.push(a);
+                    } else {
+                        self.probe.push(a);
+                    }
                 }
             }
         }
+        self.probe_eligible = self.probe.len();
+        self.probe.extend(late);
+        self.probe_vals = self.probe.iter().map(|&a| g[a as usize]).collect();
         self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
         self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
+    }
+
+    /// The pairs with a rare part of heap `n = first + j` that [`mark_rare_pairs_block`] left
+    /// out when it marked the block from `first`: positions a < HEAPS − u (partner ≥ first,
+    /// unknown then) and a ≥ first − u (a itself unknown then).
+    fn mark_block_rest(
+        &mut self,
+        g: &[u16],
+        n: usize,
+        first: usize,
+        twos: &[i64],
+        stamp: Stamp,
+        j: usize,
+    ) {
+        let mark = slot(&mut self.marks, j);
+        for &u in twos {
+            let u = u as usize; // ≥ 1 for a premarked block
+            let r = n - u;
+            let low = self
+                .rare
+                .partition_point(|&a| (a as usize) < HEAPS - u.min(HEAPS));
+            let high = self.rare.partition_point(|&a| (a as usize) < first - u);
+            let end = self.rare.partition_point(|&a| (a as usize) < r);
+            for i in (0..low).chain(high..end) {
+                mark[usize::from(self.rare_vals[i] ^ g[r - self.rare[i] as usize])] = stamp;
+            }
+        }
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
@@ -160,82 +244,106 @@ impl Sparse {
     }
 
     fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
-        if self.stamp >= u32::MAX - 2 {
-            self.mark.iter_mut().for_each(|m| *m = 0);
-            self.mark_next.iter_mut().for_each(|m| *m = 0);
+        if self.stamp >= Stamp::MAX - HEAPS as Stamp {
+            self.marks.fill(0);
             self.stamp = 0;
             self.premarked = None;
         }
-        let wrap = self.mark.len() - 1; // a power of two above every possible nim-sum
-        let stamp;
-        if self.premarked == Some(n) {
-            // The rare pairs of this heap were marked together with the previous heap's.
-            std::mem::swap(&mut self.mark, &mut self.mark_next);
-            stamp = self.stamp;
-            self.premarked = None;
-        } else if twos.iter().all(|&u| u >= 1 && n as i64 - u >= 2) {
-            // (1) pairs with a rare part, for heaps n and n+1 at once: with u ≥ 1 the partners
-            // of n+1 are all below n, and the shared loads halve the loop's memory traffic.
-            let (s0, s1) = (self.stamp + 1, self.stamp + 2);
-            self.stamp = s1;
-            stamp = s0;
-            self.premarked = Some(n + 1);
-            let (mark, next) = (&mut self.mark[..], &mut self.mark_next[..]);
-            for &u in twos {
-                let r = n - u as usize;
-                let end = self.rare.partition_point(|&a| (a as usize) < r);
-                mark_rare_pairs2(
-                    &self.rare[..end],
-                    &self.rare_vals[..end],
-                    &g[..=r],
-                    mark,
-                    next,
-                    s0,
-                    s1,
-                );
-                // Heap n+1 also has the pair (r, 1) when r itself is a rare position.
-                if let Some(&va) = self
-                    .rare_vals
-                    .get(end)
-                    .filter(|_| self.rare.get(end) == Some(&(r as u32)))
-                {
-                    next[(va ^ g[1]) as usize & wrap] = s1;
-                }
+        // (1) pairs with a rare part. With every u ≥ 1 the partners in heaps n..n+HEAPS of
+        // positions a ≥ HEAPS − u are all below n, so they are marked for the whole block in
+        // one pass (shared loads, four consecutive partners per position); the few others
+        // are added per heap by `mark_block_rest`.
+        let batchable = twos.iter().all(|&u| u >= 1 && n as i64 - u >= HEAPS as i64);
+        let (j, stamp) = match self.premarked {
+            Some((first, s0)) if n > first && n < first + HEAPS => {
+                let j = n - first;
+                (j, s0 + j as Stamp)
             }
-        } else {
-            self.stamp += 1;
-            stamp = self.stamp;
-            let mark = &mut self.mark[..];
-            for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else {
-                    continue;
+            _ if batchable => {
+                let s0 = self.stamp + 1;
+                self.stamp += HEAPS as Stamp;
+                self.premarked = Some((n, s0));
+                self.refresh_probe(n, g);
+                // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1.
+                let in_range = twos.iter().all(|&u| self.probe_max <= (n - u as usize) / 2);
+                self.head = if in_range {
+                    self.head_len.min(self.probe_eligible)
+                } else {
+                    0
                 };
-                let hi = r - lo;
-                let end = self.rare.partition_point(|&a| a as usize <= hi);
-                let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
-                mark_rare_pairs(
-                    &self.rare[start..end],
-                    &self.rare_vals[start..end],
-                    g,
-                    r,
-                    mark,
-                    stamp,
-                );
+                self.scanned_pairs += (HEAPS * self.head * twos.len()) as u64;
+                for &u in twos {
+                    let r = n - u as usize;
+                    if self.head > 0 {
+                        let head = self.head;
+                        mark_rare_pairs_block(
+                            &self.probe[..head],
+                            &self.probe_vals[..head],
+                            &g[..n],
+                            r,
+                            &mut self.marks,
+                            s0,
+                        );
+                    }
+                    let start = self
+                        .rare
+                        .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
+                    let end = self.rare.partition_point(|&a| (a as usize) < r);
+                    mark_rare_pairs_block(
+                        &self.rare[start..end],
+                        &self.rare_vals[start..end],
+                        &g[..n],
+                        r,
+                        &mut self.marks,
+                        s0,
+                    );
+                }
+                (0, s0)
             }
+            _ => {
+                self.premarked = None;
+                self.refresh_probe(n, g);
+                self.head = 0;
+                self.stamp += 1;
+                let stamp = self.stamp;
+                let mark = slot(&mut self.marks, 0);
+                for &u in twos {
+                    let Some((r, lo)) = split_range(n, u) else {
+                        continue;
+                    };
+                    let hi = r - lo;
+                    let end = self.rare.partition_point(|&a| a as usize <= hi);
+                    let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
+                    mark_rare_pairs(
+                        &self.rare[start..end],
+                        &self.rare_vals[start..end],
+                        g,
+                        r,
+                        mark,
+                        stamp,
+                    );
+                }
+                (0, stamp)
+            }
+        };
+        if let Some((first, _)) = self.premarked {
+            self.mark_block_rest(g, n, first, twos, stamp, j);
         }
-        let mark = &mut self.mark[..];
+        let mark = slot(&mut self.marks, j);
         for (w, &bits) in excl.iter().enumerate() {
             let mut b = bits;
             while b != 0 {
+                // Sparse mode only runs while values (and so their nim-sums) are below 2^16.
                 mark[w * 64 + b.trailing_zeros() as usize] = stamp;
                 b &= b - 1;
             }
         }
         // Least common value not excluded.
-        let Some(&c) = self
+        let Some(c) = self
             .common_list
             .iter()
-            .find(|&&v| mark[v as usize] != stamp)
+            .find(|&&v| mark[usize::from(v)] != stamp)
+            .map(|&v| u32::from(v))
         else {
             // Cannot happen while the mask is below the value width; stay correct anyway.
             for &u in twos {
@@ -243,26 +351,24 @@ impl Sparse {
                     continue;
                 };
                 for a in lo..=r / 2 {
-                    mark[(g[a] ^ g[r - a]) as usize & wrap] = stamp;
+                    mark[usize::from(g[a] ^ g[r - a])] = stamp;
                 }
             }
-            return (0..)
-                .find(|&v| mark[v as usize & wrap] != stamp)
-                .unwrap_or(0);
+            return (0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32;
         };
         // (2) rare values below c that are not yet excluded.
-        let below_c = self.rare_list.partition_point(|&v| v < c);
+        let premarked_probes = self.head;
+        let below_c = self.rare_list.partition_point(|&v| u32::from(v) < c);
         self.missing.clear();
         self.missing.extend_from_slice(&self.rare_list[..below_c]);
         drop_marked(&mut self.missing, mark, stamp);
         if self.missing.is_empty() {
+            self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
             return c;
         }
+        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
         self.scans += 1;
-        if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
-            self.rebuild_probe(n, g);
-        }
-        let mark = &mut self.mark[..];
+        let mark = slot(&mut self.marks, j);
         // Every common value below c is excluded already, so only the missing rare values
         // matter; pairs are marked in batches and the missing list is filtered per batch
         // (a batch at least as long as the list, so filtering costs at most as much as
@@ -274,7 +380,7 @@ impl Sparse {
                 };
                 // All probes are usually inside [lo, r/2]; then the loop needs no test.
                 let all_in = self.probe_min >= lo && self.probe_max <= r / 2;
-                let mut i = 0;
+                let mut i = premarked_probes;
                 while i < self.probe.len() {
                     let end = (i + BATCH.max(self.missing.len())).min(self.probe.len());
                     let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
@@ -284,7 +390,7 @@ impl Sparse {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
                             if a >= lo && a <= r / 2 {
-                                mark[(va ^ g[r - a]) as usize & wrap] = stamp;
+                                mark[usize::from(va ^ g[r - a])] = stamp;
                             }
                         }
                     }
@@ -306,7 +412,7 @@ impl Sparse {
                     let left = &g[a..end];
                     let right = &g[r + 1 - end..=r - a];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                        mark[(x ^ y) as usize & wrap] = stamp;
+                        mark[usize::from(x ^ y)] = stamp;
                     }
                     self.scanned_pairs += (end - a) as u64;
                     a = end;
@@ -318,7 +424,7 @@ impl Sparse {
             }
         }
         // The missing list is ascending; its head (if any) is the least unexcluded value.
-        self.missing.first().copied().unwrap_or(c)
+        self.missing.first().map_or(c, |&v| v.into())
     }
 }
 
@@ -326,46 +432,56 @@ impl Sparse {
 /// whether a value has been found is unpredictable, and mispredictions cost more than the
 /// unconditional copies.
 #[inline]
-fn drop_marked(missing: &mut Vec<u32>, mark: &[u32], stamp: u32) {
-    let wrap = mark.len() - 1; // a power of two minus one, above every value
+fn drop_marked(missing: &mut Vec<u16>, mark: &Marks, stamp: Stamp) {
     let mut kept = 0;
     for i in 0..missing.len() {
         let v = missing[i];
         missing[kept] = v;
-        kept += usize::from(mark[v as usize & wrap] != stamp);
+        kept += usize::from(mark[usize::from(v)] != stamp);
     }
     missing.truncate(kept);
+}
+
+/// Slot `j` of the mark arrays.
+#[inline(always)]
+fn slot(marks: &mut [Stamp], j: usize) -> &mut Marks {
+    (&mut marks[j * MARKS..(j + 1) * MARKS])
+        .try_into()
+        .expect("a slot has MARKS entries")
 }
 
 /// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
 /// Kept out of line so that the hot loop gets all registers to itself.
 #[inline(never)]
-fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut [u32], stamp: u32) {
-    let wrap = mark.len() - 1; // a power of two minus one
+fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut Marks, stamp: Stamp) {
     for (&a, &va) in pos.iter().zip(vals) {
-        mark[(va ^ g[r - a as usize]) as usize & wrap] = stamp;
+        mark[usize::from(va ^ g[r - a as usize])] = stamp;
     }
 }
 
-/// [`mark_rare_pairs`] for heaps with totals r and r+1 at once (`g` is G(0..=r); every
-/// position is below r, so both partners are in `g`).
+/// [`mark_rare_pairs`] for the [`HEAPS`] heaps with totals `r, r+1, …` at once: heap j in
+/// slot j of `marks` with stamp `s0 + j`. Every partner `r − a + j` must be in `g`. The
+/// partners of a position are adjacent, so one pass over the positions serves all heaps.
 #[inline(never)]
-fn mark_rare_pairs2(
+fn mark_rare_pairs_block(
     pos: &[u32],
     vals: &[u16],
     g: &[u16],
-    mark: &mut [u32],
-    next: &mut [u32],
-    s0: u32,
-    s1: u32,
+    r: usize,
+    marks: &mut [Stamp],
+    s0: Stamp,
 ) {
-    let wrap = mark.len() - 1;
-    let next = &mut next[..mark.len()];
-    let r = g.len() - 1;
+    let mut slots = marks
+        .chunks_exact_mut(MARKS)
+        .map(|m| -> &mut Marks { m.try_into().expect("a slot has MARKS entries") });
+    let mut slots: [&mut Marks; HEAPS] =
+        std::array::from_fn(|_| slots.next().expect("HEAPS slots"));
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        mark[(va ^ g[b]) as usize & wrap] = s0;
-        next[(va ^ g[b + 1]) as usize & wrap] = s1;
+        let q: &[u16; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+        for (k, mark) in slots.iter_mut().enumerate() {
+            mark[usize::from(va ^ q[k])] = s0 + k as Stamp;
+        }
     }
 }
 
