@@ -42,6 +42,6 @@ async fn two_replicas_share_the_queue_and_compute_each_job_once() {
     assert_eq!(la["jobs"].as_array().unwrap().len(), 36);
     assert_eq!(la["jobs"], lb["jobs"]);
     // And the stored values are right (served from the shared store by the other replica).
-    let v = b.server().ok("/v1/octal/sequence", &json!({"code": "0.07", "n": 100})).await;
+    let v = b.server().ok("/v1/octal/sequence", &json!({"code": "0.07", "n": 200})).await;
     assert_eq!(v["periodicity"]["period"], 34);
 }
