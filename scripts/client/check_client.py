@@ -16,11 +16,11 @@ sys.path.insert(0, gen_parent)
 
 from grundy_client import Client  # noqa: E402
 from grundy_client.api.operations import healthz  # noqa: E402
-from grundy_client.api.transfinite import welter_value as tf_welter_value  # noqa: E402
-from grundy_client.api.transfinite import welter_winning_moves as tf_welter_moves  # noqa: E402
-from grundy_client.api.welter import primes as welter_primes  # noqa: E402
-from grundy_client.api.welter import value as welter_value  # noqa: E402
-from grundy_client.api.welter import winning_moves as welter_moves  # noqa: E402
+from grundy_client.api.transfinite import transfinite_welter_value as tf_welter_value  # noqa: E402
+from grundy_client.api.transfinite import transfinite_welter_winning_moves as tf_welter_moves  # noqa: E402
+from grundy_client.api.welter import welter_primes  # noqa: E402
+from grundy_client.api.welter import welter_value  # noqa: E402
+from grundy_client.api.welter import welter_winning_moves as welter_moves  # noqa: E402
 from grundy_client.models import (  # noqa: E402
     OrdinalMovesResponse,
     OrdinalPositionRequest,
@@ -114,7 +114,7 @@ with Client(base_url=base_url, timeout=30.0, raise_on_unexpected_status=True) as
     if "/v1/octal/sequence" not in spec.get("paths", {}):
         print("octal endpoint not present")
     else:
-        from grundy_client.api.octal import sequence as octal_sequence
+        from grundy_client.api.octal import octal_sequence
         from grundy_client.models import SequenceRequest, SequenceResponse
 
         s = typed(octal_sequence.sync_detailed(client=client, body=SequenceRequest(code="0.07", n=100)),
