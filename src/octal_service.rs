@@ -19,6 +19,9 @@ use crate::store::Store;
 pub struct Entry {
     pub solver: Mutex<Solver>,
     stored: AtomicUsize,
+    /// Values held, for the cache's weigher (which must never wait on the solver's lock: it
+    /// runs on the async workers while another request may be computing).
+    len: AtomicUsize,
 }
 
 /// The per-code solver cache.
@@ -33,7 +36,7 @@ impl SequenceCache {
         let inner = moka::sync::Cache::builder()
             .max_capacity(bytes.max(1))
             .weigher(|_k: &String, e: &Arc<Entry>| {
-                let len = e.solver.lock().map(|s| s.values().len()).unwrap_or(0);
+                let len = e.len.load(Ordering::Relaxed);
                 u32::try_from(len.saturating_mul(4).saturating_add(1024)).unwrap_or(u32::MAX)
             })
             .build();
@@ -86,8 +89,9 @@ async fn entry(app: &AppState, game: &Game) -> Result<Arc<Entry>, ApiError> {
     })
     .await
     .map_err(|e| ApiError::Internal(format!("loading a solver: {e}")))?;
-    let stored = if solver.values().len() == stored { stored } else { 0 };
-    let e = Arc::new(Entry { solver: Mutex::new(solver), stored: AtomicUsize::new(stored) });
+    let len = solver.values().len();
+    let stored = if len == stored { stored } else { 0 };
+    let e = Arc::new(Entry { solver: Mutex::new(solver), stored: AtomicUsize::new(stored), len: AtomicUsize::new(len) });
     app.sequences.inner.insert(code, e.clone());
     Ok(e)
 }
@@ -129,6 +133,7 @@ where
             }
         }
         // Values computed before a stop are kept (and stored) for the next request.
+        e2.len.store(solver.values().len(), Ordering::Relaxed);
         let grew = solver.values().len() > e2.stored.load(Ordering::Relaxed);
         let out = match failure {
             Some(f) => Err(f),
@@ -151,7 +156,9 @@ where
 /// always be recomputed.
 async fn persist(store: Store, code: String, e: Arc<Entry>) {
     let snapshot = {
-        let Ok(solver) = e.solver.lock() else { return };
+        // Never wait on the lock from an async worker: if a request is computing right now, it
+        // will persist its (longer) result itself when it is done.
+        let Ok(solver) = e.solver.try_lock() else { return };
         let stored = e.stored.load(Ordering::Relaxed);
         if solver.values().len() <= stored {
             return;
