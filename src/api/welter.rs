@@ -238,8 +238,7 @@ async fn primes(State(app): State<AppState>, ApiJson(req): ApiJson<PrimesRequest
     let key = cache::key("welter/primes", &target.to_string(), &position);
     let size = position.len();
     app.respond(Some(key), size, move || {
-        let value = core::value(&position);
-        let primes = core::primes(&position, target);
+        let (value, primes) = core::value_and_primes(&position, target);
         let moves = position
             .iter()
             .zip(&primes)

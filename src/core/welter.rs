@@ -290,10 +290,15 @@ pub fn complete(others: &[u64], target: u64) -> u128 {
 /// `x'_i` such that replacing `x_i` by `x'_i` gives Welter value `target`.
 /// When `target == value(coins)` every prime is the coin itself.
 pub fn primes(coins: &[u64], target: u64) -> Vec<u128> {
+    value_and_primes(coins, target).1
+}
+
+/// The value and the primes for `target` from one sort of the coins.
+pub fn value_and_primes(coins: &[u64], target: u64) -> (u64, Vec<u128>) {
     let order = LowBitOrder::new(coins);
     let k = value_with(&order);
     if target == k {
-        return coins.iter().map(|&c| c as u128).collect();
+        return (k, coins.iter().map(|&c| c as u128).collect());
     }
     let by_order = primes_in_order(&order, k, target);
     // Back to request order: pair each coin with its low-bit rank (one more sort, cheaper
@@ -304,7 +309,7 @@ pub fn primes(coins: &[u64], target: u64) -> Vec<u128> {
     for (r, &(_, i)) in rank.iter().enumerate() {
         out[i as usize] = by_order[r];
     }
-    out
+    (k, out)
 }
 
 /// The primes for `target` of the coins in low-bit order (aligned with `order.coins`).
