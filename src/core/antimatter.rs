@@ -553,6 +553,7 @@ impl Game for LargeGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::test_support::{u64s, vectors};
     use std::collections::HashMap;
 
     type Pos = (Vec<u64>, Vec<u64>);
@@ -743,21 +744,6 @@ mod tests {
         }
     }
 
-    fn vectors() -> serde_json::Value {
-        serde_json::from_str(include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/welter_vectors.json"
-        )))
-        .unwrap()
-    }
-
-    fn u64s(v: &serde_json::Value) -> Vec<u64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect()
-    }
 
     fn val(p: &[u64], e: &[u64]) -> u64 {
         value(&Position::new(p, e).unwrap(), Budget::DEFAULT).unwrap()

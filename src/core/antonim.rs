@@ -373,6 +373,7 @@ impl Game for LargeGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::test_support::{u64s, vectors};
     use std::collections::HashMap;
 
     /// Independent brute force on the literal definition: coins as a sorted tuple (coins on 0
@@ -515,21 +516,6 @@ mod tests {
         }
     }
 
-    fn vectors() -> serde_json::Value {
-        serde_json::from_str(include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/welter_vectors.json"
-        )))
-        .unwrap()
-    }
-
-    fn u64s(v: &serde_json::Value) -> Vec<u64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect()
-    }
 
     fn val(p: &[u64]) -> u64 {
         value(&Position::new(p).unwrap(), Budget::DEFAULT).unwrap()

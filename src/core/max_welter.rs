@@ -443,6 +443,7 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::test_support::{u64s, vectors};
 
     /// Independent brute force over bitmask positions on squares < n: plain mex over followers.
     /// Followers of a mask are numerically smaller (top bit cleared, a lower bit set), so one
@@ -586,21 +587,6 @@ mod tests {
         }
     }
 
-    fn vectors() -> serde_json::Value {
-        serde_json::from_str(include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/welter_vectors.json"
-        )))
-        .unwrap()
-    }
-
-    fn u64s(v: &serde_json::Value) -> Vec<u64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect()
-    }
 
     #[test]
     fn vectors_max_welter() {

@@ -8,3 +8,6 @@ pub mod octal;
 pub mod ordinal;
 pub mod transfinite;
 pub mod welter;
+
+#[cfg(test)]
+mod test_support;
