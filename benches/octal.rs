@@ -28,16 +28,24 @@ fn officers(c: &mut Criterion) {
 fn proofs(c: &mut Criterion) {
     let mut g = c.benchmark_group("prove");
     g.sample_size(10);
-    g.bench_function("0.16_until_proved", |b| b.iter(|| run("0.16", 1_000_000, 1, true)));
-    g.bench_function("0.07_until_proved", |b| b.iter(|| run("0.07", 1_000_000, 1, true)));
+    g.bench_function("0.16_until_proved", |b| {
+        b.iter(|| run("0.16", 1_000_000, 1, true))
+    });
+    g.bench_function("0.07_until_proved", |b| {
+        b.iter(|| run("0.07", 1_000_000, 1, true))
+    });
     g.finish();
 }
 
 fn dense(c: &mut Criterion) {
     let mut g = c.benchmark_group("0.007_n20000");
     g.sample_size(10);
-    g.bench_function("fast_2_threads", |b| b.iter(|| run("0.007", 20_000, 2, false)));
-    g.bench_function("fast_1_thread", |b| b.iter(|| run("0.007", 20_000, 1, false)));
+    g.bench_function("fast_2_threads", |b| {
+        b.iter(|| run("0.007", 20_000, 2, false))
+    });
+    g.bench_function("fast_1_thread", |b| {
+        b.iter(|| run("0.007", 20_000, 1, false))
+    });
     g.bench_function("naive", |b| {
         let game = Game::parse("0.007").unwrap();
         b.iter(|| naive_values(&game, 20_000, &mut || false).unwrap().len())

@@ -24,7 +24,9 @@ fn value(c: &mut Criterion) {
     g.sample_size(20);
     for n in [10usize, 1_000, 100_000, 1_000_000] {
         let coins = random_coins(n, n as u64);
-        g.bench_with_input(BenchmarkId::new("fast", n), &coins, |b, c| b.iter(|| welter::value(black_box(c))));
+        g.bench_with_input(BenchmarkId::new("fast", n), &coins, |b, c| {
+            b.iter(|| welter::value(black_box(c)))
+        });
     }
     for n in [10usize, 1_000, 100_000] {
         let coins = random_coins(n, n as u64);

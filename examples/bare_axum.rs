@@ -17,12 +17,17 @@ struct Resp {
 }
 
 async fn handler(Json(r): Json<Req>) -> Json<Resp> {
-    Json(Resp { coins: r.position.len(), value: r.position.iter().fold(0, |a, b| a ^ b) })
+    Json(Resp {
+        coins: r.position.len(),
+        value: r.position.iter().fold(0, |a, b| a ^ b),
+    })
 }
 
 #[tokio::main]
 async fn main() {
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8090".into());
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:8090".into());
     let app = Router::new().route("/v1/welter/value", post(handler));
     let listener = tokio::net::TcpListener::bind(&addr).await.expect("bind");
     axum::serve(listener, app).await.expect("serve");

@@ -74,28 +74,52 @@ struct Api {
 }
 
 impl Api {
-    async fn post<T: for<'de> Deserialize<'de>>(&mut self, path: &str, body: serde_json::Value) -> Result<T, String> {
+    async fn post<T: for<'de> Deserialize<'de>>(
+        &mut self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> Result<T, String> {
         if self.started.elapsed() > RUN_BUDGET {
             return Err(format!("run budget of {RUN_BUDGET:?} exceeded"));
         }
         self.requests += 1;
         let url = format!("{}{}", self.base, path);
-        let resp = self.http.post(&url).json(&body).send().await.map_err(|e| format!("POST {url}: {e}"))?;
+        let resp = self
+            .http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| format!("POST {url}: {e}"))?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| format!("POST {url}: reading the body: {e}"))?;
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| format!("POST {url}: reading the body: {e}"))?;
         if status != reqwest::StatusCode::OK {
             return Err(format!("POST {url} {body} -> {status}: {text}"));
         }
-        serde_json::from_str(&text).map_err(|e| format!("POST {url} {body}: unexpected body ({e}): {text}"))
+        serde_json::from_str(&text)
+            .map_err(|e| format!("POST {url} {body}: unexpected body ({e}): {text}"))
     }
 
-    async fn value(&mut self, position: &BTreeSet<u64>, play: &str) -> Result<ValueResponse, String> {
+    async fn value(
+        &mut self,
+        position: &BTreeSet<u64>,
+        play: &str,
+    ) -> Result<ValueResponse, String> {
         let body = json!({ "position": position.iter().collect::<Vec<_>>(), "play": play });
         let r: ValueResponse = self.post("/v1/welter/value", body).await?;
         let sorted: Vec<u64> = position.iter().copied().collect();
-        check(r.position == sorted, || format!("value: echoed position {:?} != {:?}", r.position, sorted))?;
-        check(r.coins == position.len(), || format!("value: coins {} != {}", r.coins, position.len()))?;
-        check(r.outcome == "P" || r.outcome == "N", || format!("value: outcome {:?}", r.outcome))?;
+        check(r.position == sorted, || {
+            format!("value: echoed position {:?} != {:?}", r.position, sorted)
+        })?;
+        check(r.coins == position.len(), || {
+            format!("value: coins {} != {}", r.coins, position.len())
+        })?;
+        check(r.outcome == "P" || r.outcome == "N", || {
+            format!("value: outcome {:?}", r.outcome)
+        })?;
         Ok(r)
     }
 }
@@ -119,7 +143,11 @@ fn random_position(rng: &mut SplitMix64) -> BTreeSet<u64> {
 
 /// The smallest coin whose square just below is empty (a legal move exists iff there is one).
 fn fallback_move(position: &BTreeSet<u64>) -> Option<(u64, u64)> {
-    position.iter().copied().find(|&c| c > 0 && !position.contains(&(c - 1))).map(|c| (c, c - 1))
+    position
+        .iter()
+        .copied()
+        .find(|&c| c > 0 && !position.contains(&(c - 1)))
+        .map(|c| (c, c - 1))
 }
 
 fn show(position: &BTreeSet<u64>) -> String {
@@ -135,42 +163,83 @@ async fn play_game(
     play: &str,
 ) -> Result<usize, String> {
     let players = ["A", "B"];
-    println!("game {game} ({play} play): start {} ({} coins), A moves first", show(&position), position.len());
+    println!(
+        "game {game} ({play} play): start {} ({} coins), A moves first",
+        show(&position),
+        position.len()
+    );
     let mut first_outcome: Option<String> = None;
     let mut turn = 0usize;
     loop {
         let mover = players[turn % 2];
         let sorted: Vec<u64> = position.iter().copied().collect();
-        let r: MovesResponse =
-            api.post("/v1/welter/winning-moves", json!({ "position": sorted, "play": play })).await?;
+        let r: MovesResponse = api
+            .post(
+                "/v1/welter/winning-moves",
+                json!({ "position": sorted, "play": play }),
+            )
+            .await?;
         let ctx = format!("game {game} turn {} position {}", turn + 1, show(&position));
-        check(r.position == sorted, || format!("{}: echoed position {:?}", ctx, r.position))?;
-        check(r.play == play, || format!("{}: echoed play {:?}", ctx, r.play))?;
-        check(r.outcome == "P" || r.outcome == "N", || format!("{}: outcome {:?}", ctx, r.outcome))?;
+        check(r.position == sorted, || {
+            format!("{}: echoed position {:?}", ctx, r.position)
+        })?;
+        check(r.play == play, || {
+            format!("{}: echoed play {:?}", ctx, r.play)
+        })?;
+        check(r.outcome == "P" || r.outcome == "N", || {
+            format!("{}: outcome {:?}", ctx, r.outcome)
+        })?;
         for m in &r.moves {
-            check(position.contains(&m.from), || format!("{}: move {}->{}: `from` is empty", ctx, m.from, m.to))?;
-            check(m.to < m.from, || format!("{}: move {}->{}: `to` is not below `from`", ctx, m.from, m.to))?;
-            check(!position.contains(&m.to), || format!("{}: move {}->{}: `to` is occupied", ctx, m.from, m.to))?;
+            check(position.contains(&m.from), || {
+                format!("{}: move {}->{}: `from` is empty", ctx, m.from, m.to)
+            })?;
+            check(m.to < m.from, || {
+                format!(
+                    "{}: move {}->{}: `to` is not below `from`",
+                    ctx, m.from, m.to
+                )
+            })?;
+            check(!position.contains(&m.to), || {
+                format!("{}: move {}->{}: `to` is occupied", ctx, m.from, m.to)
+            })?;
         }
-        check(r.moves.windows(2).all(|w| w[0].from <= w[1].from), || format!("{}: moves not ordered by from", ctx))?;
+        check(r.moves.windows(2).all(|w| w[0].from <= w[1].from), || {
+            format!("{}: moves not ordered by from", ctx)
+        })?;
         let legal = fallback_move(&position);
         let terminal = legal.is_none();
         // N ⇔ a winning move exists — except the misère terminal position (N, no move at all).
         let expect_n = !r.moves.is_empty() || (terminal && play == "misere");
         check((r.outcome == "N") == expect_n, || {
-            format!("{}: outcome {} but {} winning moves (terminal: {terminal})", ctx, r.outcome, r.moves.len())
+            format!(
+                "{}: outcome {} but {} winning moves (terminal: {terminal})",
+                ctx,
+                r.outcome,
+                r.moves.len()
+            )
         })?;
         let v = api.value(&position, play).await?;
         check(v.value == r.value && v.outcome == r.outcome, || {
-            format!("{}: winning-moves says {} {}, value says {} {}", ctx, r.value, r.outcome, v.value, v.outcome)
+            format!(
+                "{}: winning-moves says {} {}, value says {} {}",
+                ctx, r.value, r.outcome, v.value, v.outcome
+            )
         })?;
         if first_outcome.is_none() {
             first_outcome = Some(r.outcome.clone());
         }
         let Some(fallback) = legal else {
             // No move possible: normal play, the mover loses; misère, the mover wins.
-            let winner = if play == "normal" { players[(turn + 1) % 2] } else { mover };
-            let predicted = if first_outcome.as_deref() == Some("N") { "A" } else { "B" };
+            let winner = if play == "normal" {
+                players[(turn + 1) % 2]
+            } else {
+                mover
+            };
+            let predicted = if first_outcome.as_deref() == Some("N") {
+                "A"
+            } else {
+                "B"
+            };
             println!(
                 "game {game}: {mover} cannot move at {} (value {}, {}); winner {winner} after {turn} moves",
                 show(&position),
@@ -178,7 +247,10 @@ async fn play_game(
                 r.outcome
             );
             check(winner == predicted, || {
-                format!("game {game}: the start was {:?} so {predicted} should win, but {winner} won", first_outcome)
+                format!(
+                    "game {game}: the start was {:?} so {predicted} should win, but {winner} won",
+                    first_outcome
+                )
             })?;
             return Ok(turn);
         };
@@ -208,24 +280,37 @@ async fn play_game(
         })?;
         turn += 1;
         // Each move lowers the sum of squares, so a game is finite; bound it anyway.
-        check(turn <= 60 * 10, || format!("game {game}: more than 600 moves"))?;
+        check(turn <= 60 * 10, || {
+            format!("game {game}: more than 600 moves")
+        })?;
     }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let base = args.get(1).cloned().unwrap_or_else(|| "http://127.0.0.1:8080".into());
+    let base = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "http://127.0.0.1:8080".into());
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20251122);
     let games: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2);
-    let http = match reqwest::Client::builder().timeout(Duration::from_secs(10)).build() {
+    let http = match reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+    {
         Ok(c) => c,
         Err(e) => {
             eprintln!("bot: cannot build the HTTP client: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut api = Api { http, base: base.trim_end_matches('/').to_string(), started: Instant::now(), requests: 0 };
+    let mut api = Api {
+        http,
+        base: base.trim_end_matches('/').to_string(),
+        started: Instant::now(),
+        requests: 0,
+    };
     let mut rng = SplitMix64(seed);
     let mut total_moves = 0;
     for game in 1..=games {

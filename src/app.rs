@@ -30,7 +30,9 @@ pub fn build(state: AppState) -> Router {
     let timeout = config.request_timeout;
 
     let overload = ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(move |err: BoxError| async move { overload_error(err, timeout) }))
+        .layer(HandleErrorLayer::new(move |err: BoxError| async move {
+            overload_error(err, timeout)
+        }))
         .load_shed()
         .concurrency_limit(config.max_concurrency)
         .timeout(timeout);
@@ -62,7 +64,10 @@ pub fn build(state: AppState) -> Router {
 fn overload_error(err: BoxError, timeout: Duration) -> Response {
     if err.is::<tower::timeout::error::Elapsed>() {
         ApiError::Unavailable {
-            detail: format!("the request took longer than {} ms (GRUNDY_REQUEST_TIMEOUT_MS)", timeout.as_millis()),
+            detail: format!(
+                "the request took longer than {} ms (GRUNDY_REQUEST_TIMEOUT_MS)",
+                timeout.as_millis()
+            ),
             retry_after_secs: 1,
         }
     } else if err.is::<tower::load_shed::error::Overloaded>() {
@@ -77,7 +82,9 @@ fn overload_error(err: BoxError, timeout: Duration) -> Response {
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
-    ApiError::NotFound { detail: format!("no route for {}", uri.path()) }
+    ApiError::NotFound {
+        detail: format!("no route for {}", uri.path()),
+    }
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -108,7 +115,9 @@ pub async fn serve(
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -34,7 +34,10 @@ impl ResponseCache {
     /// A cache holding at most `capacity` responses; 0 disables caching.
     pub fn new(capacity: u64) -> Self {
         let inner = (capacity > 0).then(|| moka::sync::Cache::new(capacity));
-        ResponseCache { inner, stats: Arc::default() }
+        ResponseCache {
+            inner,
+            stats: Arc::default(),
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<Bytes> {

@@ -156,7 +156,8 @@ impl Config {
             max_concurrency: var("GRUNDY_MAX_CONCURRENCY", d.max_concurrency)?,
             log_json,
             database_url: {
-                let url: String = var("GRUNDY_DATABASE_URL", "sqlite://data/grundy.db".to_string())?;
+                let url: String =
+                    var("GRUNDY_DATABASE_URL", "sqlite://data/grundy.db".to_string())?;
                 (url != "none").then_some(url)
             },
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
@@ -166,13 +167,22 @@ impl Config {
             search_max_entries: var("GRUNDY_SEARCH_MAX_ENTRIES", d.search_max_entries)?,
             search_max_steps: var("GRUNDY_SEARCH_MAX_STEPS", d.search_max_steps)?,
             octal_max_n: var("GRUNDY_OCTAL_MAX_N", d.octal_max_n)?,
-            octal_sync_time: Duration::from_millis(var("GRUNDY_OCTAL_SYNC_MS", d.octal_sync_time.as_millis() as u64)?),
+            octal_sync_time: Duration::from_millis(var(
+                "GRUNDY_OCTAL_SYNC_MS",
+                d.octal_sync_time.as_millis() as u64,
+            )?),
             octal_cache_bytes: var("GRUNDY_OCTAL_CACHE_BYTES", d.octal_cache_bytes)?,
             octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,
             job_workers: var("GRUNDY_JOB_WORKERS", d.job_workers)?,
             job_max_n: var("GRUNDY_JOB_MAX_N", d.job_max_n)?,
-            job_checkpoint: Duration::from_millis(var("GRUNDY_JOB_CHECKPOINT_MS", d.job_checkpoint.as_millis() as u64)?),
-            job_lease: Duration::from_millis(var("GRUNDY_JOB_LEASE_MS", d.job_lease.as_millis() as u64)?),
+            job_checkpoint: Duration::from_millis(var(
+                "GRUNDY_JOB_CHECKPOINT_MS",
+                d.job_checkpoint.as_millis() as u64,
+            )?),
+            job_lease: Duration::from_millis(var(
+                "GRUNDY_JOB_LEASE_MS",
+                d.job_lease.as_millis() as u64,
+            )?),
             replica_id: var("GRUNDY_REPLICA_ID", d.replica_id.clone())?,
         };
         if cfg.max_coins > 100_000_000 {

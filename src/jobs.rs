@@ -36,7 +36,11 @@ impl Workers {
                 tokio::spawn(async move { worker(app, i, shutdown).await })
             })
             .collect();
-        Workers { shutdown, wake, handles }
+        Workers {
+            shutdown,
+            wake,
+            handles,
+        }
     }
 
     /// Asks every worker to checkpoint, release its job and stop; waits for them.
@@ -76,7 +80,8 @@ async fn worker(app: AppState, index: usize, shutdown: Arc<AtomicBool>) {
             }
             Ok(None) => {
                 // Idle: wait for a local submission or poll for jobs from other replicas.
-                let _ = tokio::time::timeout(Duration::from_millis(500), app.job_notify.notified()).await;
+                let _ = tokio::time::timeout(Duration::from_millis(500), app.job_notify.notified())
+                    .await;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "could not claim a job");
@@ -95,13 +100,27 @@ enum Slice {
     Failed(String),
 }
 
-async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>) -> Result<(), crate::store::StoreError> {
+async fn run(
+    app: &AppState,
+    store: &Store,
+    job: Job,
+    shutdown: &Arc<AtomicBool>,
+) -> Result<(), crate::store::StoreError> {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
     let game = match Game::parse(&job.code) {
         Ok(g) => g,
         Err(e) => {
-            store.finish_job(&job.id, &owner, JobStatus::Failed, 0, Some(&e.to_string()), None).await?;
+            store
+                .finish_job(
+                    &job.id,
+                    &owner,
+                    JobStatus::Failed,
+                    0,
+                    Some(&e.to_string()),
+                    None,
+                )
+                .await?;
             return Ok(());
         }
     };
@@ -110,9 +129,11 @@ async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>
     let values = stored.map(|s| s.values).unwrap_or_default();
     let mut already = values.len();
     let g = game.clone();
-    let solver = tokio::task::spawn_blocking(move || Solver::resume(&g, values).unwrap_or_else(|_| Solver::new(&g)))
-        .await
-        .map_err(|e| crate::store::StoreError::Corrupt(format!("resume task: {e}")))?;
+    let solver = tokio::task::spawn_blocking(move || {
+        Solver::resume(&g, values).unwrap_or_else(|_| Solver::new(&g))
+    })
+    .await
+    .map_err(|e| crate::store::StoreError::Corrupt(format!("resume task: {e}")))?;
     if solver.values().len() != already {
         already = 0;
     }
@@ -121,7 +142,10 @@ async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>
     loop {
         let (len, proved) = {
             let s = solver.lock().expect("solver lock");
-            (s.values().len(), matches!(s.periodicity(), Periodicity::Proved(_)))
+            (
+                s.values().len(),
+                matches!(s.periodicity(), Periodicity::Proved(_)),
+            )
         };
         if proved || len >= max_n {
             let (computed, json) = {
@@ -131,10 +155,31 @@ async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>
             // Final values first (conditional on the lease), then the status.
             let offset = tail_offset(already);
             let tail = solver.lock().expect("solver lock").values()[offset..].to_vec();
-            match store.checkpoint(&job.id, &owner, &code, offset, &tail, json.as_deref(), None, lease_ms).await? {
+            match store
+                .checkpoint(
+                    &job.id,
+                    &owner,
+                    &code,
+                    offset,
+                    &tail,
+                    json.as_deref(),
+                    None,
+                    lease_ms,
+                )
+                .await?
+            {
                 Checkpoint::Lost => return Ok(()),
                 _ => {
-                    store.finish_job(&job.id, &owner, JobStatus::Done, computed as u64, None, json.as_deref()).await?;
+                    store
+                        .finish_job(
+                            &job.id,
+                            &owner,
+                            JobStatus::Done,
+                            computed as u64,
+                            None,
+                            json.as_deref(),
+                        )
+                        .await?;
                 }
             }
             app.sequences.invalidate(&code);
@@ -162,13 +207,27 @@ async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>
         let offset = tail_offset(already);
         let (tail, json) = {
             let s = solver.lock().expect("solver lock");
-            (s.values()[offset..].to_vec(), periodicity_json(s.periodicity()))
+            (
+                s.values()[offset..].to_vec(),
+                periodicity_json(s.periodicity()),
+            )
         };
         let total = offset + tail.len();
         let grown = total.saturating_sub(len);
         metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
         let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let cp = store.checkpoint(&job.id, &owner, &code, offset, &tail, json.as_deref(), Some(rate), lease_ms).await?;
+        let cp = store
+            .checkpoint(
+                &job.id,
+                &owner,
+                &code,
+                offset,
+                &tail,
+                json.as_deref(),
+                Some(rate),
+                lease_ms,
+            )
+            .await?;
         already = total;
         match (cp, outcome) {
             (Checkpoint::Lost, _) => {
@@ -176,13 +235,32 @@ async fn run(app: &AppState, store: &Store, job: Job, shutdown: &Arc<AtomicBool>
                 return Ok(());
             }
             (Checkpoint::Cancel, _) => {
-                store.finish_job(&job.id, &owner, JobStatus::Cancelled, total as u64, None, json.as_deref()).await?;
-                metrics::counter!("grundy_jobs_finished_total", "status" => "cancelled").increment(1);
+                store
+                    .finish_job(
+                        &job.id,
+                        &owner,
+                        JobStatus::Cancelled,
+                        total as u64,
+                        None,
+                        json.as_deref(),
+                    )
+                    .await?;
+                metrics::counter!("grundy_jobs_finished_total", "status" => "cancelled")
+                    .increment(1);
                 tracing::info!(job = %job.id, "job cancelled");
                 return Ok(());
             }
             (_, Slice::Failed(msg)) => {
-                store.finish_job(&job.id, &owner, JobStatus::Failed, total as u64, Some(&msg), json.as_deref()).await?;
+                store
+                    .finish_job(
+                        &job.id,
+                        &owner,
+                        JobStatus::Failed,
+                        total as u64,
+                        Some(&msg),
+                        json.as_deref(),
+                    )
+                    .await?;
                 metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
                 return Ok(());
             }

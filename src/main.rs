@@ -45,7 +45,12 @@ async fn main() -> std::process::ExitCode {
         loop {
             tick.tick().await;
             let s = cache.stats();
-            tracing::info!(hits = s.hits, misses = s.misses, entries = s.entries, "cache");
+            tracing::info!(
+                hits = s.hits,
+                misses = s.misses,
+                entries = s.entries,
+                "cache"
+            );
         }
     });
     let workers = grundy::jobs::Workers::start(&state);
@@ -67,7 +72,9 @@ fn healthcheck() -> std::process::ExitCode {
     use std::io::{Read, Write};
     let addr = std::env::var("GRUNDY_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into());
     // A wildcard listen address is reached through loopback.
-    let addr = addr.replace("0.0.0.0", "127.0.0.1").replace("[::]", "[::1]");
+    let addr = addr
+        .replace("0.0.0.0", "127.0.0.1")
+        .replace("[::]", "[::1]");
     let Ok(sock) = addr.parse::<std::net::SocketAddr>() else {
         eprintln!("healthcheck: bad GRUNDY_ADDR {addr:?}");
         return std::process::ExitCode::FAILURE;
@@ -75,7 +82,10 @@ fn healthcheck() -> std::process::ExitCode {
     let timeout = std::time::Duration::from_secs(3);
     let result = std::net::TcpStream::connect_timeout(&sock, timeout).and_then(|mut s| {
         s.set_read_timeout(Some(timeout))?;
-        s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes())?;
+        s.write_all(
+            format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )?;
         let mut buf = String::new();
         s.read_to_string(&mut buf)?;
         Ok(buf)

@@ -91,14 +91,23 @@ async fn entry(app: &AppState, game: &Game) -> Result<Arc<Entry>, ApiError> {
     .map_err(|e| ApiError::Internal(format!("loading a solver: {e}")))?;
     let len = solver.values().len();
     let stored = if len == stored { stored } else { 0 };
-    let e = Arc::new(Entry { solver: Mutex::new(solver), stored: AtomicUsize::new(stored), len: AtomicUsize::new(len) });
+    let e = Arc::new(Entry {
+        solver: Mutex::new(solver),
+        stored: AtomicUsize::new(stored),
+        len: AtomicUsize::new(len),
+    });
     app.sequences.inner.insert(code, e.clone());
     Ok(e)
 }
 
 /// Runs `query` on the code's solver after making sure `need` is met (within the synchronous
 /// time limit), then writes new values back to the store in the background.
-pub async fn with_solver<T, F>(app: &AppState, game: &Game, need: Need, query: F) -> Result<T, ApiError>
+pub async fn with_solver<T, F>(
+    app: &AppState,
+    game: &Game,
+    need: Need,
+    query: F,
+) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Solver) -> Result<T, ApiError> + Send + 'static,
@@ -158,15 +167,24 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
     let snapshot = {
         // Never wait on the lock from an async worker: if a request is computing right now, it
         // will persist its (longer) result itself when it is done.
-        let Ok(solver) = e.solver.try_lock() else { return };
+        let Ok(solver) = e.solver.try_lock() else {
+            return;
+        };
         let stored = e.stored.load(Ordering::Relaxed);
         if solver.values().len() <= stored {
             return;
         }
-        (solver.values().to_vec(), stored, periodicity_json(solver.periodicity()))
+        (
+            solver.values().to_vec(),
+            stored,
+            periodicity_json(solver.periodicity()),
+        )
     };
     let (values, stored, periodicity) = snapshot;
-    match store.save_sequence(&code, &values, stored, periodicity.as_deref()).await {
+    match store
+        .save_sequence(&code, &values, stored, periodicity.as_deref())
+        .await
+    {
         Ok(()) => {
             e.stored.fetch_max(values.len(), Ordering::Relaxed);
         }
@@ -176,7 +194,10 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
 
 /// The periodicity verdict as stored JSON (the API's `periodicity` object).
 pub fn periodicity_json(p: &Periodicity) -> Option<String> {
-    p.proof().map(|_| serde_json::to_string(&crate::api::octal::PeriodicityInfo::from_core(p, None)).unwrap_or_default())
+    p.proof().map(|_| {
+        serde_json::to_string(&crate::api::octal::PeriodicityInfo::from_core(p, None))
+            .unwrap_or_default()
+    })
 }
 
 /// Default of `GRUNDY_OCTAL_SYNC_MS`.

@@ -55,7 +55,9 @@ impl AppState {
     /// (compute endpoints need no store) and keeps retrying every few seconds; `/readyz`
     /// reports 503 meanwhile.
     pub async fn connect_store(&self) -> Result<(), StoreError> {
-        let Some(url) = self.config.database_url.clone() else { return Ok(()) };
+        let Some(url) = self.config.database_url.clone() else {
+            return Ok(());
+        };
         match Store::connect(&url).await {
             Ok(store) => {
                 self.set_store(store);
@@ -85,13 +87,20 @@ impl AppState {
     /// is within `GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`), otherwise
     /// by running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
     /// blocking pool for large ones so the async workers stay responsive.
-    pub async fn respond<T, F>(&self, key: Option<String>, size: usize, compute: F) -> Result<Response, ApiError>
+    pub async fn respond<T, F>(
+        &self,
+        key: Option<String>,
+        size: usize,
+        compute: F,
+    ) -> Result<Response, ApiError>
     where
         T: Serialize,
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let key = key.filter(|_| (self.config.cache_min_coins..=self.config.cache_max_coins).contains(&size));
+        let key = key.filter(|_| {
+            (self.config.cache_min_coins..=self.config.cache_max_coins).contains(&size)
+        });
         let inline = size <= self.config.inline_coins;
         self.respond_with(key, inline, compute).await
     }
@@ -106,7 +115,12 @@ impl AppState {
         self.respond_with(Some(key), false, compute).await
     }
 
-    async fn respond_with<T, F>(&self, key: Option<String>, inline: bool, compute: F) -> Result<Response, ApiError>
+    async fn respond_with<T, F>(
+        &self,
+        key: Option<String>,
+        inline: bool,
+        compute: F,
+    ) -> Result<Response, ApiError>
     where
         T: Serialize + Send + 'static,
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
@@ -138,6 +152,9 @@ impl AppState {
 
 fn json_response(body: Bytes) -> Response {
     let mut resp = body.into_response();
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     resp
 }

@@ -6,9 +6,14 @@ use tracing_subscriber::EnvFilter;
 
 /// Installs the tracing subscriber: `RUST_LOG` filter (default `info`), text or JSON lines.
 pub fn init_logging(json: bool) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=info"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    let _ = if json { builder.json().try_init() } else { builder.try_init() };
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
 }
 
 /// The process-wide Prometheus recorder. A process has one global recorder, so every server
@@ -19,8 +24,8 @@ pub fn metrics_handle() -> PrometheusHandle {
         .get_or_init(|| {
             let recorder = PrometheusBuilder::new()
                 .set_buckets(&[
-                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
-                    2.5, 5.0, 10.0,
+                    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                    0.5, 1.0, 2.5, 5.0, 10.0,
                 ])
                 .expect("static buckets are valid")
                 .build_recorder();

@@ -13,40 +13,232 @@ const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
     ("/v1/welter/value", "   ", 400, "empty", None),
     ("/v1/welter/value", "{", 400, "not valid JSON", None),
     ("/v1/welter/value", "not json", 400, "not valid JSON", None),
-    ("/v1/welter/value", "{\"position\": [1, 2,]}", 400, "not valid JSON", None),
-    ("/v1/welter/value", "{\"position\": [1]} trailing", 400, "not valid JSON", None),
-    ("/v1/welter/value", "[1, 2, 3]", 400, "must be a JSON object", None),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1, 2,]}",
+        400,
+        "not valid JSON",
+        None,
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1]} trailing",
+        400,
+        "not valid JSON",
+        None,
+    ),
+    (
+        "/v1/welter/value",
+        "[1, 2, 3]",
+        400,
+        "must be a JSON object",
+        None,
+    ),
     ("/v1/welter/value", "42", 400, "must be a JSON object", None),
-    ("/v1/welter/value", "null", 400, "must be a JSON object", None),
-    ("/v1/welter/value", "{\"position\": \"1,2,3\"}", 400, "position", Some("position")),
-    ("/v1/welter/value", "{\"position\": {\"a\": 1}}", 400, "position", Some("position")),
-    ("/v1/welter/value", "{\"position\": [1, \"2\"]}", 400, "position[1]", Some("position[1]")),
-    ("/v1/welter/value", "{\"position\": [1, null]}", 400, "position[1]", Some("position[1]")),
-    ("/v1/welter/value", "{\"position\": [[1]]}", 400, "position[0]", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [1], \"play\": 3}", 400, "play", Some("play")),
-    ("/v1/welter/value", "{\"position\": [1e999]}", 400, "not valid JSON", None),
+    (
+        "/v1/welter/value",
+        "null",
+        400,
+        "must be a JSON object",
+        None,
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": \"1,2,3\"}",
+        400,
+        "position",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": {\"a\": 1}}",
+        400,
+        "position",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1, \"2\"]}",
+        400,
+        "position[1]",
+        Some("position[1]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1, null]}",
+        400,
+        "position[1]",
+        Some("position[1]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [[1]]}",
+        400,
+        "position[0]",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1], \"play\": 3}",
+        400,
+        "play",
+        Some("play"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1e999]}",
+        400,
+        "not valid JSON",
+        None,
+    ),
     // 422: well-formed but invalid
-    ("/v1/welter/value", "{}", 422, "missing field `position`", Some("position")),
-    ("/v1/welter/value", "{\"position\": [1, -3]}", 422, "-3 is negative", Some("position[1]")),
-    ("/v1/welter/value", "{\"position\": [-9223372036854775809]}", 422, "negative", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [1.5]}", 422, "1.5 is not an integer", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [2.5e0]}", 422, "not an integer", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [1e17]}", 422, "above 2^53", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [18446744073709551616]}", 422, "too large", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [99999999999999999999999999]}", 422, "too large", Some("position[0]")),
-    ("/v1/welter/value", "{\"position\": [4, 2, 4]}", 422, "square 4 appears more than once", Some("position")),
-    ("/v1/welter/value", "{\"position\": [1], \"play\": \"misery\"}", 422, "unknown variant `misery`", Some("play")),
-    ("/v1/welter/value", "{\"position\": [1], \"plya\": \"misere\"}", 422, "unknown field `plya`", Some("plya")),
-    ("/v1/welter/value", "{\"position\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}", 422, "exceed the limit of 10", Some("position")),
-    ("/v1/welter/winning-moves", "{\"position\": [0, 0]}", 422, "appears more than once", Some("position")),
-    ("/v1/welter/winning-moves", "{\"position\": [1], \"play\": \"NORMAL\"}", 422, "unknown variant", Some("play")),
-    ("/v1/welter/winning-moves", "{\"play\": \"misere\"}", 422, "missing field `position`", Some("position")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 7]}", 422, "missing field `target`", Some("target")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 7], \"target\": -1}", 422, "-1 is negative", Some("target")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 7], \"target\": 18446744073709551616}", 422, "too large", Some("target")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 7], \"target\": 0.5}", 422, "not an integer", Some("target")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 5], \"target\": 0}", 422, "square 5", Some("position")),
-    ("/v1/welter/primes", "{\"position\": [1, 5, 7], \"target\": \"0\"}", 400, "target", Some("target")),
+    (
+        "/v1/welter/value",
+        "{}",
+        422,
+        "missing field `position`",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1, -3]}",
+        422,
+        "-3 is negative",
+        Some("position[1]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [-9223372036854775809]}",
+        422,
+        "negative",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1.5]}",
+        422,
+        "1.5 is not an integer",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [2.5e0]}",
+        422,
+        "not an integer",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1e17]}",
+        422,
+        "above 2^53",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [18446744073709551616]}",
+        422,
+        "too large",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [99999999999999999999999999]}",
+        422,
+        "too large",
+        Some("position[0]"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [4, 2, 4]}",
+        422,
+        "square 4 appears more than once",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1], \"play\": \"misery\"}",
+        422,
+        "unknown variant `misery`",
+        Some("play"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [1], \"plya\": \"misere\"}",
+        422,
+        "unknown field `plya`",
+        Some("plya"),
+    ),
+    (
+        "/v1/welter/value",
+        "{\"position\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}",
+        422,
+        "exceed the limit of 10",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/winning-moves",
+        "{\"position\": [0, 0]}",
+        422,
+        "appears more than once",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/winning-moves",
+        "{\"position\": [1], \"play\": \"NORMAL\"}",
+        422,
+        "unknown variant",
+        Some("play"),
+    ),
+    (
+        "/v1/welter/winning-moves",
+        "{\"play\": \"misere\"}",
+        422,
+        "missing field `position`",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 7]}",
+        422,
+        "missing field `target`",
+        Some("target"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 7], \"target\": -1}",
+        422,
+        "-1 is negative",
+        Some("target"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 7], \"target\": 18446744073709551616}",
+        422,
+        "too large",
+        Some("target"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 7], \"target\": 0.5}",
+        422,
+        "not an integer",
+        Some("target"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 5], \"target\": 0}",
+        422,
+        "square 5",
+        Some("position"),
+    ),
+    (
+        "/v1/welter/primes",
+        "{\"position\": [1, 5, 7], \"target\": \"0\"}",
+        400,
+        "target",
+        Some("target"),
+    ),
 ];
 
 #[tokio::test]
@@ -60,7 +252,11 @@ async fn catalogue() {
         common::assert_problem(&r, status, needle);
         match field {
             Some(f) => assert_eq!(r.body["field"], f, "field for {body}"),
-            None => assert!(r.body.get("field").is_none(), "no field for {body}: {}", r.text),
+            None => assert!(
+                r.body.get("field").is_none(),
+                "no field for {body}: {}",
+                r.text
+            ),
         }
     }
 }
@@ -69,7 +265,12 @@ async fn catalogue() {
 async fn whole_number_floats_are_integers() {
     // JSON Schema's `integer` includes 5.0; exact below 2^53.
     let s = common::start().await;
-    let r = s.post_raw("/v1/welter/value", "{\"position\": [1.0, 3e0, 7, 8, 11, 19]}".to_string()).await;
+    let r = s
+        .post_raw(
+            "/v1/welter/value",
+            "{\"position\": [1.0, 3e0, 7, 8, 11, 19]}".to_string(),
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
     assert_eq!(r.body["value"], 12);
 }
@@ -80,10 +281,14 @@ async fn body_limit_is_413() {
     config.max_body_bytes = 1000;
     let s = common::start_with(config).await;
     let big: Vec<u64> = (0..1000).collect();
-    let r = s.post("/v1/welter/value", &json!({ "position": big })).await;
+    let r = s
+        .post("/v1/welter/value", &json!({ "position": big }))
+        .await;
     common::assert_problem(&r, 413, "1000 bytes");
     // Just under the limit still works.
-    let r = s.post("/v1/welter/value", &json!({"position": [1, 2, 3]})).await;
+    let r = s
+        .post("/v1/welter/value", &json!({"position": [1, 2, 3]}))
+        .await;
     assert_eq!(r.status.as_u16(), 200);
 }
 
@@ -97,10 +302,16 @@ async fn unknown_paths_and_methods() {
 #[tokio::test]
 async fn deep_nesting_and_garbage_never_500() {
     let s = common::start().await;
-    let deep = format!("{{\"position\": {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep = format!(
+        "{{\"position\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let r = s.post_raw("/v1/welter/value", deep).await;
     assert_eq!(r.status.as_u16(), 400, "{}", r.text);
-    let bytes: Vec<u8> = (0..2000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let bytes: Vec<u8> = (0..2000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     let r = s.post_raw("/v1/welter/value", bytes).await;
     assert_eq!(r.status.as_u16(), 400);
 }

@@ -19,7 +19,9 @@ fn fast_jobs() -> Config {
 async fn life_cycle_on_sqlite() {
     let s = common::start_with(fast_jobs()).await;
     // Submit: 202 + Location; done early once periodicity is proved.
-    let r = s.post("/v1/octal/jobs", &json!({"code": ".07", "max_n": 1000000})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": ".07", "max_n": 1000000}))
+        .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     let location = r.headers["location"].to_str().unwrap().to_string();
     let id = r.body["id"].as_str().unwrap().to_string();
@@ -30,41 +32,74 @@ async fn life_cycle_on_sqlite() {
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["periodicity"]["status"], "periodic");
     assert_eq!(done["periodicity"]["period"], 34);
-    assert!(done["progress"]["computed"].as_u64().unwrap() < 1_000_000, "stopped early on the proof");
+    assert!(
+        done["progress"]["computed"].as_u64().unwrap() < 1_000_000,
+        "stopped early on the proof"
+    );
 
     // Cancel a long job promptly.
-    let r = s.post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 100000000})).await;
+    let r = s
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.6", "max_n": 100000000}),
+        )
+        .await;
     let long = r.body["id"].as_str().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let c = s.client.delete(format!("{}/v1/octal/jobs/{long}", s.base)).send().await.unwrap();
+    let c = s
+        .client
+        .delete(format!("{}/v1/octal/jobs/{long}", s.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(c.status().as_u16(), 200);
     let t = std::time::Instant::now();
     let cancelled = wait_job(&s, &long, 20).await;
     assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
-    assert!(t.elapsed() < Duration::from_secs(5), "cancel took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "cancel took {:?}",
+        t.elapsed()
+    );
 
     // The list: newest first, paginated.
     let list = s.get("/v1/octal/jobs?limit=1").await;
     assert_eq!(list.body["jobs"][0]["id"], long.as_str(), "{}", list.text);
     let next = list.body["next_cursor"].as_str().unwrap().to_string();
-    let page2 = s.get(&format!("/v1/octal/jobs?limit=1&cursor={next}")).await;
+    let page2 = s
+        .get(&format!("/v1/octal/jobs?limit=1&cursor={next}"))
+        .await;
     assert_eq!(page2.body["jobs"][0]["id"], id.as_str());
 
     // DELETE on a finished job removes its record (the values stay stored).
-    let d = s.client.delete(format!("{}/v1/octal/jobs/{long}", s.base)).send().await.unwrap();
+    let d = s
+        .client
+        .delete(format!("{}/v1/octal/jobs/{long}", s.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(d.status().as_u16(), 200);
     common::assert_problem(&s.get(&format!("/v1/octal/jobs/{long}")).await, 404, &long);
     // A job asking for fewer values than are already stored reports at most max_n.
-    let r = s.post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10}))
+        .await;
     let small = wait_job(&s, r.body["id"].as_str().unwrap(), 30).await;
     assert_eq!(small["status"], "done");
-    assert!(small["progress"]["computed"].as_u64().unwrap() <= 10, "{small}");
+    assert!(
+        small["progress"]["computed"].as_u64().unwrap() <= 10,
+        "{small}"
+    );
 
     // Errors.
     common::assert_problem(&s.get("/v1/octal/jobs/nope").await, 404, "nope");
-    let r = s.post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 0})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 0}))
+        .await;
     common::assert_problem(&r, 422, "max_n");
-    let r = s.post("/v1/octal/jobs", &json!({"code": "9.9", "max_n": 10})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "9.9", "max_n": 10}))
+        .await;
     common::assert_problem(&r, 422, "code");
     common::assert_problem(&s.get("/v1/octal/jobs?limit=0").await, 422, "limit");
     common::assert_problem(&s.get("/v1/octal/jobs?cursor=zzz").await, 422, "cursor");
@@ -75,7 +110,10 @@ async fn results_survive_a_restart() {
     let url = common::temp_sqlite_url();
     let env = [("GRUNDY_DATABASE_URL", url.clone())];
     let mut a = Process::spawn(&env).await;
-    let before = a.server().ok("/v1/octal/sequence", &json!({"code": "0.156", "n": 9000})).await;
+    let before = a
+        .server()
+        .ok("/v1/octal/sequence", &json!({"code": "0.156", "n": 9000}))
+        .await;
     assert_eq!(before["periodicity"]["period"], 349);
     tokio::time::sleep(Duration::from_millis(500)).await; // the write-behind
     a.terminate();
@@ -85,7 +123,10 @@ async fn results_survive_a_restart() {
     assert_eq!(v.status.as_u16(), 200, "{}", v.text);
     assert_eq!(v.body["source"], "periodicity", "{}", v.text);
     assert_eq!(v.body["periodicity"]["period"], 349, "{}", v.text);
-    let after = b.server().ok("/v1/octal/sequence", &json!({"code": "0.156", "n": 9000})).await;
+    let after = b
+        .server()
+        .ok("/v1/octal/sequence", &json!({"code": "0.156", "n": 9000}))
+        .await;
     assert_eq!(before["values"], after["values"]);
 }
 
@@ -99,14 +140,20 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     ];
     let n = 150_000u64;
     let mut a = Process::spawn(&env).await;
-    let r = a.server().post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": n})).await;
+    let r = a
+        .server()
+        .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": n}))
+        .await;
     let id = r.body["id"].as_str().unwrap().to_string();
     // Wait until some checkpoints are stored, then crash.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
         let j = a.server().get(&format!("/v1/octal/jobs/{id}")).await.body;
         let c = j["progress"]["computed"].as_u64().unwrap_or(0);
-        assert_ne!(j["status"], "done", "the job finished before the crash; make it longer");
+        assert_ne!(
+            j["status"], "done",
+            "the job finished before the crash; make it longer"
+        );
         if c > 0 || std::time::Instant::now() > deadline {
             break;
         }
@@ -120,8 +167,12 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
     // Values equal an uninterrupted computation (a fresh in-memory run).
-    let resumed = b.server().ok("/v1/octal/sequence", &json!({"code": "0.6", "n": n})).await;
-    let mut fresh = grundy::core::octal::Solver::new(&grundy::core::octal::Game::parse("0.6").unwrap());
+    let resumed = b
+        .server()
+        .ok("/v1/octal/sequence", &json!({"code": "0.6", "n": n}))
+        .await;
+    let mut fresh =
+        grundy::core::octal::Solver::new(&grundy::core::octal::Game::parse("0.6").unwrap());
     fresh.run(n as usize, false, &mut || false).unwrap();
     let fresh: Vec<Value> = fresh.values().iter().map(|&v| json!(v)).collect();
     assert_eq!(resumed["values"].as_array().unwrap(), &fresh);
@@ -136,10 +187,14 @@ async fn unreachable_store_fails_readiness_only() {
     assert_eq!(r.status.as_u16(), 503, "{}", r.text);
     assert_eq!(s.get("/healthz").await.status.as_u16(), 200);
     // Compute endpoints need no store.
-    s.ok("/v1/welter/value", &json!({"position": [1, 2, 3]})).await;
-    s.ok("/v1/octal/sequence", &json!({"code": "0.07", "n": 10})).await;
+    s.ok("/v1/welter/value", &json!({"position": [1, 2, 3]}))
+        .await;
+    s.ok("/v1/octal/sequence", &json!({"code": "0.07", "n": 10}))
+        .await;
     // Jobs do: a clear 503.
-    let r = s.post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": 10}))
+        .await;
     common::assert_problem(&r, 503, "store");
     assert!(r.headers.contains_key("retry-after"));
 }
@@ -147,13 +202,23 @@ async fn unreachable_store_fails_readiness_only() {
 #[tokio::test]
 async fn metrics_report_jobs_and_cache() {
     let s = common::start_with(fast_jobs()).await;
-    let r = s.post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000})).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000}))
+        .await;
     let id = r.body["id"].as_str().unwrap().to_string();
     wait_job(&s, &id, 30).await;
-    s.ok("/v1/welter/explain", &json!({"position": [4, 5]})).await;
-    s.ok("/v1/welter/explain", &json!({"position": [5, 4]})).await;
+    s.ok("/v1/welter/explain", &json!({"position": [4, 5]}))
+        .await;
+    s.ok("/v1/welter/explain", &json!({"position": [5, 4]}))
+        .await;
     let m = s.get("/metrics").await.text;
-    for needle in ["grundy_jobs{status=\"done\"}", "grundy_cache_hits_total", "grundy_cache_entries", "grundy_http_request_duration_seconds", "grundy_heaps_computed_total"] {
+    for needle in [
+        "grundy_jobs{status=\"done\"}",
+        "grundy_cache_hits_total",
+        "grundy_cache_entries",
+        "grundy_http_request_duration_seconds",
+        "grundy_heaps_computed_total",
+    ] {
         assert!(m.contains(needle), "{needle} missing from /metrics");
     }
 }

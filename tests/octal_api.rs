@@ -40,26 +40,55 @@ fn brute_octal(digits: &[u8], n: usize) -> Vec<u64> {
 }
 
 fn u64s(v: &Value) -> Vec<u64> {
-    v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
 }
 
 #[tokio::test]
 async fn sequences_and_known_periods() {
     let s = common::start().await;
-    let r = s.ok("/v1/octal/sequence", &json!({"code": ".07", "n": 16})).await;
+    let r = s
+        .ok("/v1/octal/sequence", &json!({"code": ".07", "n": 16}))
+        .await;
     assert_eq!(r["code"], "0.07");
     assert_eq!(r["standard_form"]["code"], "0.137");
     assert_eq!(r["standard_form"]["shift"], 1);
-    assert_eq!(u64s(&r["values"]), vec![0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]);
-    for (code, pre, per) in [("0.77", 71, 12), ("0.07", 53, 34), ("0.137", 52, 34), ("0.4", 54, 34), ("0.45", 498, 20), ("0.156", 3479, 349)] {
-        let r = s.ok("/v1/octal/sequence", &json!({"code": code, "n": 20000})).await;
+    assert_eq!(
+        u64s(&r["values"]),
+        vec![0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]
+    );
+    for (code, pre, per) in [
+        ("0.77", 71, 12),
+        ("0.07", 53, 34),
+        ("0.137", 52, 34),
+        ("0.4", 54, 34),
+        ("0.45", 498, 20),
+        ("0.156", 3479, 349),
+    ] {
+        let r = s
+            .ok("/v1/octal/sequence", &json!({"code": code, "n": 20000}))
+            .await;
         let p = &r["periodicity"];
         assert_eq!(p["status"], "periodic", "{code}: {p}");
-        assert_eq!((p["preperiod"].as_u64().unwrap(), p["period"].as_u64().unwrap()), (pre, per), "{code}");
+        assert_eq!(
+            (
+                p["preperiod"].as_u64().unwrap(),
+                p["period"].as_u64().unwrap()
+            ),
+            (pre, per),
+            "{code}"
+        );
         let values = u64s(&r["values"]);
         assert_eq!(values.len(), 20000);
         let digits: Vec<u8> = code[2..].bytes().map(|b| b - b'0').collect();
-        assert_eq!(values[..2000], brute_octal(&digits, 2000)[..], "{code} against the brute force");
+        assert_eq!(
+            values[..2000],
+            brute_octal(&digits, 2000)[..],
+            "{code} against the brute force"
+        );
         // Beyond the computed values the sequence continues by the proved period.
         let pre = pre as usize;
         let per = per as usize;
@@ -68,17 +97,27 @@ async fn sequences_and_known_periods() {
         }
     }
     // No proof for Officers, .6: it stays unknown.
-    let r = s.ok("/v1/octal/sequence", &json!({"code": "0.6", "n": 2000})).await;
+    let r = s
+        .ok("/v1/octal/sequence", &json!({"code": "0.6", "n": 2000}))
+        .await;
     assert_eq!(r["periodicity"]["status"], "unknown");
     assert_eq!(r["periodicity"]["period"], Value::Null);
     assert_eq!(u64s(&r["values"]), brute_octal(&[6], 2000));
     // Nim and a subtraction game.
-    let r = s.ok("/v1/octal/sequence", &json!({"code": "0.(3)", "n": 10})).await;
+    let r = s
+        .ok("/v1/octal/sequence", &json!({"code": "0.(3)", "n": 10}))
+        .await;
     assert_eq!(u64s(&r["values"]), (0..10).collect::<Vec<u64>>());
-    let r = s.ok("/v1/octal/sequence", &json!({"code": "S(1,2,5)", "n": 12})).await;
+    let r = s
+        .ok("/v1/octal/sequence", &json!({"code": "S(1,2,5)", "n": 12}))
+        .await;
     let mut g = vec![0u64; 12];
     for h in 1..12 {
-        let opts: Vec<u64> = [1usize, 2, 5].iter().filter(|&&u| u <= h).map(|&u| g[h - u]).collect();
+        let opts: Vec<u64> = [1usize, 2, 5]
+            .iter()
+            .filter(|&&u| u <= h)
+            .map(|&u| g[h - u])
+            .collect();
         g[h] = (0..).find(|m| !opts.contains(m)).unwrap();
     }
     assert_eq!(u64s(&r["values"]), g);
@@ -88,7 +127,11 @@ async fn sequences_and_known_periods() {
 async fn acceptance_tables_through_http() {
     // Austin's chapter 7 rows that agree with brute force: the prefix and the period.
     let s = common::start().await;
-    let data: Value = serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/austin_acceptance.json"))).unwrap();
+    let data: Value = serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/austin_acceptance.json"
+    )))
+    .unwrap();
     let same = |got: &Value, want: &Value, what: &str| {
         for (i, w) in want.as_array().into_iter().flatten().enumerate() {
             if !w.is_null() {
@@ -99,20 +142,37 @@ async fn acceptance_tables_through_http() {
     let mut checked = 0;
     for row in data["table_7_1"].as_array().unwrap().iter().step_by(4) {
         let code = row["game"].as_str().unwrap();
-        let r = s.ok("/v1/octal/sequence", &json!({"code": code, "n": 3000})).await;
+        let r = s
+            .ok("/v1/octal/sequence", &json!({"code": code, "n": 3000}))
+            .await;
         same(&r["values"], &row["g_prefix"], code);
-        assert_eq!(r["periodicity"]["period"], row["period"], "{code}: {}", r["periodicity"]);
+        assert_eq!(
+            r["periodicity"]["period"], row["period"],
+            "{code}: {}",
+            r["periodicity"]
+        );
         assert_eq!(r["periodicity"]["preperiod"], row["preperiod_n0"], "{code}");
         checked += 1;
     }
     // Table 7.2 lists the standard form, the shift and the standard form's values.
     for row in data["table_7_2"].as_array().unwrap().iter().step_by(10) {
         let code = row["game"].as_str().unwrap();
-        let r = s.ok("/v1/octal/sequence", &json!({"code": code, "n": 10})).await;
-        let sf = r["standard_form"]["code"].as_str().unwrap().trim_start_matches('0').to_string();
+        let r = s
+            .ok("/v1/octal/sequence", &json!({"code": code, "n": 10}))
+            .await;
+        let sf = r["standard_form"]["code"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches('0')
+            .to_string();
         assert_eq!(sf, row["standard_form"].as_str().unwrap(), "{code}");
         assert_eq!(r["standard_form"]["shift"], row["shift"], "{code}");
-        let std = s.ok("/v1/octal/sequence", &json!({"code": r["standard_form"]["code"], "n": 200})).await;
+        let std = s
+            .ok(
+                "/v1/octal/sequence",
+                &json!({"code": r["standard_form"]["code"], "n": 200}),
+            )
+            .await;
         same(&std["values"], &row["g_prefix_standard_form"], code);
         checked += 1;
     }
@@ -136,7 +196,11 @@ async fn values_for_huge_heaps() {
     let r = s.get("/v1/octal/4.(3)/value/7").await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
     let r = s.get("/v1/octal/0.(3)/value/123456789").await;
-    assert_eq!(r.body["value"], 123456789, "Nim is arithmetic-periodic: {}", r.text);
+    assert_eq!(
+        r.body["value"], 123456789,
+        "Nim is arithmetic-periodic: {}",
+        r.text
+    );
 }
 
 #[tokio::test]
@@ -144,14 +208,24 @@ async fn every_winning_move_and_pagination() {
     let s = common::start().await;
     let g = brute_octal(&[7, 7], 400);
     let heaps = [5u64, 9, 20, 33, 60];
-    let first = s.ok("/v1/octal/winning-moves", &json!({"code": "0.77", "heaps": heaps, "limit": 3})).await;
+    let first = s
+        .ok(
+            "/v1/octal/winning-moves",
+            &json!({"code": "0.77", "heaps": heaps, "limit": 3}),
+        )
+        .await;
     let nim = heaps.iter().fold(0, |a, &h| a ^ g[h as usize]);
     assert_eq!(first["value"], nim);
     // Collect every page.
     let mut all: Vec<Value> = first["moves"].as_array().unwrap().clone();
     let mut cursor = first["next_cursor"].clone();
     while !cursor.is_null() {
-        let p = s.ok("/v1/octal/winning-moves", &json!({"code": "0.77", "heaps": heaps, "limit": 3, "cursor": cursor})).await;
+        let p = s
+            .ok(
+                "/v1/octal/winning-moves",
+                &json!({"code": "0.77", "heaps": heaps, "limit": 3, "cursor": cursor}),
+            )
+            .await;
         all.extend(p["moves"].as_array().unwrap().iter().cloned());
         cursor = p["next_cursor"].clone();
     }
@@ -189,11 +263,21 @@ async fn every_winning_move_and_pagination() {
     }
     assert_eq!(all.len(), count);
     // A P-position has no moves.
-    let p = s.ok("/v1/octal/winning-moves", &json!({"code": "0.77", "heaps": [1, 1]})).await;
+    let p = s
+        .ok(
+            "/v1/octal/winning-moves",
+            &json!({"code": "0.77", "heaps": [1, 1]}),
+        )
+        .await;
     assert_eq!(p["outcome"], "P");
     assert_eq!(p["moves"], json!([]));
     // A huge heap with a proved period: the first page comes at once.
-    let big = s.ok("/v1/octal/winning-moves", &json!({"code": "0.07", "heaps": [1000000000000000000u64, 3], "limit": 5})).await;
+    let big = s
+        .ok(
+            "/v1/octal/winning-moves",
+            &json!({"code": "0.07", "heaps": [1000000000000000000u64, 3], "limit": 5}),
+        )
+        .await;
     assert!(big["moves"].as_array().unwrap().len() <= 5);
 }
 
@@ -209,7 +293,11 @@ async fn bad_codes_and_limits() {
         (json!({"code": "7.1", "n": 5}), "code", "before the point"),
         (json!({"code": "0.(3", "n": 5}), "code", "not closed"),
         (json!({"code": "S(0)", "n": 5}), "code", "out of range"),
-        (json!({"code": "0.07", "n": 100001}), "n", "GRUNDY_OCTAL_MAX_N"),
+        (
+            json!({"code": "0.07", "n": 100001}),
+            "n",
+            "GRUNDY_OCTAL_MAX_N",
+        ),
         (json!({"code": "0.07", "n": -1}), "n", "negative"),
     ] {
         let r = s.post("/v1/octal/sequence", &body).await;
@@ -217,7 +305,9 @@ async fn bad_codes_and_limits() {
         assert_eq!(r.body["field"], field, "{body}");
     }
     // .6 to 10^5 in a debug build exceeds a 300 ms synchronous limit: a 422 pointing at jobs.
-    let r = s.post("/v1/octal/sequence", &json!({"code": "0.6", "n": 100000})).await;
+    let r = s
+        .post("/v1/octal/sequence", &json!({"code": "0.6", "n": 100000}))
+        .await;
     if r.status.as_u16() != 200 {
         common::assert_problem(&r, 422, "POST /v1/octal/jobs");
     }
@@ -225,9 +315,19 @@ async fn bad_codes_and_limits() {
     common::assert_problem(&r, 422, "/v1/octal/jobs");
     let r = s.get("/v1/octal/0.07/value/-5").await;
     common::assert_problem(&r, 422, "heap");
-    let r = s.post("/v1/octal/winning-moves", &json!({"code": "0.07", "heaps": [5], "cursor": "garbage"})).await;
+    let r = s
+        .post(
+            "/v1/octal/winning-moves",
+            &json!({"code": "0.07", "heaps": [5], "cursor": "garbage"}),
+        )
+        .await;
     common::assert_problem(&r, 422, "cursor");
-    let r = s.post("/v1/octal/winning-moves", &json!({"code": "0.07", "heaps": [5], "limit": 0})).await;
+    let r = s
+        .post(
+            "/v1/octal/winning-moves",
+            &json!({"code": "0.07", "heaps": [5], "limit": 0}),
+        )
+        .await;
     common::assert_problem(&r, 422, "limit");
 }
 
@@ -246,7 +346,10 @@ async fn answers_do_not_depend_on_earlier_requests() {
     assert_eq!(s.get("/v1/octal/0.07/value/100").await.text, b1);
     assert_eq!(s.get("/v1/octal/0.07/value/3").await.text, c1);
     let a: Value = serde_json::from_str(&a1).unwrap();
-    assert_eq!(a["periodicity"]["status"], "unknown", "20 values prove nothing");
+    assert_eq!(
+        a["periodicity"]["status"], "unknown",
+        "20 values prove nothing"
+    );
     let b: Value = serde_json::from_str(&b1).unwrap();
     assert_eq!(b["source"], "computed");
     let r = s.ok("/v1/octal/sequence", &small).await;

@@ -20,11 +20,18 @@ fn committed_openapi_matches_generated() {
 fn document_describes_the_contract() {
     let doc: serde_json::Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
-    for path in ["/v1/welter/value", "/v1/welter/winning-moves", "/v1/welter/primes"] {
+    for path in [
+        "/v1/welter/value",
+        "/v1/welter/winning-moves",
+        "/v1/welter/primes",
+    ] {
         let op = &doc["paths"][path]["post"];
         assert!(op.is_object(), "{path} documented");
         for status in ["200", "400", "413", "422"] {
-            assert!(op["responses"][status].is_object(), "{path} documents {status}");
+            assert!(
+                op["responses"][status].is_object(),
+                "{path} documents {status}"
+            );
         }
     }
     assert!(doc["components"]["schemas"]["Problem"].is_object());

@@ -7,7 +7,11 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 fn vectors() -> Value {
-    serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/welter_vectors.json"))).unwrap()
+    serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/welter_vectors.json"
+    )))
+    .unwrap()
 }
 
 /// Max-Welter brute force on bitmask positions: (normal value, misère: player to move wins).
@@ -21,7 +25,10 @@ impl MaxWelterBrute {
             return vec![];
         }
         let top = 31 - mask.leading_zeros();
-        (0..top).filter(|s| mask >> s & 1 == 0).map(|s| ((mask & !(1 << top)) | (1 << s), s as u64)).collect()
+        (0..top)
+            .filter(|s| mask >> s & 1 == 0)
+            .map(|s| ((mask & !(1 << top)) | (1 << s), s as u64))
+            .collect()
     }
     fn eval(&mut self, mask: u32) -> (u64, bool) {
         if let Some(&v) = self.memo.get(&mask) {
@@ -59,12 +66,19 @@ fn expand(moves: &Value, position: &[u64]) -> Vec<u64> {
 #[tokio::test]
 async fn max_welter_matches_brute_force_on_squares_below_10() {
     let s = common::start().await;
-    let mut brute = MaxWelterBrute { memo: HashMap::new() };
+    let mut brute = MaxWelterBrute {
+        memo: HashMap::new(),
+    };
     for mask in 0u32..(1 << 10) {
         let pos: Vec<u64> = (0..10).filter(|b| mask >> b & 1 == 1).collect();
         let (g, misere_win) = brute.eval(mask);
         for play in ["normal", "misere"] {
-            let r = s.ok("/v1/max-welter/winning-moves", &json!({"position": pos, "play": play})).await;
+            let r = s
+                .ok(
+                    "/v1/max-welter/winning-moves",
+                    &json!({"position": pos, "play": play}),
+                )
+                .await;
             assert_eq!(r["value"], g, "{pos:?}");
             let n = if play == "normal" { g != 0 } else { misere_win };
             assert_eq!(r["outcome"], if n { "N" } else { "P" }, "{play} {pos:?}");
@@ -72,7 +86,11 @@ async fn max_welter_matches_brute_force_on_squares_below_10() {
                 .into_iter()
                 .filter(|(f, _)| {
                     let (fg, fw) = brute.eval(*f);
-                    if play == "normal" { fg == 0 } else { !fw }
+                    if play == "normal" {
+                        fg == 0
+                    } else {
+                        !fw
+                    }
                 })
                 .map(|(_, to)| to)
                 .collect();
@@ -86,16 +104,40 @@ async fn max_welter_papers_and_huge_positions() {
     let s = common::start().await;
     let d = vectors();
     for case in d["max_welter"]["values"].as_array().unwrap() {
-        let v = s.ok("/v1/max-welter/value", &json!({"position": case["position"]})).await;
+        let v = s
+            .ok(
+                "/v1/max-welter/value",
+                &json!({"position": case["position"]}),
+            )
+            .await;
         assert_eq!(v["value"], case["value"], "{}", case["source"]);
     }
-    for case in d["derived"]["max_welter_bruteforce_sample"].as_array().unwrap() {
-        let v = s.ok("/v1/max-welter/value", &json!({"position": case["position"]})).await;
+    for case in d["derived"]["max_welter_bruteforce_sample"]
+        .as_array()
+        .unwrap()
+    {
+        let v = s
+            .ok(
+                "/v1/max-welter/value",
+                &json!({"position": case["position"]}),
+            )
+            .await;
         assert_eq!(v["value"], case["value"]);
     }
     // Theorem 4 / Corollary 2 of the paper fail here; we must not use them.
-    assert_eq!(s.ok("/v1/max-welter/value", &json!({"position": [3, 4, 6, 8]})).await["value"], 3);
-    assert_eq!(s.ok("/v1/max-welter/value", &json!({"position": [0, 1, 3, 4, 6, 8]})).await["value"], 2);
+    assert_eq!(
+        s.ok("/v1/max-welter/value", &json!({"position": [3, 4, 6, 8]}))
+            .await["value"],
+        3
+    );
+    assert_eq!(
+        s.ok(
+            "/v1/max-welter/value",
+            &json!({"position": [0, 1, 3, 4, 6, 8]})
+        )
+        .await["value"],
+        2
+    );
     // Squares near 10^12: outcome and moves exact and instant; the value is beyond the budget.
     let big = json!({"position": [999_999_999_990u64, 999_999_999_995u64, 1_000_000_000_000u64]});
     let r = s.ok("/v1/max-welter/winning-moves", &big).await;
@@ -108,7 +150,11 @@ async fn max_welter_papers_and_huge_positions() {
         for end in ["to_start", "to_end"] {
             let to = m[end].as_u64().unwrap();
             let next = json!({"position": [999_999_999_990u64, 999_999_999_995u64, to]});
-            assert_eq!(s.ok("/v1/max-welter/value", &next).await["outcome"], "P", "{m}");
+            assert_eq!(
+                s.ok("/v1/max-welter/value", &next).await["outcome"],
+                "P",
+                "{m}"
+            );
         }
     }
 }
@@ -141,7 +187,9 @@ fn antonim_brute(set: u32, memo: &mut HashMap<u32, u64>) -> u64 {
 async fn antonim_examples_and_brute_force() {
     let s = common::start().await;
     for case in vectors()["antonim_values"].as_array().unwrap() {
-        let v = s.ok("/v1/antonim/value", &json!({"position": case["position"]})).await;
+        let v = s
+            .ok("/v1/antonim/value", &json!({"position": case["position"]}))
+            .await;
         assert_eq!(v["value"], case["value"], "{}", case["source"]);
     }
     let mut memo = HashMap::new();
@@ -152,7 +200,9 @@ async fn antonim_examples_and_brute_force() {
         let mut pos: Vec<u64> = (1..9).filter(|b| set >> b & 1 == 1).collect();
         pos.extend([0, 0]);
         let g = antonim_brute(set, &mut memo);
-        let r = s.ok("/v1/antonim/winning-moves", &json!({"position": pos})).await;
+        let r = s
+            .ok("/v1/antonim/winning-moves", &json!({"position": pos}))
+            .await;
         assert_eq!(r["value"], g, "{pos:?}");
         for m in r["moves"].as_array().unwrap() {
             let (from, to) = (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap());
@@ -161,7 +211,9 @@ async fn antonim_examples_and_brute_force() {
         }
         assert_eq!(r["moves"].as_array().unwrap().is_empty(), g == 0);
     }
-    let r = s.post("/v1/antonim/value", &json!({"position": [3, 3]})).await;
+    let r = s
+        .post("/v1/antonim/value", &json!({"position": [3, 3]}))
+        .await;
     common::assert_problem(&r, 422, "square 3");
 }
 
@@ -170,12 +222,22 @@ async fn antimatter_examples_and_tables() {
     let s = common::start().await;
     let d = vectors();
     for case in d["antimatter_values"].as_array().unwrap() {
-        let v = s.ok("/v1/antimatter/value", &json!({"positrons": case["P"], "electrons": case["E"]})).await;
+        let v = s
+            .ok(
+                "/v1/antimatter/value",
+                &json!({"positrons": case["P"], "electrons": case["E"]}),
+            )
+            .await;
         assert_eq!(v["value"], case["value"], "{}", case["source"]);
     }
     // Table 5: (p1, p2 | e) is a P-position for the printed e.
     let t = &d["tables"]["table5"];
-    let cols: Vec<u64> = t["cols"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect();
+    let cols: Vec<u64> = t["cols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
     for (row, cells) in t["rows"].as_object().unwrap() {
         let p1: u64 = row.parse().unwrap();
         for (p2, cell) in cols.iter().zip(cells.as_array().unwrap()) {
@@ -183,31 +245,60 @@ async fn antimatter_examples_and_tables() {
             if p1 == *p2 {
                 continue;
             }
-            let v = s.ok("/v1/antimatter/value", &json!({"positrons": [p1, p2], "electrons": [e]})).await;
+            let v = s
+                .ok(
+                    "/v1/antimatter/value",
+                    &json!({"positrons": [p1, p2], "electrons": [e]}),
+                )
+                .await;
             assert_eq!(v["outcome"], "P", "table 5 ({p1},{p2}|{e})");
         }
     }
     // Every winning move reaches a P-position.
-    let r = s.ok("/v1/antimatter/winning-moves", &json!({"positrons": [6, 7, 9], "electrons": [3, 4]})).await;
+    let r = s
+        .ok(
+            "/v1/antimatter/winning-moves",
+            &json!({"positrons": [6, 7, 9], "electrons": [3, 4]}),
+        )
+        .await;
     assert_eq!(r["value"], 16);
     for m in r["moves"].as_array().unwrap() {
         let (from, to) = (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap());
         let (mut p, mut e) = (vec![6u64, 7, 9], vec![3u64, 4]);
-        let (mine, other) = if m["particle"] == "positron" { (&mut p, &mut e) } else { (&mut e, &mut p) };
+        let (mine, other) = if m["particle"] == "positron" {
+            (&mut p, &mut e)
+        } else {
+            (&mut e, &mut p)
+        };
         mine.retain(|&x| x != from);
         if other.contains(&to) {
             other.retain(|&x| x != to);
         } else {
             mine.push(to);
         }
-        let v = s.ok("/v1/antimatter/value", &json!({"positrons": p, "electrons": e})).await;
+        let v = s
+            .ok(
+                "/v1/antimatter/value",
+                &json!({"positrons": p, "electrons": e}),
+            )
+            .await;
         assert_eq!(v["outcome"], "P", "{m}");
     }
-    let r = s.post("/v1/antimatter/value", &json!({"positrons": [1, 1], "electrons": []})).await;
+    let r = s
+        .post(
+            "/v1/antimatter/value",
+            &json!({"positrons": [1, 1], "electrons": []}),
+        )
+        .await;
     common::assert_problem(&r, 422, "square 1");
     // Far beyond the budget: a clear 422, not a hang.
     let many: Vec<u64> = (0..40).map(|i| i * 7 + 3).collect();
     let more: Vec<u64> = (0..40).map(|i| i * 7 + 5).collect();
-    let r = s.post("/v1/antimatter/value", &json!({"positrons": many, "electrons": more})).await;
+    let r = s
+        .post(
+            "/v1/antimatter/value",
+            &json!({"positrons": many, "electrons": more}),
+        )
+        .await;
     common::assert_problem(&r, 422, "compute budget");
 }

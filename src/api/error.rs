@@ -11,7 +11,10 @@ use utoipa::ToSchema;
 pub enum ApiError {
     /// The body is not JSON, or a field has the wrong JSON type (400).
     #[error("{detail}")]
-    BadRequest { field: Option<String>, detail: String },
+    BadRequest {
+        field: Option<String>,
+        detail: String,
+    },
     /// Well-formed but invalid: a value out of range, a duplicate coin, a limit exceeded (422).
     #[error("{detail}")]
     Invalid { field: String, detail: String },
@@ -26,7 +29,10 @@ pub enum ApiError {
     MethodNotAllowed,
     /// The server is at capacity or the request ran out of time (503 + Retry-After).
     #[error("{detail}")]
-    Unavailable { detail: String, retry_after_secs: u64 },
+    Unavailable {
+        detail: String,
+        retry_after_secs: u64,
+    },
     /// A bug: never caused by input. Logged with the request id.
     #[error("internal error: {0}")]
     Internal(String),
@@ -35,7 +41,10 @@ pub enum ApiError {
 impl ApiError {
     /// A 422 naming `field`.
     pub fn invalid(field: impl Into<String>, detail: impl Into<String>) -> Self {
-        ApiError::Invalid { field: field.into(), detail: detail.into() }
+        ApiError::Invalid {
+            field: field.into(),
+            detail: detail.into(),
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -114,8 +123,12 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
-        if let ApiError::Unavailable { retry_after_secs, .. } = self {
-            resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        if let ApiError::Unavailable {
+            retry_after_secs, ..
+        } = self
+        {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         resp
     }

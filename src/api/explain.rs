@@ -30,7 +30,11 @@ pub struct ExplainRequest {
 #[serde(untagged)]
 pub enum MatingStep {
     /// Coins `a < b` congruent modulo `2^depth` (and no higher power): contributes `a ⊕ b − 1`.
-    Pair { pair: [u64; 2], depth: u32, value: u64 },
+    Pair {
+        pair: [u64; 2],
+        depth: u32,
+        value: u64,
+    },
     /// The coin left over when the number of coins is odd: contributes itself.
     Single { single: u64 },
 }
@@ -95,7 +99,11 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
             .mating
             .into_iter()
             .map(|s| match s {
-                core::MatingStep::Pair { a, b, depth, value } => MatingStep::Pair { pair: [a, b], depth, value },
+                core::MatingStep::Pair { a, b, depth, value } => MatingStep::Pair {
+                    pair: [a, b],
+                    depth,
+                    value,
+                },
                 core::MatingStep::Single { coin } => MatingStep::Single { single: coin },
             })
             .collect(),
@@ -125,12 +133,17 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
         (status = 422, description = "Invalid position or more coins than GRUNDY_EXPLAIN_MAX_COINS", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn explain(State(app): State<AppState>, ApiJson(req): ApiJson<ExplainRequest>) -> Result<Response, ApiError> {
+async fn explain(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<ExplainRequest>,
+) -> Result<Response, ApiError> {
     let max = app.config.explain_max_coins.min(app.config.max_coins);
-    let position = distinct_sorted_limit("position", &req.position, max, "GRUNDY_EXPLAIN_MAX_COINS")?;
+    let position =
+        distinct_sorted_limit("position", &req.position, max, "GRUNDY_EXPLAIN_MAX_COINS")?;
     let key = cache::key("welter/explain", "", &position);
     // Quadratic work and output: worth caching at every size.
-    app.respond_search(key, move || Ok(to_api(core::explain(&position)))).await
+    app.respond_search(key, move || Ok(to_api(core::explain(&position))))
+        .await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -84,7 +84,11 @@ impl From<Job> for JobResponse {
                 computed,
                 max_n: j.max_n,
                 heaps_per_second: rate,
-                eta_seconds: if j.status == JobStatus::Running { rate.map(|r| left / r) } else { None },
+                eta_seconds: if j.status == JobStatus::Running {
+                    rate.map(|r| left / r)
+                } else {
+                    None
+                },
             },
             id: j.id,
             code: j.code,
@@ -121,18 +125,25 @@ pub struct ListParams {
 
 fn store(app: &AppState) -> Result<Store, ApiError> {
     app.store().ok_or_else(|| ApiError::Unavailable {
-        detail: "the job store is not connected (GRUNDY_DATABASE_URL); compute endpoints still work".into(),
+        detail:
+            "the job store is not connected (GRUNDY_DATABASE_URL); compute endpoints still work"
+                .into(),
         retry_after_secs: 5,
     })
 }
 
 fn store_error(e: StoreError) -> ApiError {
     tracing::error!(error = %e, "store error");
-    ApiError::Unavailable { detail: format!("the job store failed: {e}"), retry_after_secs: 2 }
+    ApiError::Unavailable {
+        detail: format!("the job store failed: {e}"),
+        retry_after_secs: 2,
+    }
 }
 
 fn not_found(id: &str) -> ApiError {
-    ApiError::NotFound { detail: format!("no job with id {id:?}") }
+    ApiError::NotFound {
+        detail: format!("no job with id {id:?}"),
+    }
 }
 
 /// Submit a long computation.
@@ -148,25 +159,43 @@ fn not_found(id: &str) -> ApiError {
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn create(State(app): State<AppState>, ApiJson(req): ApiJson<JobRequest>) -> Result<Response, ApiError> {
+async fn create(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<JobRequest>,
+) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
     let max_n = req.max_n.0;
     if max_n == 0 || max_n > app.config.job_max_n {
         return Err(ApiError::invalid(
             "max_n",
-            format!("max_n: {max_n} is outside 1..={} (GRUNDY_JOB_MAX_N)", app.config.job_max_n),
+            format!(
+                "max_n: {max_n} is outside 1..={} (GRUNDY_JOB_MAX_N)",
+                app.config.job_max_n
+            ),
         ));
     }
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
     let job = store
-        .create_job(&NewJob { code: game.canonical(), max_n }, &id, 0)
+        .create_job(
+            &NewJob {
+                code: game.canonical(),
+                max_n,
+            },
+            &id,
+            0,
+        )
         .await
         .map_err(store_error)?;
     app.job_notify.notify_one();
     metrics::counter!("grundy_jobs_submitted_total").increment(1);
     let location = format!("/v1/octal/jobs/{id}");
-    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(JobResponse::from(job))).into_response())
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, location)],
+        Json(JobResponse::from(job)),
+    )
+        .into_response())
 }
 
 /// List jobs, newest first.
@@ -180,17 +209,33 @@ async fn create(State(app): State<AppState>, ApiJson(req): ApiJson<JobRequest>) 
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn list(State(app): State<AppState>, params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>) -> Result<Json<JobList>, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::BadRequest { field: None, detail: format!("query string: {}", e.body_text()) })?;
+async fn list(
+    State(app): State<AppState>,
+    params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<JobList>, ApiError> {
+    let Query(params) = params.map_err(|e| ApiError::BadRequest {
+        field: None,
+        detail: format!("query string: {}", e.body_text()),
+    })?;
     let limit = params.limit.unwrap_or(50);
     if !(1..=1000).contains(&limit) {
-        return Err(ApiError::invalid("limit", format!("limit: {limit} is outside 1..=1000")));
+        return Err(ApiError::invalid(
+            "limit",
+            format!("limit: {limit} is outside 1..=1000"),
+        ));
     }
     let after = match params.cursor.as_deref() {
         None | Some("") => None,
         Some(c) => {
-            let parsed = c.split_once(':').and_then(|(t, id)| Some((t.parse::<i64>().ok()?, id.to_string())));
-            Some(parsed.ok_or_else(|| ApiError::invalid("cursor", format!("cursor: {c:?} is not a cursor from this list")))?)
+            let parsed = c
+                .split_once(':')
+                .and_then(|(t, id)| Some((t.parse::<i64>().ok()?, id.to_string())));
+            Some(parsed.ok_or_else(|| {
+                ApiError::invalid(
+                    "cursor",
+                    format!("cursor: {c:?} is not a cursor from this list"),
+                )
+            })?)
         }
     };
     let store = store(&app)?;
@@ -198,7 +243,10 @@ async fn list(State(app): State<AppState>, params: Result<Query<ListParams>, axu
     let next_cursor = (jobs.len() == limit as usize)
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
         .flatten();
-    Ok(Json(JobList { jobs: jobs.into_iter().map(JobResponse::from).collect(), next_cursor }))
+    Ok(Json(JobList {
+        jobs: jobs.into_iter().map(JobResponse::from).collect(),
+        next_cursor,
+    }))
 }
 
 /// One job: status, progress, periodicity once proved.
@@ -211,9 +259,16 @@ async fn list(State(app): State<AppState>, params: Result<Query<ListParams>, axu
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<JobResponse>, ApiError> {
+async fn get(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
-    let job = store.get_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    let job = store
+        .get_job(&id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }
 
@@ -228,17 +283,30 @@ async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn cancel(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<JobResponse>, ApiError> {
+async fn cancel(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
-    let job = store.get_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    let job = store
+        .get_job(&id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| not_found(&id))?;
     if job.status.is_final() {
         store.delete_job(&id).await.map_err(store_error)?;
         return Ok(Json(job.into()));
     }
-    let job = store.cancel_job(&id).await.map_err(store_error)?.ok_or_else(|| not_found(&id))?;
+    let job = store
+        .cancel_job(&id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(create, list)).routes(routes!(get, cancel))
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(get, cancel))
 }

@@ -19,12 +19,19 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let limit = req.extensions().get::<BodyLimit>().map(|l| l.0).unwrap_or(0);
+        let limit = req
+            .extensions()
+            .get::<BodyLimit>()
+            .map(|l| l.0)
+            .unwrap_or(0);
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge { limit }
             } else {
-                ApiError::BadRequest { field: None, detail: format!("could not read the request body: {rejection}") }
+                ApiError::BadRequest {
+                    field: None,
+                    detail: format!("could not read the request body: {rejection}"),
+                }
             }
         })?;
         parse(&bytes).map(ApiJson)
@@ -69,7 +76,10 @@ fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
     let message = inner.to_string();
     let field = if path != "." {
         path
-    } else if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+    } else if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.split('`').next())
+    {
         // serde reports a missing field at the parent's path; name the field itself.
         name.to_string()
     } else {
@@ -79,9 +89,13 @@ fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
         serde_json::error::Category::Data if !message.starts_with("invalid type") => {
             ApiError::invalid(field.clone(), format!("{field}: {message}"))
         }
-        serde_json::error::Category::Data => {
-            ApiError::BadRequest { detail: format!("{field}: {message}"), field: Some(field) }
-        }
-        _ => ApiError::BadRequest { field: None, detail: format!("the request body is not valid JSON: {message}") },
+        serde_json::error::Category::Data => ApiError::BadRequest {
+            detail: format!("{field}: {message}"),
+            field: Some(field),
+        },
+        _ => ApiError::BadRequest {
+            field: None,
+            detail: format!("the request body is not valid JSON: {message}"),
+        },
     }
 }

@@ -84,7 +84,10 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionRequest>) -> Result<Response, ApiError> {
+async fn value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<PositionRequest>,
+) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let key = cache::key("max-welter/value", play_tag(req.play), &position);
     let play = req.play;
@@ -114,7 +117,10 @@ async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionReques
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn winning_moves(State(app): State<AppState>, ApiJson(req): ApiJson<PositionRequest>) -> Result<Response, ApiError> {
+async fn winning_moves(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<PositionRequest>,
+) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let key = cache::key("max-welter/winning-moves", play_tag(req.play), &position);
     let play = req.play;
@@ -127,12 +133,22 @@ async fn winning_moves(State(app): State<AppState>, ApiJson(req): ApiJson<Positi
             value: a.value,
             outcome: a.outcome.into(),
             play,
-            moves: a.moves.into_iter().map(|m| MoveRange { from: m.from, to_start: m.to_start, to_end: m.to_end }).collect(),
+            moves: a
+                .moves
+                .into_iter()
+                .map(|m| MoveRange {
+                    from: m.from,
+                    to_start: m.to_start,
+                    to_end: m.to_end,
+                })
+                .collect(),
         })
     })
     .await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(value)).routes(routes!(winning_moves))
+    OpenApiRouter::new()
+        .routes(routes!(value))
+        .routes(routes!(winning_moves))
 }

@@ -73,14 +73,18 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             _ => {}
         }
     }
-    let Ok(mut value) = serde_json::to_value(&doc) else { return doc };
+    let Ok(mut value) = serde_json::to_value(&doc) else {
+        return doc;
+    };
     walk(&mut value);
     serde_json::from_value(value).unwrap_or(doc)
 }
 
 /// The OpenAPI document as pretty JSON with a trailing newline, exactly as committed.
 pub fn openapi_json() -> String {
-    let mut s = openapi().to_pretty_json().expect("the OpenAPI document serializes");
+    let mut s = openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serializes");
     s.push('\n');
     s
 }

@@ -27,15 +27,21 @@ impl Visitor<'_> for NatVisitor {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Nat, E> {
-        u64::try_from(v).map(Nat).map_err(|_| E::custom(format!("{v} is negative; expected a non-negative integer")))
+        u64::try_from(v)
+            .map(Nat)
+            .map_err(|_| E::custom(format!("{v} is negative; expected a non-negative integer")))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Nat, E> {
         if v.is_finite() && v.fract() == 0.0 {
             if v < 0.0 {
-                Err(E::custom(format!("{v:.0} is negative; expected a non-negative integer")))
+                Err(E::custom(format!(
+                    "{v:.0} is negative; expected a non-negative integer"
+                )))
             } else if v >= 18446744073709551616.0 {
-                Err(E::custom(format!("{v:.0} is too large; the maximum is 18446744073709551615 (2^64-1)")))
+                Err(E::custom(format!(
+                    "{v:.0} is too large; the maximum is 18446744073709551615 (2^64-1)"
+                )))
             } else if v <= 9007199254740992.0 {
                 // JSON Schema counts 5.0 as an integer; below 2^53 a float holds it exactly.
                 Ok(Nat(v as u64))

@@ -82,7 +82,10 @@ pub struct StandardFormInfo {
 
 fn standard_form(game: &Game) -> StandardFormInfo {
     let sf = game.standard_form();
-    StandardFormInfo { code: sf.game.canonical(), shift: sf.shift }
+    StandardFormInfo {
+        code: sf.game.canonical(),
+        shift: sf.shift,
+    }
 }
 
 /// A G-sequence request.
@@ -201,7 +204,10 @@ fn octal_error(field: &str, e: core::OctalError) -> ApiError {
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceRequest>) -> Result<Response, ApiError> {
+async fn sequence(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<SequenceRequest>,
+) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
     let n = req.n.0;
     let max = app.config.octal_max_n;
@@ -210,7 +216,10 @@ async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceReq
     }
     let n = n as usize;
     // A proof supplies every value past it, so stop computing once periodicity is proved.
-    let need = Need { n, until_proved: true };
+    let need = Need {
+        n,
+        until_proved: true,
+    };
     let code = game.canonical();
     let sf = standard_form(&game);
     let resp = with_solver(&app, &game, need, move |solver| {
@@ -240,13 +249,22 @@ async fn sequence(State(app): State<AppState>, ApiJson(req): ApiJson<SequenceReq
         (status = 422, description = "Bad code, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn heap_value(State(app): State<AppState>, Path((code, heap)): Path<(String, String)>) -> Result<Response, ApiError> {
+async fn heap_value(
+    State(app): State<AppState>,
+    Path((code, heap)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     let game = parse_code("code", &code)?;
     let heap: u64 = heap.trim().parse().map_err(|_| {
-        ApiError::invalid("heap", format!("heap: {heap:?} is not an integer in 0..=18446744073709551615"))
+        ApiError::invalid(
+            "heap",
+            format!("heap: {heap:?} is not an integer in 0..=18446744073709551615"),
+        )
     })?;
     let max = app.config.octal_max_n;
-    let need = Need { n: usize::try_from(heap).map_or(max, |h| h.saturating_add(1).min(max)), until_proved: true };
+    let need = Need {
+        n: usize::try_from(heap).map_or(max, |h| h.saturating_add(1).min(max)),
+        until_proved: true,
+    };
     let canonical = game.canonical();
     let resp = with_solver(&app, &game, need, move |solver| {
         let computed = solver.values().len();
@@ -297,17 +315,29 @@ async fn winning_moves(
     if heaps.len() > core::MAX_HEAPS {
         return Err(ApiError::invalid(
             "heaps",
-            format!("heaps: {} heaps given; at most {} are allowed", heaps.len(), core::MAX_HEAPS),
+            format!(
+                "heaps: {} heaps given; at most {} are allowed",
+                heaps.len(),
+                core::MAX_HEAPS
+            ),
         ));
     }
     let limit = match req.limit {
         None => 1000,
         Some(Nat(l)) if (1..=10_000).contains(&l) => l as usize,
-        Some(Nat(l)) => return Err(ApiError::invalid("limit", format!("limit: {l} is outside 1..=10000"))),
+        Some(Nat(l)) => {
+            return Err(ApiError::invalid(
+                "limit",
+                format!("limit: {l} is outside 1..=10000"),
+            ))
+        }
     };
     let max = app.config.octal_max_n;
     let top = heaps.iter().copied().max().unwrap_or(0);
-    let need = Need { n: usize::try_from(top).map_or(max, |h| h.saturating_add(1).min(max)), until_proved: true };
+    let need = Need {
+        n: usize::try_from(top).map_or(max, |h| h.saturating_add(1).min(max)),
+        until_proved: true,
+    };
     let budget = app.config.octal_moves_budget;
     let canonical = game.canonical();
     let cursor = req.cursor;
@@ -341,5 +371,8 @@ async fn winning_moves(
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(sequence)).routes(routes!(heap_value)).routes(routes!(winning_moves))
+    OpenApiRouter::new()
+        .routes(routes!(sequence))
+        .routes(routes!(heap_value))
+        .routes(routes!(winning_moves))
 }

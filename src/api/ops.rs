@@ -20,7 +20,9 @@ pub struct Health {
 /// Liveness: the process is up and serving.
 #[utoipa::path(get, path = "/healthz", operation_id = "healthz", tag = "operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok".into() })
+    Json(Health {
+        status: "ok".into(),
+    })
 }
 
 /// Readiness: the service can answer requests (its store is reachable).
@@ -28,15 +30,40 @@ async fn healthz() -> Json<Health> {
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
     if app.config.database_url.is_none() {
-        return (StatusCode::OK, Json(Health { status: "ready (no store configured)".into() }));
+        return (
+            StatusCode::OK,
+            Json(Health {
+                status: "ready (no store configured)".into(),
+            }),
+        );
     }
     let Some(store) = app.store() else {
-        return (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "store not connected".into() }));
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: "store not connected".into(),
+            }),
+        );
     };
     match tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await {
-        Ok(Ok(())) => (StatusCode::OK, Json(Health { status: "ready".into() })),
-        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: format!("store unreachable: {e}") })),
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "store did not answer within 2 s".into() })),
+        Ok(Ok(())) => (
+            StatusCode::OK,
+            Json(Health {
+                status: "ready".into(),
+            }),
+        ),
+        Ok(Err(e)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: format!("store unreachable: {e}"),
+            }),
+        ),
+        Err(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: "store did not answer within 2 s".into(),
+            }),
+        ),
     }
 }
 
@@ -47,9 +74,14 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
     let stats = app.cache.stats();
     metrics::gauge!("grundy_cache_entries").set(stats.entries as f64);
     if let Some(store) = app.store() {
-        if let Ok(Ok(counts)) = tokio::time::timeout(std::time::Duration::from_secs(1), store.job_counts()).await {
+        if let Ok(Ok(counts)) =
+            tokio::time::timeout(std::time::Duration::from_secs(1), store.job_counts()).await
+        {
             for status in ["queued", "running", "done", "failed", "cancelled"] {
-                let n = counts.iter().find(|(s, _)| s == status).map_or(0, |(_, n)| *n);
+                let n = counts
+                    .iter()
+                    .find(|(s, _)| s == status)
+                    .map_or(0, |(_, n)| *n);
                 metrics::gauge!("grundy_jobs", "status" => status).set(n as f64);
             }
         }
@@ -59,5 +91,8 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz)).routes(routes!(metrics))
+    OpenApiRouter::new()
+        .routes(routes!(healthz))
+        .routes(routes!(readyz))
+        .routes(routes!(metrics))
 }

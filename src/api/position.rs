@@ -9,14 +9,22 @@ pub fn distinct_sorted(field: &str, squares: &[Nat], max: usize) -> Result<Vec<u
 }
 
 /// As [`distinct_sorted`], naming the configuration variable that sets `max`.
-pub fn distinct_sorted_limit(field: &str, squares: &[Nat], max: usize, var: &str) -> Result<Vec<u64>, ApiError> {
+pub fn distinct_sorted_limit(
+    field: &str,
+    squares: &[Nat],
+    max: usize,
+    var: &str,
+) -> Result<Vec<u64>, ApiError> {
     check_len_var(field, squares.len(), max, var)?;
     let mut sorted: Vec<u64> = squares.iter().map(|n| n.0).collect();
     sorted.sort_unstable();
     if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
         return Err(ApiError::invalid(
             field,
-            format!("{field}: square {} appears more than once (coins must be on distinct squares)", w[0]),
+            format!(
+                "{field}: square {} appears more than once (coins must be on distinct squares)",
+                w[0]
+            ),
         ));
     }
     Ok(sorted)
@@ -29,7 +37,10 @@ pub fn check_len(field: &str, len: usize, max: usize) -> Result<(), ApiError> {
 
 fn check_len_var(field: &str, len: usize, max: usize, var: &str) -> Result<(), ApiError> {
     if len > max {
-        return Err(ApiError::invalid(field, format!("{field}: {len} entries exceed the limit of {max} ({var})")));
+        return Err(ApiError::invalid(
+            field,
+            format!("{field}: {len} entries exceed the limit of {max} ({var})"),
+        ));
     }
     Ok(())
 }

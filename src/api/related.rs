@@ -68,19 +68,30 @@ pub struct AntonimResponse {
     pub moves: Option<Vec<Move>>,
 }
 
-async fn antonim_answer(app: AppState, req: AntonimRequest, with_moves: bool) -> Result<Response, ApiError> {
+async fn antonim_answer(
+    app: AppState,
+    req: AntonimRequest,
+    with_moves: bool,
+) -> Result<Response, ApiError> {
     check_len("position", req.position.len(), app.config.max_coins)?;
     let mut position = nats(&req.position);
     position.sort_unstable();
-    let tag = if with_moves { "antonim/winning-moves" } else { "antonim/value" };
+    let tag = if with_moves {
+        "antonim/winning-moves"
+    } else {
+        "antonim/value"
+    };
     let key = cache::key(tag, play_tag(req.play), &position);
     let play = req.play;
     let app2 = app.clone();
     app.respond_search(key, move || {
-        let a = antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| match e {
-            AntonimError::BudgetExceeded => budget_problem(&app2, "position", "Antonim"),
-            other => ApiError::invalid("position", format!("position: {other}")),
-        })?;
+        let a =
+            antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| {
+                match e {
+                    AntonimError::BudgetExceeded => budget_problem(&app2, "position", "Antonim"),
+                    other => ApiError::invalid("position", format!("position: {other}")),
+                }
+            })?;
         Ok(AntonimResponse {
             position,
             value: a.value,
@@ -103,7 +114,10 @@ async fn antonim_answer(app: AppState, req: AntonimRequest, with_moves: bool) ->
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn antonim_value(State(app): State<AppState>, ApiJson(req): ApiJson<AntonimRequest>) -> Result<Response, ApiError> {
+async fn antonim_value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<AntonimRequest>,
+) -> Result<Response, ApiError> {
     antonim_answer(app, req, false).await
 }
 
@@ -177,18 +191,31 @@ pub struct AntimatterResponse {
     pub moves: Option<Vec<ParticleMove>>,
 }
 
-async fn antimatter_answer(app: AppState, req: AntimatterRequest, with_moves: bool) -> Result<Response, ApiError> {
+async fn antimatter_answer(
+    app: AppState,
+    req: AntimatterRequest,
+    with_moves: bool,
+) -> Result<Response, ApiError> {
     check_len("positrons", req.positrons.len(), app.config.max_coins)?;
     check_len("electrons", req.electrons.len(), app.config.max_coins)?;
-    let pos = antimatter::Position::new(&nats(&req.positrons), &nats(&req.electrons)).map_err(|e| match e {
-        AntimatterError::SharedSquare { particle: Particle::Positron, .. } => {
-            ApiError::invalid("positrons", format!("positrons: {e}"))
-        }
-        AntimatterError::SharedSquare { .. } => ApiError::invalid("electrons", format!("electrons: {e}")),
-        other => ApiError::invalid("positrons", format!("positrons: {other}")),
-    })?;
+    let pos = antimatter::Position::new(&nats(&req.positrons), &nats(&req.electrons)).map_err(
+        |e| match e {
+            AntimatterError::SharedSquare {
+                particle: Particle::Positron,
+                ..
+            } => ApiError::invalid("positrons", format!("positrons: {e}")),
+            AntimatterError::SharedSquare { .. } => {
+                ApiError::invalid("electrons", format!("electrons: {e}"))
+            }
+            other => ApiError::invalid("positrons", format!("positrons: {other}")),
+        },
+    )?;
     let (positrons, electrons) = (pos.positrons().to_vec(), pos.electrons().to_vec());
-    let tag = if with_moves { "antimatter/winning-moves" } else { "antimatter/value" };
+    let tag = if with_moves {
+        "antimatter/winning-moves"
+    } else {
+        "antimatter/value"
+    };
     let mut numbers = positrons.clone();
     numbers.push(u64::MAX); // separator (squares can be u64::MAX too, so add the count)
     numbers.push(positrons.len() as u64);
@@ -197,11 +224,15 @@ async fn antimatter_answer(app: AppState, req: AntimatterRequest, with_moves: bo
     let play = req.play;
     let app2 = app.clone();
     app.respond_search(key, move || {
-        let a = antimatter::analyse(&positrons, &electrons, play.into(), app2.config.search_budget()).map_err(|e| {
-            match e {
-                AntimatterError::BudgetExceeded => budget_problem(&app2, "positrons", "Antimatter"),
-                other => ApiError::invalid("positrons", format!("positrons: {other}")),
-            }
+        let a = antimatter::analyse(
+            &positrons,
+            &electrons,
+            play.into(),
+            app2.config.search_budget(),
+        )
+        .map_err(|e| match e {
+            AntimatterError::BudgetExceeded => budget_problem(&app2, "positrons", "Antimatter"),
+            other => ApiError::invalid("positrons", format!("positrons: {other}")),
         })?;
         Ok(AntimatterResponse {
             positrons,

@@ -62,7 +62,11 @@ fn parse_position(app: &AppState, raw: &[String]) -> Result<Vec<Ordinal>, ApiErr
     if raw.len() > cfg.max_ordinals {
         return Err(ApiError::invalid(
             "position",
-            format!("position: {} ordinals exceed the limit of {} (GRUNDY_MAX_ORDINALS)", raw.len(), cfg.max_ordinals),
+            format!(
+                "position: {} ordinals exceed the limit of {} (GRUNDY_MAX_ORDINALS)",
+                raw.len(),
+                cfg.max_ordinals
+            ),
         ));
     }
     let mut terms = 0usize;
@@ -72,7 +76,10 @@ fn parse_position(app: &AppState, raw: &[String]) -> Result<Vec<Ordinal>, ApiErr
         let o = Ordinal::parse(s).map_err(|e| {
             let shown: String = s.chars().take(80).collect();
             let ellipsis = if s.chars().count() > 80 { "…" } else { "" };
-            ApiError::invalid(field.clone(), format!("{field}: {e} in {shown:?}{ellipsis}"))
+            ApiError::invalid(
+                field.clone(),
+                format!("{field}: {e} in {shown:?}{ellipsis}"),
+            )
         })?;
         terms += o.node_count();
         if terms > cfg.max_ordinal_terms {
@@ -105,14 +112,19 @@ fn sorted_strings(position: &[Ordinal]) -> Vec<String> {
 
 fn welter_error(e: TransfiniteError) -> ApiError {
     match e {
-        TransfiniteError::DuplicateSquare(_) => ApiError::invalid("position", format!("position: {e}")),
+        TransfiniteError::DuplicateSquare(_) => {
+            ApiError::invalid("position", format!("position: {e}"))
+        }
         other => ApiError::invalid("position", format!("position: {other}")),
     }
 }
 
 /// Refuses answers too large to send (each move can carry most terms of the nim-sum).
 fn check_output(app: &AppState, moves: &[core::Move]) -> Result<(), ApiError> {
-    let terms: usize = moves.iter().map(|m| m.from.node_count() + m.to.node_count()).sum();
+    let terms: usize = moves
+        .iter()
+        .map(|m| m.from.node_count() + m.to.node_count())
+        .sum();
     if terms > app.config.max_ordinal_terms.saturating_mul(16) {
         return Err(ApiError::invalid(
             "position",
@@ -123,7 +135,13 @@ fn check_output(app: &AppState, moves: &[core::Move]) -> Result<(), ApiError> {
 }
 
 fn moves_to_api(moves: Vec<core::Move>) -> Vec<OrdinalMove> {
-    moves.into_iter().map(|m| OrdinalMove { from: m.from.to_string(), to: m.to.to_string() }).collect()
+    moves
+        .into_iter()
+        .map(|m| OrdinalMove {
+            from: m.from.to_string(),
+            to: m.to.to_string(),
+        })
+        .collect()
 }
 
 /// Size used to decide whether to compute off the async workers.
@@ -142,11 +160,18 @@ fn weight(position: &[Ordinal]) -> usize {
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn nim_value(State(app): State<AppState>, ApiJson(req): ApiJson<OrdinalPositionRequest>) -> Result<Response, ApiError> {
+async fn nim_value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     app.respond(None, weight(&position), move || {
         let value = core::nim_value(&position);
-        Ok(OrdinalValueResponse { position: sorted_strings(&position), outcome: outcome(&value), value: value.to_string() })
+        Ok(OrdinalValueResponse {
+            position: sorted_strings(&position),
+            outcome: outcome(&value),
+            value: value.to_string(),
+        })
     })
     .await
 }
@@ -200,7 +225,11 @@ async fn welter_value(
     let position = parse_position(&app, &req.position)?;
     app.respond(None, weight(&position), move || {
         let value = core::welter_value(&position).map_err(welter_error)?;
-        Ok(OrdinalValueResponse { position: sorted_strings(&position), outcome: outcome(&value), value: value.to_string() })
+        Ok(OrdinalValueResponse {
+            position: sorted_strings(&position),
+            outcome: outcome(&value),
+            value: value.to_string(),
+        })
     })
     .await
 }

@@ -108,7 +108,10 @@ pub struct Move {
 
 impl From<core::Move> for Move {
     fn from(m: core::Move) -> Self {
-        Move { from: m.from, to: m.to }
+        Move {
+            from: m.from,
+            to: m.to,
+        }
     }
 }
 
@@ -177,13 +180,22 @@ fn options(play: Play) -> &'static str {
         (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn value(State(app): State<AppState>, ApiJson(req): ApiJson<PositionRequest>) -> Result<Response, ApiError> {
+async fn value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<PositionRequest>,
+) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let key = cache::key("welter/value", options(req.play), &position);
     let size = position.len();
     app.respond(Some(key), size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
-        Ok(ValueResponse { coins: position.len(), position, value, outcome: outcome.into(), play: req.play })
+        Ok(ValueResponse {
+            coins: position.len(),
+            position,
+            value,
+            outcome: outcome.into(),
+            play: req.play,
+        })
     })
     .await
 }
@@ -230,7 +242,10 @@ async fn winning_moves(
         (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn primes(State(app): State<AppState>, ApiJson(req): ApiJson<PrimesRequest>) -> Result<Response, ApiError> {
+async fn primes(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<PrimesRequest>,
+) -> Result<Response, ApiError> {
     distinct_sorted("position", &req.position, app.config.max_coins)?;
     let position: Vec<u64> = req.position.iter().map(|n| n.0).collect();
     let target = req.target.0;
@@ -243,13 +258,25 @@ async fn primes(State(app): State<AppState>, ApiJson(req): ApiJson<PrimesRequest
             .iter()
             .zip(&primes)
             .filter(|&(&x, &p)| p < x as u128)
-            .map(|(&x, &p)| Move { from: x, to: p as u64 })
+            .map(|(&x, &p)| Move {
+                from: x,
+                to: p as u64,
+            })
             .collect();
-        Ok(PrimesResponse { position, value, target, primes, moves })
+        Ok(PrimesResponse {
+            position,
+            value,
+            target,
+            primes,
+            moves,
+        })
     })
     .await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(value)).routes(routes!(winning_moves)).routes(routes!(primes))
+    OpenApiRouter::new()
+        .routes(routes!(value))
+        .routes(routes!(winning_moves))
+        .routes(routes!(primes))
 }

@@ -744,7 +744,6 @@ mod tests {
         }
     }
 
-
     fn val(p: &[u64], e: &[u64]) -> u64 {
         value(&Position::new(p, e).unwrap(), Budget::DEFAULT).unwrap()
     }

@@ -516,7 +516,6 @@ mod tests {
         }
     }
 
-
     fn val(p: &[u64]) -> u64 {
         value(&Position::new(p).unwrap(), Budget::DEFAULT).unwrap()
     }

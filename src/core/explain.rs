@@ -18,7 +18,12 @@ use super::welter;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MatingStep {
     /// Coins `a < b`, congruent modulo `2^depth` but not `2^(depth+1)`; contributes `a ⊕ b − 1`.
-    Pair { a: u64, b: u64, depth: u32, value: u64 },
+    Pair {
+        a: u64,
+        b: u64,
+        depth: u32,
+        value: u64,
+    },
     /// The coin left over when n is odd; contributes itself.
     Single { coin: u64 },
 }
@@ -75,7 +80,12 @@ pub fn mating(coins: &[u64]) -> Vec<MatingStep> {
         }
         let (depth, a, b, i) = best.expect("at least two coins");
         rest.drain(i..i + 2);
-        steps.push(MatingStep::Pair { a, b, depth, value: (a ^ b) - 1 });
+        steps.push(MatingStep::Pair {
+            a,
+            b,
+            depth,
+            value: (a ^ b) - 1,
+        });
     }
     if let Some(&coin) = rest.first() {
         steps.push(MatingStep::Single { coin });
@@ -125,12 +135,19 @@ pub fn sprague(coins: &[u64]) -> Option<Sprague> {
             let earlier = target == 0 || (rc != 0 && target > rc);
             let square = (16 - target) % 16;
             if earlier && !coins.contains(&square) {
-                moves.push(welter::Move { from: c, to: square });
+                moves.push(welter::Move {
+                    from: c,
+                    to: square,
+                });
             }
         }
         moves.sort_unstable();
     }
-    Some(Sprague { renumbered, nim_sum, moves })
+    Some(Sprague {
+        renumbered,
+        nim_sum,
+        moves,
+    })
 }
 
 /// The full explanation for a position (sorted ascending).
@@ -170,9 +187,24 @@ mod tests {
         assert_eq!(
             steps,
             vec![
-                MatingStep::Pair { a: 3, b: 19, depth: 4, value: 15 },
-                MatingStep::Pair { a: 7, b: 11, depth: 2, value: 11 },
-                MatingStep::Pair { a: 1, b: 8, depth: 0, value: 8 },
+                MatingStep::Pair {
+                    a: 3,
+                    b: 19,
+                    depth: 4,
+                    value: 15
+                },
+                MatingStep::Pair {
+                    a: 7,
+                    b: 11,
+                    depth: 2,
+                    value: 11
+                },
+                MatingStep::Pair {
+                    a: 1,
+                    b: 8,
+                    depth: 0,
+                    value: 8
+                },
             ]
         );
         assert_eq!(mating_value(&steps), 12);
@@ -210,7 +242,11 @@ mod tests {
             let pos: Vec<u64> = (0..13).filter(|&s| mask >> s & 1 == 1).collect();
             let v = welter::value(&pos);
             assert_eq!(mating_value(&mating(&pos)), v, "{pos:?}");
-            assert_eq!(*triangle(&pos).last().unwrap().last().unwrap_or(&0), v, "{pos:?}");
+            assert_eq!(
+                *triangle(&pos).last().unwrap().last().unwrap_or(&0),
+                v,
+                "{pos:?}"
+            );
         }
         let mut count = 0;
         for mask in 0u32..(1 << 16) {

@@ -587,7 +587,6 @@ mod tests {
         }
     }
 
-
     #[test]
     fn vectors_max_welter() {
         let v = vectors();

@@ -110,7 +110,10 @@ impl<'a> ResidueTrie<'a> {
     /// Builds the trie; `coins` must be non-empty, distinct, in low-bit order and fewer
     /// than 2^32 (positions are capped far below that).
     fn new(coins: &'a [u64]) -> Self {
-        let mut trie = ResidueTrie { coins, nodes: Vec::with_capacity(2 * coins.len()) };
+        let mut trie = ResidueTrie {
+            coins,
+            nodes: Vec::with_capacity(2 * coins.len()),
+        };
         if !coins.is_empty() {
             trie.build(0, coins.len());
         }
@@ -120,8 +123,17 @@ impl<'a> ResidueTrie<'a> {
     fn build(&mut self, lo: usize, hi: usize) -> u32 {
         let idx = self.nodes.len() as u32;
         // In a sorted run the first bit where any two differ is where the ends differ.
-        let branch = if hi - lo == 1 { 64 } else { (self.coins[lo] ^ self.coins[hi - 1]).trailing_zeros() };
-        self.nodes.push(TrieNode { lo: lo as u32, hi: hi as u32, branch, child: [0, 0] });
+        let branch = if hi - lo == 1 {
+            64
+        } else {
+            (self.coins[lo] ^ self.coins[hi - 1]).trailing_zeros()
+        };
+        self.nodes.push(TrieNode {
+            lo: lo as u32,
+            hi: hi as u32,
+            branch,
+            child: [0, 0],
+        });
         if branch < 64 {
             let split = lo + self.coins[lo..hi].partition_point(|c| (c >> branch) & 1 == 0);
             let left = self.build(lo, split);
@@ -146,7 +158,11 @@ impl<'a> ResidueTrie<'a> {
                 out[nd.lo as usize] = d; // alone in its class from here on
                 continue;
             }
-            let d = if (nd.hi - nd.lo - 1) & 1 == 1 { d ^ bit_range(t, nd.branch + 1) } else { d };
+            let d = if (nd.hi - nd.lo - 1) & 1 == 1 {
+                d ^ bit_range(t, nd.branch + 1)
+            } else {
+                d
+            };
             stack.push((nd.child[0], nd.branch + 1, d));
             stack.push((nd.child[1], nd.branch + 1, d));
         }
@@ -205,7 +221,10 @@ fn pair_term(order: &LowBitOrder) -> u128 {
     // Two coins i < j agree modulo 2^t iff min(depth[i..j]) ≥ t, so the pairs at exact
     // depth d are the subarrays of `depth` whose minimum is d. Count them (mod 2) with a
     // monotonic stack: each index owns the subarrays where it is the leftmost minimum.
-    let depth: Vec<u8> = c.windows(2).map(|w| (w[0] ^ w[1]).trailing_zeros() as u8).collect();
+    let depth: Vec<u8> = c
+        .windows(2)
+        .map(|w| (w[0] ^ w[1]).trailing_zeros() as u8)
+        .collect();
     let m = depth.len();
     let mut left = vec![0usize; m]; // choices of start: strictly greater to the left
     let mut stack: Vec<usize> = Vec::with_capacity(m);
@@ -303,7 +322,11 @@ pub fn value_and_primes(coins: &[u64], target: u64) -> (u64, Vec<u128>) {
     let by_order = primes_in_order(&order, k, target);
     // Back to request order: pair each coin with its low-bit rank (one more sort, cheaper
     // than a binary search per coin).
-    let mut rank: Vec<(u64, u32)> = coins.iter().enumerate().map(|(i, c)| (c.reverse_bits(), i as u32)).collect();
+    let mut rank: Vec<(u64, u32)> = coins
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.reverse_bits(), i as u32))
+        .collect();
     rank.sort_unstable();
     let mut out = vec![0u128; coins.len()];
     for (r, &(_, i)) in rank.iter().enumerate() {
@@ -348,7 +371,10 @@ fn moves_with(order: &LowBitOrder, k: u64, target: u64) -> Vec<Move> {
         .iter()
         .zip(ps)
         .filter(|&(&c, p)| p < c as u128)
-        .map(|(&c, p)| Move { from: c, to: p as u64 })
+        .map(|(&c, p)| Move {
+            from: c,
+            to: p as u64,
+        })
         .collect();
     moves.sort_unstable();
     moves
@@ -375,7 +401,12 @@ impl AbacusCheck {
             .iter()
             .filter(|&&c| c < n && occupied.contains(&(2 * n - 1 - c)))
             .count();
-        AbacusCheck { n, outside, doubled, occupied }
+        AbacusCheck {
+            n,
+            outside,
+            doubled,
+            occupied,
+        }
     }
 
     pub fn is_abacus(&self) -> bool {
@@ -461,8 +492,16 @@ pub fn analyse(coins: &[u64], play: Play) -> Analysis {
     let value = value_with(&order);
     match play {
         Play::Normal => {
-            let moves = if value == 0 { Vec::new() } else { moves_with(&order, value, 0) };
-            Analysis { value, outcome: outcome(value, false, play), moves }
+            let moves = if value == 0 {
+                Vec::new()
+            } else {
+                moves_with(&order, value, 0)
+            };
+            Analysis {
+                value,
+                outcome: outcome(value, false, play),
+                moves,
+            }
         }
         Play::Misere => {
             let abacus = AbacusCheck::new(coins);
@@ -476,7 +515,10 @@ pub fn analyse(coins: &[u64], play: Play) -> Analysis {
                     moves = sorted
                         .into_iter()
                         .filter(|&c| c >= n)
-                        .map(|c| Move { from: c, to: 2 * n - 1 - c })
+                        .map(|c| Move {
+                            from: c,
+                            to: 2 * n - 1 - c,
+                        })
                         .collect();
                 } else {
                     moves = moves_with(&order, value, 0)
@@ -491,7 +533,11 @@ pub fn analyse(coins: &[u64], play: Play) -> Analysis {
                     moves.sort_unstable();
                 }
             }
-            Analysis { value, outcome: out, moves }
+            Analysis {
+                value,
+                outcome: out,
+                moves,
+            }
         }
     }
 }
@@ -522,7 +568,10 @@ mod tests {
 
     impl Brute {
         fn new() -> Self {
-            Brute { memo: HashMap::new(), misere_memo: HashMap::new() }
+            Brute {
+                memo: HashMap::new(),
+                misere_memo: HashMap::new(),
+            }
         }
 
         fn followers(pos: &[u64]) -> Vec<(Move, Vec<u64>)> {
@@ -606,15 +655,30 @@ mod tests {
                     Play::Normal => g != 0,
                     Play::Misere => brute.misere_n(&pos),
                 };
-                assert_eq!(a.outcome == Outcome::N, expect_n, "{play:?} outcome of {pos:?}");
-                assert_eq!(a.moves, brute.winning_moves(&pos, play), "{play:?} moves of {pos:?}");
+                assert_eq!(
+                    a.outcome == Outcome::N,
+                    expect_n,
+                    "{play:?} outcome of {pos:?}"
+                );
+                assert_eq!(
+                    a.moves,
+                    brute.winning_moves(&pos, play),
+                    "{play:?} moves of {pos:?}"
+                );
             }
             for target in 0..16u64 {
                 for (i, p) in primes(&pos, target).into_iter().enumerate() {
                     let mut q = pos.clone();
                     q[i] = p as u64;
-                    assert!(!pos.iter().enumerate().any(|(j, &c)| j != i && c as u128 == p));
-                    assert_eq!(value_quadratic(&q), target, "prime of {pos:?} coin {i} target {target}");
+                    assert!(!pos
+                        .iter()
+                        .enumerate()
+                        .any(|(j, &c)| j != i && c as u128 == p));
+                    assert_eq!(
+                        value_quadratic(&q),
+                        target,
+                        "prime of {pos:?} coin {i} target {target}"
+                    );
                 }
             }
         }
@@ -634,7 +698,11 @@ mod tests {
                         }
                         let mut r = pos.clone();
                         r[i] = other;
-                        assert_eq!(value_quadratic(&r) == target, other as u128 == p, "{pos:?} coin {i} target {target} square {other}");
+                        assert_eq!(
+                            value_quadratic(&r) == target,
+                            other as u128 == p,
+                            "{pos:?} coin {i} target {target} square {other}"
+                        );
                     }
                 }
             }
@@ -651,7 +719,11 @@ mod tests {
                     let g = brute.grundy(&pos);
                     assert_eq!(value(&pos), g);
                     for play in [Play::Normal, Play::Misere] {
-                        assert_eq!(analyse(&pos, play).moves, brute.winning_moves(&pos, play), "{play:?} {pos:?}");
+                        assert_eq!(
+                            analyse(&pos, play).moves,
+                            brute.winning_moves(&pos, play),
+                            "{play:?} {pos:?}"
+                        );
                     }
                     for target in 0..16 {
                         for (i, p) in primes(&pos, target).into_iter().enumerate() {
@@ -678,7 +750,11 @@ mod tests {
         fn coins(&mut self, n: usize, bits: u32) -> Vec<u64> {
             let mut set = std::collections::BTreeSet::new();
             while set.len() < n {
-                let v = if bits >= 64 { self.next() } else { self.next() & ((1u64 << bits) - 1) };
+                let v = if bits >= 64 {
+                    self.next()
+                } else {
+                    self.next() & ((1u64 << bits) - 1)
+                };
                 set.insert(v);
             }
             let mut v: Vec<u64> = set.into_iter().collect();
@@ -755,11 +831,21 @@ mod tests {
         assert_eq!(value(&[0, 1, 2, 4]), 1);
         assert_eq!(primes(&[1, 5, 7], 0), vec![13, 9, 3]);
         assert_eq!(moves_to(&[1, 5, 7], 0), vec![Move { from: 7, to: 3 }]);
-        assert_eq!(moves_to(&[0, 1, 3, 4, 8, 12, 16, 23], 0), vec![Move { from: 23, to: 2 }]);
-        assert_eq!(moves_to(&[1, 3, 7, 8, 11, 19], 0), vec![Move { from: 8, to: 4 }]);
+        assert_eq!(
+            moves_to(&[0, 1, 3, 4, 8, 12, 16, 23], 0),
+            vec![Move { from: 23, to: 2 }]
+        );
+        assert_eq!(
+            moves_to(&[1, 3, 7, 8, 11, 19], 0),
+            vec![Move { from: 8, to: 4 }]
+        );
         assert_eq!(
             moves_to(&[2, 5, 6, 8, 10], 0),
-            vec![Move { from: 2, to: 1 }, Move { from: 8, to: 7 }, Move { from: 10, to: 9 }]
+            vec![
+                Move { from: 2, to: 1 },
+                Move { from: 8, to: 7 },
+                Move { from: 10, to: 9 }
+            ]
         );
     }
 
@@ -783,7 +869,10 @@ mod tests {
             let a = analyse(&top, play);
             for m in &a.moves {
                 assert!(m.to < m.from);
-                let mut q: Vec<u64> = top.iter().map(|&c| if c == m.from { m.to } else { c }).collect();
+                let mut q: Vec<u64> = top
+                    .iter()
+                    .map(|&c| if c == m.from { m.to } else { c })
+                    .collect();
                 q.sort_unstable();
                 if play == Play::Normal {
                     assert_eq!(value(&q), 0);

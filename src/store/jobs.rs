@@ -45,7 +45,10 @@ impl JobStatus {
     }
 
     pub fn is_final(self) -> bool {
-        matches!(self, JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled)
+        matches!(
+            self,
+            JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled
+        )
     }
 }
 
@@ -78,7 +81,8 @@ pub struct NewJob {
     pub max_n: u64,
 }
 
-const COLUMNS: &str = "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
+const COLUMNS: &str =
+    "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
                        lease_owner, attempts, created_at, started_at, finished_at, updated_at";
 
 fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
@@ -115,7 +119,12 @@ pub enum Checkpoint {
 
 impl Store {
     /// Inserts a queued job. `computed` starts at what is already known for the code.
-    pub async fn create_job(&self, job: &NewJob, id: &str, computed: u64) -> Result<Job, StoreError> {
+    pub async fn create_job(
+        &self,
+        job: &NewJob,
+        id: &str,
+        computed: u64,
+    ) -> Result<Job, StoreError> {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at) \
@@ -157,7 +166,11 @@ impl Store {
     }
 
     /// Jobs newest first; `after` is the `(created_at, id)` of the last job of the previous page.
-    pub async fn list_jobs(&self, limit: u32, after: Option<(i64, String)>) -> Result<Vec<Job>, StoreError> {
+    pub async fn list_jobs(
+        &self,
+        limit: u32,
+        after: Option<(i64, String)>,
+    ) -> Result<Vec<Job>, StoreError> {
         let rows = match after {
             None => {
                 sqlx::query(&format!("SELECT {COLUMNS} FROM jobs ORDER BY created_at DESC, id DESC LIMIT $1"))
@@ -203,10 +216,12 @@ impl Store {
     /// Deletes a finished job's record (its values stay in `sequences`). Running or queued
     /// jobs are not deleted: they must be cancelled first.
     pub async fn delete_job(&self, id: &str) -> Result<bool, StoreError> {
-        let r = sqlx::query("DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')")
-            .bind(id)
-            .execute(self.pool())
-            .await?;
+        let r = sqlx::query(
+            "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
+        )
+        .bind(id)
+        .execute(self.pool())
+        .await?;
         Ok(r.rows_affected() == 1)
     }
 
@@ -280,7 +295,11 @@ impl Store {
         write_tail(&mut tx, code, offset, tail, periodicity).await?;
         tx.commit().await?;
         let cancel: i64 = row.try_get("cancel_requested")?;
-        Ok(if cancel != 0 { Checkpoint::Cancel } else { Checkpoint::Continue })
+        Ok(if cancel != 0 {
+            Checkpoint::Cancel
+        } else {
+            Checkpoint::Continue
+        })
     }
 
     /// Ends a job owned by `owner` with a final status. Returns false if the lease was lost.
@@ -341,7 +360,11 @@ impl Store {
 
     /// Counts of jobs per status, for metrics.
     pub async fn job_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
-        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status").fetch_all(self.pool()).await?;
-        rows.iter().map(|r| Ok((r.try_get("status")?, r.try_get("n")?))).collect()
+        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("status")?, r.try_get("n")?)))
+            .collect()
     }
 }

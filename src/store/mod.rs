@@ -33,7 +33,10 @@ pub enum StoreError {
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("cannot create the database directory {path}: {source}")]
-    Dir { path: String, source: std::io::Error },
+    Dir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
 }
@@ -64,9 +67,14 @@ impl Store {
             let path = rest.trim_start_matches("//");
             let file = path.split('?').next().unwrap_or(path);
             if file != ":memory:" && !file.is_empty() {
-                if let Some(dir) = std::path::Path::new(file).parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|source| StoreError::Dir { path: dir.display().to_string(), source })?;
+                if let Some(dir) = std::path::Path::new(file)
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                {
+                    std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
+                        path: dir.display().to_string(),
+                        source,
+                    })?;
                 }
             }
             let url = if url.contains("mode=") {

@@ -35,25 +35,38 @@ impl Store {
         };
         let computed: i64 = row.try_get("computed")?;
         let periodicity: Option<String> = row.try_get("periodicity")?;
-        let computed = usize::try_from(computed).map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?;
-        let rows = sqlx::query("SELECT chunk, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk")
-            .bind(code)
-            .fetch_all(self.pool())
-            .await?;
+        let computed = usize::try_from(computed)
+            .map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?;
+        let rows =
+            sqlx::query("SELECT chunk, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk")
+                .bind(code)
+                .fetch_all(self.pool())
+                .await?;
         let mut values: Vec<u32> = Vec::with_capacity(computed);
         for (i, row) in rows.iter().enumerate() {
             let chunk: i64 = row.try_get("chunk")?;
             let data: Vec<u8> = row.try_get("data")?;
             if chunk != i as i64 || data.len() % 4 != 0 {
-                return Err(StoreError::Corrupt(format!("{code}: chunk {chunk} out of place or misaligned")));
+                return Err(StoreError::Corrupt(format!(
+                    "{code}: chunk {chunk} out of place or misaligned"
+                )));
             }
-            values.extend(data.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+            values.extend(
+                data.chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            );
         }
         if values.len() < computed {
-            return Err(StoreError::Corrupt(format!("{code}: {} values stored, {computed} recorded", values.len())));
+            return Err(StoreError::Corrupt(format!(
+                "{code}: {} values stored, {computed} recorded",
+                values.len()
+            )));
         }
         values.truncate(computed);
-        Ok(Some(StoredSequence { values, periodicity }))
+        Ok(Some(StoredSequence {
+            values,
+            periodicity,
+        }))
     }
 
     /// Stores `values` (the whole prefix g(0..len)), writing only chunks from index

@@ -26,7 +26,9 @@ pub async fn start_with(mut config: Config) -> Server {
     if config.database_url.as_deref() == Config::default().database_url.as_deref() {
         config.database_url = Some(temp_sqlite_url());
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     config.addr = listener.local_addr().unwrap();
     let base = format!("http://{}", config.addr);
     let state = grundy::state::AppState::new(config);
@@ -36,9 +38,14 @@ pub async fn start_with(mut config: Config) -> Server {
     std::mem::forget(grundy::jobs::Workers::start(&state));
     let app = grundy::app::build(state);
     tokio::spawn(async move {
-        grundy::app::serve(listener, app, std::future::pending()).await.unwrap();
+        grundy::app::serve(listener, app, std::future::pending())
+            .await
+            .unwrap();
     });
-    Server { base, client: reqwest::Client::new() }
+    Server {
+        base,
+        client: reqwest::Client::new(),
+    }
 }
 
 pub struct Reply {
@@ -67,7 +74,12 @@ impl Server {
     }
 
     pub async fn get(&self, path: &str) -> Reply {
-        let resp = self.client.get(format!("{}{}", self.base, path)).send().await.expect("request");
+        let resp = self
+            .client
+            .get(format!("{}{}", self.base, path))
+            .send()
+            .await
+            .expect("request");
         reply(resp).await
     }
 
@@ -89,7 +101,13 @@ async fn reply(resp: reqwest::Response) -> Reply {
         .to_string();
     let text = resp.text().await.unwrap_or_default();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Reply { status, content_type, headers, body, text }
+    Reply {
+        status,
+        content_type,
+        headers,
+        body,
+        text,
+    }
 }
 
 /// Asserts an RFC 9457 problem with the given status whose detail mentions `needle`.
@@ -97,10 +115,21 @@ pub fn assert_problem(r: &Reply, status: u16, needle: &str) {
     assert_eq!(r.status.as_u16(), status, "status for {}", r.text);
     assert_eq!(r.content_type, "application/problem+json", "{}", r.text);
     assert_eq!(r.body["status"], status, "{}", r.text);
-    assert!(r.body["type"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.text);
-    assert!(r.body["title"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.text);
+    assert!(
+        r.body["type"].as_str().is_some_and(|t| !t.is_empty()),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.body["title"].as_str().is_some_and(|t| !t.is_empty()),
+        "{}",
+        r.text
+    );
     let detail = r.body["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains(needle), "detail {detail:?} should mention {needle:?}");
+    assert!(
+        detail.contains(needle),
+        "detail {detail:?} should mention {needle:?}"
+    );
 }
 
 /// A real `grundy` process (the binary cargo built for these tests), killed on drop.
@@ -112,9 +141,14 @@ pub struct Process {
 impl Process {
     /// Starts the binary with `env` on a free port and waits until /healthz answers.
     pub async fn spawn(env: &[(&str, String)]) -> Process {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
-        cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}")).env("RUST_LOG", "warn");
+        cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -125,7 +159,12 @@ impl Process {
         let base = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         for _ in 0..200 {
-            if client.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
+            if client
+                .get(format!("{base}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
                 return Process { child, base };
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -134,7 +173,10 @@ impl Process {
     }
 
     pub fn server(&self) -> Server {
-        Server { base: self.base.clone(), client: reqwest::Client::new() }
+        Server {
+            base: self.base.clone(),
+            client: reqwest::Client::new(),
+        }
     }
 
     /// SIGKILL: no checkpoint, no release — a crash.
@@ -145,7 +187,10 @@ impl Process {
 
     /// SIGTERM: graceful shutdown.
     pub fn terminate(&mut self) {
-        let _ = std::process::Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = std::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         let _ = self.child.wait();
     }
 }
@@ -162,7 +207,9 @@ pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
     loop {
         let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
         let status = r.body["status"].as_str().unwrap_or("").to_string();
-        if ["done", "failed", "cancelled"].contains(&status.as_str()) || std::time::Instant::now() > deadline {
+        if ["done", "failed", "cancelled"].contains(&status.as_str())
+            || std::time::Instant::now() > deadline
+        {
             return r.body;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -172,11 +219,17 @@ pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
 /// A fresh PostgreSQL database on the local server (`GRUNDY_TEST_POSTGRES_URL`, default
 /// postgres://postgres@127.0.0.1:5432/test); returns its URL.
 pub async fn fresh_postgres_url() -> String {
-    let admin = std::env::var("GRUNDY_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let admin = std::env::var("GRUNDY_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let name = format!("grundy_test_{}", uuid::Uuid::new_v4().simple());
     sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(&admin).await.expect("PostgreSQL reachable (GRUNDY_TEST_POSTGRES_URL)");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
+    let pool = sqlx::AnyPool::connect(&admin)
+        .await
+        .expect("PostgreSQL reachable (GRUNDY_TEST_POSTGRES_URL)");
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&pool)
+        .await
+        .unwrap();
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap();
     format!("{base}/{name}")
 }
