@@ -204,7 +204,7 @@ async fn play_game(
             })?;
         }
         check(r.moves.windows(2).all(|w| w[0].from <= w[1].from), || {
-            format!("{}: moves not ordered by from", ctx)
+            format!("{ctx}: moves not ordered by from")
         })?;
         let legal = fallback_move(&position);
         let terminal = legal.is_none();
@@ -248,8 +248,7 @@ async fn play_game(
             );
             check(winner == predicted, || {
                 format!(
-                    "game {game}: the start was {:?} so {predicted} should win, but {winner} won",
-                    first_outcome
+                    "game {game}: the start was {first_outcome:?} so {predicted} should win, but {winner} won"
                 )
             })?;
             return Ok(turn);
@@ -307,7 +306,7 @@ async fn main() -> ExitCode {
     };
     let mut api = Api {
         http,
-        base: base.trim_end_matches('/').to_string(),
+        base: base.trim_end_matches('/').to_owned(),
         started: Instant::now(),
         requests: 0,
     };

@@ -75,7 +75,7 @@ fn main() {
     let (len, verdict, stats) = if naive {
         let v = naive_values(&game, n, &mut || false).expect("naive");
         let verdict = grundy::core::octal::detect(&game, &v);
-        (v.len(), verdict, "naive".to_string())
+        (v.len(), verdict, "naive".to_owned())
     } else {
         let mut s = Solver::new(&game);
         s.engine_mut().set_threads(threads);
@@ -90,7 +90,7 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     let verdict = match verdict {
-        Periodicity::Unknown => "unknown".to_string(),
+        Periodicity::Unknown => "unknown".to_owned(),
         Periodicity::Proved(p) => format!(
             "{} preperiod={} period={} saltus={} proved_at={} ({})",
             if p.saltus == 0 {

@@ -130,14 +130,14 @@ impl Config {
     /// Reads `GRUNDY_*` variables, falling back to the defaults.
     pub fn from_env() -> Result<Self, ConfigError> {
         let d = Config::default();
-        let log_format: String = var("GRUNDY_LOG_FORMAT", "text".to_string())?;
+        let log_format: String = var("GRUNDY_LOG_FORMAT", "text".to_owned())?;
         let log_json = match log_format.as_str() {
             "json" => true,
             "text" => false,
             other => {
                 return Err(ConfigError {
                     name: "GRUNDY_LOG_FORMAT",
-                    value: other.to_string(),
+                    value: other.to_owned(),
                     reason: "expected `text` or `json`".into(),
                 })
             }
@@ -156,8 +156,7 @@ impl Config {
             max_concurrency: var("GRUNDY_MAX_CONCURRENCY", d.max_concurrency)?,
             log_json,
             database_url: {
-                let url: String =
-                    var("GRUNDY_DATABASE_URL", "sqlite://data/grundy.db".to_string())?;
+                let url: String = var("GRUNDY_DATABASE_URL", "sqlite://data/grundy.db".to_owned())?;
                 (url != "none").then_some(url)
             },
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,

@@ -244,11 +244,13 @@ const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
 #[tokio::test]
 async fn catalogue() {
     assert!(CASES.len() >= 30);
-    let mut config = Config::default();
-    config.max_coins = 10;
+    let config = Config {
+        max_coins: 10,
+        ..Config::default()
+    };
     let s = common::start_with(config).await;
     for &(path, body, status, needle, field) in CASES {
-        let r = s.post_raw(path, body.to_string()).await;
+        let r = s.post_raw(path, body.to_owned()).await;
         common::assert_problem(&r, status, needle);
         match field {
             Some(f) => assert_eq!(r.body["field"], f, "field for {body}"),
@@ -268,7 +270,7 @@ async fn whole_number_floats_are_integers() {
     let r = s
         .post_raw(
             "/v1/welter/value",
-            "{\"position\": [1.0, 3e0, 7, 8, 11, 19]}".to_string(),
+            "{\"position\": [1.0, 3e0, 7, 8, 11, 19]}".to_owned(),
         )
         .await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
@@ -277,8 +279,10 @@ async fn whole_number_floats_are_integers() {
 
 #[tokio::test]
 async fn body_limit_is_413() {
-    let mut config = Config::default();
-    config.max_body_bytes = 1000;
+    let config = Config {
+        max_body_bytes: 1000,
+        ..Config::default()
+    };
     let s = common::start_with(config).await;
     let big: Vec<u64> = (0..1000).collect();
     let r = s

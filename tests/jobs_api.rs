@@ -9,10 +9,11 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 fn fast_jobs() -> Config {
-    let mut c = Config::default();
-    c.job_checkpoint = Duration::from_millis(200);
-    c.job_lease = Duration::from_millis(2000);
-    c
+    Config {
+        job_checkpoint: Duration::from_millis(200),
+        job_lease: Duration::from_millis(2000),
+        ..Config::default()
+    }
 }
 
 #[tokio::test]
@@ -23,8 +24,8 @@ async fn life_cycle_on_sqlite() {
         .post("/v1/octal/jobs", &json!({"code": ".07", "max_n": 1000000}))
         .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
-    let location = r.headers["location"].to_str().unwrap().to_string();
-    let id = r.body["id"].as_str().unwrap().to_string();
+    let location = r.headers["location"].to_str().unwrap().to_owned();
+    let id = r.body["id"].as_str().unwrap().to_owned();
     assert_eq!(location, format!("/v1/octal/jobs/{id}"));
     assert_eq!(r.body["status"], "queued");
     assert_eq!(r.body["code"], "0.07");
@@ -44,7 +45,7 @@ async fn life_cycle_on_sqlite() {
             &json!({"code": "0.6", "max_n": 100000000}),
         )
         .await;
-    let long = r.body["id"].as_str().unwrap().to_string();
+    let long = r.body["id"].as_str().unwrap().to_owned();
     tokio::time::sleep(Duration::from_millis(600)).await;
     let c = s
         .client
@@ -65,7 +66,7 @@ async fn life_cycle_on_sqlite() {
     // The list: newest first, paginated.
     let list = s.get("/v1/octal/jobs?limit=1").await;
     assert_eq!(list.body["jobs"][0]["id"], long.as_str(), "{}", list.text);
-    let next = list.body["next_cursor"].as_str().unwrap().to_string();
+    let next = list.body["next_cursor"].as_str().unwrap().to_owned();
     let page2 = s
         .get(&format!("/v1/octal/jobs?limit=1&cursor={next}"))
         .await;
@@ -135,8 +136,8 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     let url = common::temp_sqlite_url();
     let env = [
         ("GRUNDY_DATABASE_URL", url.clone()),
-        ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_string()),
-        ("GRUNDY_JOB_LEASE_MS", "1500".to_string()),
+        ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
+        ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
     ];
     let n = 150_000u64;
     let mut a = Process::spawn(&env).await;
@@ -144,7 +145,7 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
         .server()
         .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": n}))
         .await;
-    let id = r.body["id"].as_str().unwrap().to_string();
+    let id = r.body["id"].as_str().unwrap().to_owned();
     // Wait until some checkpoints are stored, then crash.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
@@ -180,8 +181,10 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
 
 #[tokio::test]
 async fn unreachable_store_fails_readiness_only() {
-    let mut c = Config::default();
-    c.database_url = Some("postgres://postgres@127.0.0.1:1/nowhere".into());
+    let c = Config {
+        database_url: Some("postgres://postgres@127.0.0.1:1/nowhere".into()),
+        ..Config::default()
+    };
     let s = common::start_with(c).await;
     let r = s.get("/readyz").await;
     assert_eq!(r.status.as_u16(), 503, "{}", r.text);
@@ -205,7 +208,7 @@ async fn metrics_report_jobs_and_cache() {
     let r = s
         .post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000}))
         .await;
-    let id = r.body["id"].as_str().unwrap().to_string();
+    let id = r.body["id"].as_str().unwrap().to_owned();
     wait_job(&s, &id, 30).await;
     s.ok("/v1/welter/explain", &json!({"position": [4, 5]}))
         .await;

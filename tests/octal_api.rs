@@ -164,7 +164,7 @@ async fn acceptance_tables_through_http() {
             .as_str()
             .unwrap()
             .trim_start_matches('0')
-            .to_string();
+            .to_owned();
         assert_eq!(sf, row["standard_form"].as_str().unwrap(), "{code}");
         assert_eq!(r["standard_form"]["shift"], row["shift"], "{code}");
         let std = s
@@ -283,9 +283,11 @@ async fn every_winning_move_and_pagination() {
 
 #[tokio::test]
 async fn bad_codes_and_limits() {
-    let mut config = Config::default();
-    config.octal_max_n = 100_000;
-    config.octal_sync_time = std::time::Duration::from_millis(300);
+    let config = Config {
+        octal_max_n: 100_000,
+        octal_sync_time: std::time::Duration::from_millis(300),
+        ..Config::default()
+    };
     let s = common::start_with(config).await;
     for (body, field, needle) in [
         (json!({"code": "0.0x", "n": 5}), "code", "invalid character"),

@@ -14,9 +14,9 @@ async fn two_replicas_share_the_queue_and_compute_each_job_once() {
     let env = |id: &str| {
         vec![
             ("GRUNDY_DATABASE_URL", url.clone()),
-            ("GRUNDY_JOB_WORKERS", "2".to_string()),
-            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_string()),
-            ("GRUNDY_REPLICA_ID", id.to_string()),
+            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
+            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
+            ("GRUNDY_REPLICA_ID", id.to_owned()),
         ]
     };
     let a = Process::spawn(&env("replica-a")).await;
@@ -34,7 +34,7 @@ async fn two_replicas_share_the_queue_and_compute_each_job_once() {
             .post("/v1/octal/jobs", &json!({"code": code, "max_n": max_n}))
             .await;
         assert_eq!(r.status.as_u16(), 202, "{}", r.text);
-        ids.push(r.body["id"].as_str().unwrap().to_string());
+        ids.push(r.body["id"].as_str().unwrap().to_owned());
     }
     for id in &ids {
         let j = wait_job(&a.server(), id, 300).await;

@@ -119,9 +119,9 @@ async fn normalisation_and_every_move_reaches_zero() {
                 .iter()
                 .map(|p| {
                     if p == &mv["from"] {
-                        mv["to"].as_str().unwrap().to_string()
+                        mv["to"].as_str().unwrap().to_owned()
                     } else {
-                        p.as_str().unwrap().to_string()
+                        p.as_str().unwrap().to_owned()
                     }
                 })
                 .collect();

@@ -272,8 +272,10 @@ async fn random_positions_are_self_consistent() {
 
 #[tokio::test]
 async fn cache_uses_canonical_keys() {
-    let mut config = grundy::config::Config::default();
-    config.cache_min_coins = 0; // cache even tiny positions here
+    let config = grundy::config::Config {
+        cache_min_coins: 0, // cache even tiny positions here
+        ..Default::default()
+    };
     let s = common::start_with(config).await;
     let a = s
         .post("/v1/welter/value", &json!({"position": [3, 1, 2]}))

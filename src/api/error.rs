@@ -76,7 +76,7 @@ impl ApiError {
         let (slug, title) = self.slug_and_title();
         Problem {
             r#type: format!("https://grundy.dev/problems/{slug}"),
-            title: title.to_string(),
+            title: title.to_owned(),
             status: self.status().as_u16(),
             detail: self.to_string(),
             field: match self {

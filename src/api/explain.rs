@@ -116,7 +116,7 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
         abacus: AbacusInfo {
             is_abacus: e.abacus.is_abacus,
             misere_outcome: e.abacus.misere_outcome.into(),
-            meaning: meaning.to_string(),
+            meaning: meaning.to_owned(),
         },
     }
 }

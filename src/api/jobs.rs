@@ -93,7 +93,7 @@ impl From<Job> for JobResponse {
             id: j.id,
             code: j.code,
             max_n: j.max_n,
-            status: j.status.as_str().to_string(),
+            status: j.status.as_str().to_owned(),
             periodicity,
             error: j.error,
             cancel_requested: j.cancel_requested,
@@ -229,7 +229,7 @@ async fn list(
         Some(c) => {
             let parsed = c
                 .split_once(':')
-                .and_then(|(t, id)| Some((t.parse::<i64>().ok()?, id.to_string())));
+                .and_then(|(t, id)| Some((t.parse::<i64>().ok()?, id.to_owned())));
             Some(parsed.ok_or_else(|| {
                 ApiError::invalid(
                     "cursor",

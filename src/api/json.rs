@@ -81,9 +81,9 @@ fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
         .and_then(|m| m.split('`').next())
     {
         // serde reports a missing field at the parent's path; name the field itself.
-        name.to_string()
+        name.to_owned()
     } else {
-        "request body".to_string()
+        "request body".to_owned()
     };
     match inner.classify() {
         serde_json::error::Category::Data if !message.starts_with("invalid type") => {

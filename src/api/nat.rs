@@ -18,7 +18,7 @@ struct NatVisitor;
 impl Visitor<'_> for NatVisitor {
     type Value = Nat;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a non-negative integer")
     }
 
@@ -38,7 +38,7 @@ impl Visitor<'_> for NatVisitor {
                 Err(E::custom(format!(
                     "{v:.0} is negative; expected a non-negative integer"
                 )))
-            } else if v >= 18446744073709551616.0 {
+            } else if v >= 18_446_744_073_709_552_000.0 {
                 Err(E::custom(format!(
                     "{v:.0} is too large; the maximum is 18446744073709551615 (2^64-1)"
                 )))

@@ -30,7 +30,7 @@ impl<'de> Deserialize<'de> for Play {
         struct V;
         impl serde::de::Visitor<'_> for V {
             type Value = Play;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("the string \"normal\" or \"misere\"")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Play, E> {

@@ -606,7 +606,7 @@ impl Parser<'_> {
     fn unexpected(&self, expected: &'static str) -> ParseError {
         let found = match self.peek() {
             Some(c) => format!("{c:?}"),
-            None => "the end of the input".to_string(),
+            None => "the end of the input".to_owned(),
         };
         self.error_at(self.pos, ParseErrorKind::Unexpected { expected, found })
     }
@@ -1190,8 +1190,8 @@ pub(crate) mod tests {
             "w+".repeat(MAX_INPUT_LEN / 2 - 1) + "w",
             "(w+1)*".repeat(MAX_INPUT_LEN / 6 - 1) + "w",
             "(w+1)^".repeat(MAX_INPUT_LEN / 6 - 1) + "9",
-            "(w+1)^490".to_string() + &"+1".repeat((MAX_INPUT_LEN - 10) / 2),
-            "(w+1)^490".to_string() + &"*(w+1)".repeat((MAX_INPUT_LEN - 10) / 6),
+            "(w+1)^490".to_owned() + &"+1".repeat((MAX_INPUT_LEN - 10) / 2),
+            "(w+1)^490".to_owned() + &"*(w+1)".repeat((MAX_INPUT_LEN - 10) / 6),
             "(w+1)^490+".repeat(MAX_INPUT_LEN / 10),
             "((w+1)^490)^1*".repeat(MAX_INPUT_LEN / 14),
             "(w^(w+1)+w^w+w+1)^200*".repeat(MAX_INPUT_LEN / 23),

@@ -879,6 +879,6 @@ mod tests {
                 }
             }
         }
-        assert!(AbacusCheck::new(&[u64::MAX]).is_abacus() == false);
+        assert!(!AbacusCheck::new(&[u64::MAX]).is_abacus());
     }
 }

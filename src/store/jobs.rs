@@ -139,7 +139,7 @@ impl Store {
         .await?;
         // As inserted (a worker may claim it a moment later; the answer reports the submission).
         Ok(Job {
-            id: id.to_string(),
+            id: id.to_owned(),
             code: job.code.clone(),
             max_n: job.max_n,
             status: JobStatus::Queued,

@@ -78,7 +78,7 @@ impl Store {
                 }
             }
             let url = if url.contains("mode=") {
-                url.to_string()
+                url.to_owned()
             } else if url.contains('?') {
                 format!("{url}&mode=rwc")
             } else {
@@ -86,9 +86,9 @@ impl Store {
             };
             (Backend::Sqlite, url)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            (Backend::Postgres, url.to_string())
+            (Backend::Postgres, url.to_owned())
         } else {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
         };
         let mut options = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(5));
         options = match backend {

@@ -8,6 +8,8 @@ use serde_json::Value;
 pub struct Server {
     pub base: String,
     pub client: reqwest::Client,
+    /// The in-process job workers (kept so they live as long as the server handle).
+    _workers: Option<std::sync::Arc<grundy::jobs::Workers>>,
 }
 
 pub async fn start() -> Server {
@@ -35,7 +37,7 @@ pub async fn start_with(mut config: Config) -> Server {
     if let Err(e) = state.connect_store().await {
         eprintln!("store not connected: {e}");
     }
-    std::mem::forget(grundy::jobs::Workers::start(&state));
+    let workers = std::sync::Arc::new(grundy::jobs::Workers::start(&state));
     let app = grundy::app::build(state);
     tokio::spawn(async move {
         grundy::app::serve(listener, app, std::future::pending())
@@ -45,6 +47,7 @@ pub async fn start_with(mut config: Config) -> Server {
     Server {
         base,
         client: reqwest::Client::new(),
+        _workers: Some(workers),
     }
 }
 
@@ -98,7 +101,7 @@ async fn reply(resp: reqwest::Response) -> Reply {
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
-        .to_string();
+        .to_owned();
     let text = resp.text().await.unwrap_or_default();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Reply {
@@ -155,7 +158,7 @@ impl Process {
         if std::env::var_os("GRUNDY_TEST_LOGS").is_none() {
             cmd.stdout(std::process::Stdio::null());
         }
-        let child = cmd.spawn().expect("spawn grundy");
+        let mut child = cmd.spawn().expect("spawn grundy");
         let base = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         for _ in 0..200 {
@@ -169,6 +172,8 @@ impl Process {
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("grundy did not become ready");
     }
 
@@ -176,6 +181,7 @@ impl Process {
         Server {
             base: self.base.clone(),
             client: reqwest::Client::new(),
+            _workers: None,
         }
     }
 
@@ -206,7 +212,7 @@ pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     loop {
         let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
-        let status = r.body["status"].as_str().unwrap_or("").to_string();
+        let status = r.body["status"].as_str().unwrap_or("").to_owned();
         if ["done", "failed", "cancelled"].contains(&status.as_str())
             || std::time::Instant::now() > deadline
         {

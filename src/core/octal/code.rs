@@ -364,7 +364,7 @@ fn parse_digits(s: &str) -> Result<Game, OctalError> {
     match state {
         State::Before => {
             return Err(OctalError::MissingPoint {
-                digits: s.to_string(),
+                digits: s.to_owned(),
             });
         }
         State::Block => return Err(OctalError::UnclosedParen { pos: open }),

@@ -448,7 +448,7 @@ impl Engine {
             1.0
         };
         let dense_cost = n as f64 * k / 2.0 / par;
-        let sparse_cost = rare as f64 * k + self.scan_per_heap.unwrap_or(0.0);
+        let sparse_cost = (rare as f64).mul_add(k, self.scan_per_heap.unwrap_or(0.0));
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
             Mode::Sparse(sp)

@@ -672,7 +672,7 @@ mod tests {
             "0.07", "0.6", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "C00.1",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(|s| (*s).to_owned())
         .collect();
         for _ in 0..40 {
             codes.push(random_code(&mut rng));

@@ -210,7 +210,7 @@ pub(crate) mod tests {
             "8.2",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(|s| (*s).to_owned())
         .collect();
         for _ in 0..40 {
             codes.push(random_code(&mut rng));

@@ -78,7 +78,7 @@ impl SetState {
                 ring.widen(words);
             }
         }
-        let low = self.watermark(n, rules);
+        let low = Self::watermark(n, rules);
         if let Some(x2) = &mut self.x2 {
             if x2.end() == 0 {
                 x2.base = low;
@@ -132,7 +132,7 @@ impl SetState {
     }
 
     /// Lowest X2 row any heap ≥ n will still read.
-    fn watermark(&self, n: usize, rules: &Rules) -> usize {
+    fn watermark(n: usize, rules: &Rules) -> usize {
         let mut low = n;
         for &u in &rules.twos {
             if u >= 0 {
