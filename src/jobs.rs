@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::core::octal::{Game, OctalError, Periodicity, Solver};
-use crate::octal_service::periodicity_json;
+use crate::core::octal::{Game, OctalError, Periodicity};
+use crate::octal_service::OctalServiceError;
 use crate::state::AppState;
-use crate::store::{tail_offset, Checkpoint, Job, JobStatus, Store};
+use crate::store::{tail_offset, Checkpoint, Job, JobStatus, PeriodicityRecord, Store, StoreError};
 
 /// Handles of the running workers, to stop them at shutdown.
 pub struct Workers {
@@ -105,7 +105,7 @@ async fn run(
     store: &Store,
     job: Job,
     shutdown: &Arc<AtomicBool>,
-) -> Result<(), crate::store::StoreError> {
+) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
     let game = match Game::parse(&job.code) {
@@ -125,19 +125,12 @@ async fn run(
         }
     };
     let code = game.canonical();
-    let stored = store.load_sequence(&code).await?;
-    let values = stored.map(|s| s.values).unwrap_or_default();
-    let mut already = values.len();
-    let g = game.clone();
-    let solver = tokio::task::spawn_blocking(move || {
-        Solver::resume(&g, values).unwrap_or_else(|_| Solver::new(&g))
-    })
-    .await
-    .map_err(|e| crate::store::StoreError::Corrupt(format!("resume task: {e}")))?;
-    if solver.values().len() != already {
-        already = 0;
-    }
-    let solver = Arc::new(std::sync::Mutex::new(solver));
+    let resumed = app.octal.resume(store, &game).await.map_err(|e| match e {
+        OctalServiceError::Store(e) => e,
+        other => StoreError::Corrupt(format!("resume task: {other}")),
+    })?;
+    let mut already = resumed.stored;
+    let solver = Arc::new(std::sync::Mutex::new(resumed.solver));
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     loop {
         let (len, proved) = {
@@ -150,7 +143,10 @@ async fn run(
         if proved || len >= max_n {
             let (computed, json) = {
                 let s = solver.lock().expect("solver lock");
-                (s.values().len(), periodicity_json(s.periodicity()))
+                (
+                    s.values().len(),
+                    PeriodicityRecord::json_of(s.periodicity()),
+                )
             };
             // Final values first (conditional on the lease), then the status.
             let offset = tail_offset(already);
@@ -182,7 +178,7 @@ async fn run(
                         .await?;
                 }
             }
-            app.sequences.invalidate(&code);
+            app.octal.invalidate(&code);
             metrics::counter!("grundy_jobs_finished_total", "status" => "done").increment(1);
             tracing::info!(job = %job.id, computed, "job done");
             return Ok(());
@@ -209,7 +205,7 @@ async fn run(
             let s = solver.lock().expect("solver lock");
             (
                 s.values()[offset..].to_vec(),
-                periodicity_json(s.periodicity()),
+                PeriodicityRecord::json_of(s.periodicity()),
             )
         };
         let total = offset + tail.len();

@@ -5,6 +5,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::octal_service::OctalServiceError;
+
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.
 #[derive(Debug, thiserror::Error)]
@@ -131,5 +133,29 @@ impl IntoResponse for ApiError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         resp
+    }
+}
+
+/// The octal service's failures: a computation too slow for a request or a game the engine
+/// refuses are the request's fault (422); a failing store is a dependency (503); the rest are
+/// bugs (500).
+impl From<OctalServiceError> for ApiError {
+    fn from(e: OctalServiceError) -> Self {
+        match e {
+            OctalServiceError::TooSlow { computed, limit } => ApiError::invalid(
+                "n",
+                format!(
+                    "n: computing this game beyond {computed} values takes longer than the synchronous limit of {} ms \
+                     (GRUNDY_OCTAL_SYNC_MS); submit a job with POST /v1/octal/jobs",
+                    limit.as_millis()
+                ),
+            ),
+            OctalServiceError::Game(e) => ApiError::invalid("code", format!("code: {e}")),
+            OctalServiceError::Store(e) => ApiError::Unavailable {
+                detail: format!("the job store failed: {e}"),
+                retry_after_secs: 2,
+            },
+            OctalServiceError::Internal(msg) => ApiError::Internal(msg),
+        }
     }
 }

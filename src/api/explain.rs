@@ -10,6 +10,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
+use super::respond::respond_search;
 use super::welter::{Move, Outcome};
 use crate::cache;
 use crate::core::explain as core;
@@ -142,8 +143,7 @@ async fn explain(
         distinct_sorted_limit("position", &req.position, max, "GRUNDY_EXPLAIN_MAX_COINS")?;
     let key = cache::key("welter/explain", "", &position);
     // Quadratic work and output: worth caching at every size.
-    app.respond_search(key, move || Ok(to_api(core::explain(&position))))
-        .await
+    respond_search(&app, key, move || Ok(to_api(core::explain(&position)))).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

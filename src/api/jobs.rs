@@ -11,10 +11,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
-use super::octal::PeriodicityInfo;
-use crate::octal_service::parse_code;
+use super::octal::{parse_code, PeriodicityInfo};
 use crate::state::AppState;
-use crate::store::{Job, JobStatus, NewJob, Store, StoreError};
+use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store, StoreError};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -77,7 +76,8 @@ impl From<Job> for JobResponse {
         let periodicity = j
             .periodicity
             .as_deref()
-            .and_then(|p| serde_json::from_str::<PeriodicityInfo>(p).ok())
+            .and_then(PeriodicityRecord::from_json)
+            .map(PeriodicityInfo::from)
             .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None));
         JobResponse {
             progress: Progress {

@@ -11,6 +11,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
+use super::respond::respond_search;
 use super::welter::{Outcome, Play, PositionRequest};
 use crate::cache;
 use crate::core::max_welter as core;
@@ -92,7 +93,7 @@ async fn value(
     let key = cache::key("max-welter/value", play_tag(req.play), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let (position, a) = analyse(&app2, req)?;
         Ok(MaxWelterValueResponse {
             coins: position.len(),
@@ -125,7 +126,7 @@ async fn winning_moves(
     let key = cache::key("max-welter/winning-moves", play_tag(req.play), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let (position, a) = analyse(&app2, req)?;
         Ok(MaxWelterMovesResponse {
             position,

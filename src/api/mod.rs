@@ -10,6 +10,7 @@ pub mod octal;
 pub mod ops;
 pub mod position;
 pub mod related;
+pub mod respond;
 pub mod transfinite;
 pub mod welter;
 

@@ -10,10 +10,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
+use super::respond::respond;
 use super::welter::Outcome;
 use crate::core::octal::{self as core, Game, Periodicity};
-use crate::octal_service::{parse_code, with_solver, Need};
+use crate::octal_service::Need;
 use crate::state::AppState;
+use crate::store::PeriodicityRecord;
 
 /// The periodicity verdict. `status` is `periodic` or `arithmetic-periodic` only when proved
 /// by a theorem (Austin Thm 4.1 and its take-and-break generalisations, Thms 6.8–6.10) from
@@ -61,6 +63,25 @@ impl PeriodicityInfo {
             },
         }
     }
+}
+
+impl From<PeriodicityRecord> for PeriodicityInfo {
+    fn from(r: PeriodicityRecord) -> Self {
+        PeriodicityInfo {
+            status: r.status,
+            preperiod: r.preperiod,
+            period: r.period,
+            saltus: r.saltus,
+            proved_at: r.proved_at,
+            theorem: r.theorem,
+            computed: None,
+        }
+    }
+}
+
+/// Parses a code into a game, as a 422 naming `field`.
+pub fn parse_code(field: &str, code: &str) -> Result<Game, ApiError> {
+    Game::parse(code).map_err(|e| ApiError::invalid(field, format!("{field}: {e} (in {code:?})")))
 }
 
 /// The verdict as established from the first `within` values: a proof that needs more values
@@ -222,18 +243,20 @@ async fn sequence(
     };
     let code = game.canonical();
     let sf = standard_form(&game);
-    let resp = with_solver(&app, &game, need, move |solver| {
-        let values = solver.sequence(n).map_err(|e| octal_error("n", e))?;
-        Ok(SequenceResponse {
-            code,
-            standard_form: sf,
-            n: n as u64,
-            values,
-            periodicity: verdict_within(solver.periodicity(), n as u64),
+    let resp = app
+        .octal
+        .with_solver(&game, need, move |solver| -> Result<_, ApiError> {
+            let values = solver.sequence(n).map_err(|e| octal_error("n", e))?;
+            Ok(SequenceResponse {
+                code,
+                standard_form: sf,
+                n: n as u64,
+                values,
+                periodicity: verdict_within(solver.periodicity(), n as u64),
+            })
         })
-    })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+        .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
@@ -266,7 +289,7 @@ async fn heap_value(
         until_proved: true,
     };
     let canonical = game.canonical();
-    let resp = with_solver(&app, &game, need, move |solver| {
+    let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let computed = solver.values().len();
         let value = solver.value_at(heap).map_err(|e| match e {
             core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
@@ -291,8 +314,8 @@ async fn heap_value(
             periodicity: verdict_within(solver.periodicity(), within),
         })
     })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+    .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 /// Nim-sum and every winning move of a sum of heaps, paginated.
@@ -341,7 +364,7 @@ async fn winning_moves(
     let budget = app.config.octal_moves_budget;
     let canonical = game.canonical();
     let cursor = req.cursor;
-    let resp = with_solver(&app, &game, need, move |solver| {
+    let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
             core::OctalError::BadCursor { .. } => octal_error("cursor", e),
             core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
@@ -366,8 +389,8 @@ async fn winning_moves(
             next_cursor: page.next_cursor,
         })
     })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+    .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -375,4 +398,29 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(sequence))
         .routes(routes!(heap_value))
         .routes(routes!(winning_moves))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The store records a proof in its own type; the text must stay what earlier versions
+    /// wrote (the API's verdict object), and read back as the same verdict.
+    #[test]
+    fn stored_periodicity_record_matches_the_api_verdict() {
+        let game = Game::parse("0.07").unwrap();
+        let mut solver = core::Solver::new(&game);
+        solver.run(100_000, true, &mut || false).unwrap();
+        let p = solver.periodicity();
+        let json = PeriodicityRecord::json_of(p).expect("0.07 is proved periodic");
+        assert_eq!(
+            json,
+            r#"{"status":"periodic","preperiod":53,"period":34,"saltus":0,"proved_at":175,"theorem":"Austin Thm 4.1 (Guy-Smith periodicity)"}"#
+        );
+        let api = serde_json::to_string(&PeriodicityInfo::from_core(p, None)).unwrap();
+        assert_eq!(json, api, "the earlier stored format");
+        let back = PeriodicityInfo::from(PeriodicityRecord::from_json(&json).unwrap());
+        assert_eq!(serde_json::to_string(&back).unwrap(), api);
+        assert_eq!(PeriodicityRecord::json_of(&Periodicity::Unknown), None);
+    }
 }

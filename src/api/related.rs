@@ -12,6 +12,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
+use super::respond::respond_search;
 use super::welter::{Move, Outcome, Play};
 use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
@@ -84,7 +85,7 @@ async fn antonim_answer(
     let key = cache::key(tag, play_tag(req.play), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let a =
             antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| {
                 match e {
@@ -223,7 +224,7 @@ async fn antimatter_answer(
     let key = cache::key(tag, play_tag(req.play), &numbers);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let a = antimatter::analyse(
             &positrons,
             &electrons,

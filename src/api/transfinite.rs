@@ -9,6 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
+use super::respond::respond;
 use super::welter::Outcome;
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite::{self as core, TransfiniteError};
@@ -165,7 +166,7 @@ async fn nim_value(
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
-    app.respond(None, weight(&position), move || {
+    respond(&app, None, weight(&position), move || {
         let value = core::nim_value(&position);
         Ok(OrdinalValueResponse {
             position: sorted_strings(&position),
@@ -193,7 +194,7 @@ async fn nim_winning_moves(
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     let app2 = app.clone();
-    app.respond(None, weight(&position), move || {
+    respond(&app, None, weight(&position), move || {
         let value = core::nim_value(&position);
         let moves = core::nim_winning_moves(&position);
         check_output(&app2, &moves)?;
@@ -223,7 +224,7 @@ async fn welter_value(
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
-    app.respond(None, weight(&position), move || {
+    respond(&app, None, weight(&position), move || {
         let value = core::welter_value(&position).map_err(welter_error)?;
         Ok(OrdinalValueResponse {
             position: sorted_strings(&position),
@@ -251,7 +252,7 @@ async fn welter_winning_moves(
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     let app2 = app.clone();
-    app.respond(None, weight(&position), move || {
+    respond(&app, None, weight(&position), move || {
         let value = core::welter_value(&position).map_err(welter_error)?;
         let moves = core::welter_winning_moves(&position).map_err(welter_error)?;
         check_output(&app2, &moves)?;

@@ -10,6 +10,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
+use super::respond::respond;
 use crate::cache;
 use crate::core::welter as core;
 use crate::state::AppState;
@@ -187,7 +188,7 @@ async fn value(
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let key = cache::key("welter/value", options(req.play), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
         Ok(ValueResponse {
             coins: position.len(),
@@ -218,7 +219,7 @@ async fn winning_moves(
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let key = cache::key("welter/winning-moves", options(req.play), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let a = core::analyse(&position, req.play.into());
         Ok(WinningMovesResponse {
             position,
@@ -252,7 +253,7 @@ async fn primes(
     // Request order matters here, so the key keeps it.
     let key = cache::key("welter/primes", &target.to_string(), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let (value, primes) = core::value_and_primes(&position, target);
         let moves = position
             .iter()
