@@ -130,27 +130,23 @@ async fn run(
         other => StoreError::Corrupt(format!("resume task: {other}")),
     })?;
     let mut already = resumed.stored;
-    let solver = Arc::new(std::sync::Mutex::new(resumed.solver));
+    // The job owns its solver outright: it moves into each slice's blocking task and back, so
+    // there is no lock to poison (see `crate::octal_service` for the policy).
+    let mut solver = resumed.solver;
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     loop {
-        let (len, proved) = {
-            let s = solver.lock().expect("solver lock");
-            (
-                s.values().len(),
-                matches!(s.periodicity(), Periodicity::Proved(_)),
-            )
-        };
+        let (len, proved) = (
+            solver.values().len(),
+            matches!(solver.periodicity(), Periodicity::Proved(_)),
+        );
         if proved || len >= max_n {
-            let (computed, json) = {
-                let s = solver.lock().expect("solver lock");
-                (
-                    s.values().len(),
-                    PeriodicityRecord::json_of(s.periodicity()),
-                )
-            };
+            let (computed, json) = (
+                solver.values().len(),
+                PeriodicityRecord::json_of(solver.periodicity()),
+            );
             // Final values first (conditional on the lease), then the status.
             let offset = tail_offset(already);
-            let tail = solver.lock().expect("solver lock").values()[offset..].to_vec();
+            let tail = solver.values()[offset..].to_vec();
             match store
                 .checkpoint(
                     &job.id,
@@ -185,29 +181,48 @@ async fn run(
         }
         // One slice of about a checkpoint interval on the blocking pool.
         let slice_time = app.config.job_checkpoint;
-        let (s2, sd) = (solver.clone(), shutdown.clone());
+        let sd = shutdown.clone();
         let started = Instant::now();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let slice = tokio::task::spawn_blocking(move || {
             let deadline = Instant::now() + slice_time;
             let mut stop = || Instant::now() >= deadline || sd.load(Ordering::SeqCst);
-            let mut s = s2.lock().expect("solver lock");
-            match s.run(max_n, true, &mut stop) {
+            let outcome = match solver.run(max_n, true, &mut stop) {
                 Ok(_) => Slice::Progress,
                 Err(OctalError::Stopped { .. }) if sd.load(Ordering::SeqCst) => Slice::Shutdown,
                 Err(OctalError::Stopped { .. }) => Slice::Progress,
                 Err(e) => Slice::Failed(e.to_string()),
-            }
+            };
+            (solver, outcome)
         })
-        .await
-        .unwrap_or_else(|e| Slice::Failed(format!("computation panicked: {e}")));
-        let offset = tail_offset(already);
-        let (tail, json) = {
-            let s = solver.lock().expect("solver lock");
-            (
-                s.values()[offset..].to_vec(),
-                PeriodicityRecord::json_of(s.periodicity()),
-            )
+        .await;
+        // A panic mid-slice takes the solver with it (its state is not provably consistent):
+        // the job fails, keeping what its last checkpoint stored.
+        let outcome = match slice {
+            Ok((s, outcome)) => {
+                solver = s;
+                outcome
+            }
+            Err(e) => {
+                let msg = format!("computation panicked: {e}");
+                store
+                    .finish_job(
+                        &job.id,
+                        &owner,
+                        JobStatus::Failed,
+                        already as u64,
+                        Some(&msg),
+                        None,
+                    )
+                    .await?;
+                metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
+                return Ok(());
+            }
         };
+        let offset = tail_offset(already);
+        let (tail, json) = (
+            solver.values()[offset..].to_vec(),
+            PeriodicityRecord::json_of(solver.periodicity()),
+        );
         let total = offset + tail.len();
         let grown = total.saturating_sub(len);
         metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);

@@ -6,6 +6,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::octal_service::OctalServiceError;
+use crate::store::StoreError;
 
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.
@@ -47,6 +48,11 @@ impl ApiError {
             field: field.into(),
             detail: detail.into(),
         }
+    }
+
+    /// A 422 naming `field`, its detail `field: reason`.
+    pub fn invalid_field(field: &str, reason: impl std::fmt::Display) -> Self {
+        ApiError::invalid(field, format!("{field}: {reason}"))
     }
 
     pub fn status(&self) -> StatusCode {
@@ -151,11 +157,19 @@ impl From<OctalServiceError> for ApiError {
                 ),
             ),
             OctalServiceError::Game(e) => ApiError::invalid("code", format!("code: {e}")),
-            OctalServiceError::Store(e) => ApiError::Unavailable {
-                detail: format!("the job store failed: {e}"),
-                retry_after_secs: 2,
-            },
+            OctalServiceError::Store(e) => e.into(),
             OctalServiceError::Internal(msg) => ApiError::Internal(msg),
+        }
+    }
+}
+
+/// The store is a dependency, not the input: its failures are 503s (logged here, once).
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        tracing::error!(error = %e, "store error");
+        ApiError::Unavailable {
+            detail: format!("the job store failed: {e}"),
+            retry_after_secs: 2,
         }
     }
 }

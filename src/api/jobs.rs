@@ -13,7 +13,7 @@ use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::{parse_code, PeriodicityInfo};
 use crate::state::AppState;
-use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store, StoreError};
+use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -132,14 +132,6 @@ fn store(app: &AppState) -> Result<Store, ApiError> {
     })
 }
 
-fn store_error(e: StoreError) -> ApiError {
-    tracing::error!(error = %e, "store error");
-    ApiError::Unavailable {
-        detail: format!("the job store failed: {e}"),
-        retry_after_secs: 2,
-    }
-}
-
 fn not_found(id: &str) -> ApiError {
     ApiError::NotFound {
         detail: format!("no job with id {id:?}"),
@@ -185,8 +177,7 @@ async fn create(
             &id,
             0,
         )
-        .await
-        .map_err(store_error)?;
+        .await?;
     app.job_notify.notify_one();
     metrics::counter!("grundy_jobs_submitted_total").increment(1);
     let location = format!("/v1/octal/jobs/{id}");
@@ -239,7 +230,7 @@ async fn list(
         }
     };
     let store = store(&app)?;
-    let jobs = store.list_jobs(limit, after).await.map_err(store_error)?;
+    let jobs = store.list_jobs(limit, after).await?;
     let next_cursor = (jobs.len() == limit as usize)
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
         .flatten();
@@ -264,11 +255,7 @@ async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
-    let job = store
-        .get_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let job = store.get_job(&id).await?.ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }
 
@@ -288,20 +275,12 @@ async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
-    let job = store
-        .get_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let job = store.get_job(&id).await?.ok_or_else(|| not_found(&id))?;
     if job.status.is_final() {
-        store.delete_job(&id).await.map_err(store_error)?;
+        store.delete_job(&id).await?;
         return Ok(Json(job.into()));
     }
-    let job = store
-        .cancel_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let job = store.cancel_job(&id).await?.ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }
 

@@ -68,7 +68,7 @@ fn play_tag(play: Play) -> &'static str {
 fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Analysis), ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let a = core::analyse(&position, req.play.into(), app.config.search_budget())
-        .map_err(|e| ApiError::invalid("position", format!("position: {e}")))?;
+        .map_err(|e| ApiError::invalid_field("position", e))?;
     // The misère value is the normal one with 0 and 1 swapped (Theorem 9); `value` is always
     // the normal-play value, as for Welter.
     Ok((position, a))

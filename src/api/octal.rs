@@ -210,10 +210,6 @@ fn too_big(field: &str, n: u64, max: usize) -> ApiError {
     )
 }
 
-fn octal_error(field: &str, e: core::OctalError) -> ApiError {
-    ApiError::invalid(field, format!("{field}: {e}"))
-}
-
 /// G-sequence g(0..n−1) with the periodicity verdict.
 #[utoipa::path(
     post, path = "/v1/octal/sequence", operation_id = "octal_sequence", tag = "octal",
@@ -246,7 +242,9 @@ async fn sequence(
     let resp = app
         .octal
         .with_solver(&game, need, move |solver| -> Result<_, ApiError> {
-            let values = solver.sequence(n).map_err(|e| octal_error("n", e))?;
+            let values = solver
+                .sequence(n)
+                .map_err(|e| ApiError::invalid_field("n", e))?;
             Ok(SequenceResponse {
                 code,
                 standard_form: sf,
@@ -299,7 +297,7 @@ async fn heap_value(
                      (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
                 ),
             ),
-            other => octal_error("heap", other),
+            other => ApiError::invalid_field("heap", other),
         })?;
         // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
         // values a request for this heap computes) or when it fits within g(0..=heap).
@@ -366,7 +364,7 @@ async fn winning_moves(
     let cursor = req.cursor;
     let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
-            core::OctalError::BadCursor { .. } => octal_error("cursor", e),
+            core::OctalError::BadCursor { .. } => ApiError::invalid_field("cursor", e),
             core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
                 "heaps",
                 format!(
@@ -374,7 +372,7 @@ async fn winning_moves(
                      a job (POST /v1/octal/jobs) can compute further"
                 ),
             ),
-            other => octal_error("heaps", other),
+            other => ApiError::invalid_field("heaps", other),
         })?;
         Ok(WinningMovesResponse {
             code: canonical,

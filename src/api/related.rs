@@ -90,7 +90,7 @@ async fn antonim_answer(
             antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| {
                 match e {
                     AntonimError::BudgetExceeded => budget_problem(&app2, "position", "Antonim"),
-                    other => ApiError::invalid("position", format!("position: {other}")),
+                    other => ApiError::invalid_field("position", other),
                 }
             })?;
         Ok(AntonimResponse {
@@ -204,11 +204,9 @@ async fn antimatter_answer(
             AntimatterError::SharedSquare {
                 particle: Particle::Positron,
                 ..
-            } => ApiError::invalid("positrons", format!("positrons: {e}")),
-            AntimatterError::SharedSquare { .. } => {
-                ApiError::invalid("electrons", format!("electrons: {e}"))
-            }
-            other => ApiError::invalid("positrons", format!("positrons: {other}")),
+            } => ApiError::invalid_field("positrons", e),
+            AntimatterError::SharedSquare { .. } => ApiError::invalid_field("electrons", e),
+            other => ApiError::invalid_field("positrons", other),
         },
     )?;
     let (positrons, electrons) = (pos.positrons().to_vec(), pos.electrons().to_vec());
@@ -233,7 +231,7 @@ async fn antimatter_answer(
         )
         .map_err(|e| match e {
             AntimatterError::BudgetExceeded => budget_problem(&app2, "positrons", "Antimatter"),
-            other => ApiError::invalid("positrons", format!("positrons: {other}")),
+            other => ApiError::invalid_field("positrons", other),
         })?;
         Ok(AntimatterResponse {
             positrons,

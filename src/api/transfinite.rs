@@ -12,7 +12,7 @@ use super::json::ApiJson;
 use super::respond::respond;
 use super::welter::Outcome;
 use crate::core::ordinal::Ordinal;
-use crate::core::transfinite::{self as core, TransfiniteError};
+use crate::core::transfinite as core;
 use crate::state::AppState;
 
 /// A transfinite position: heap sizes (Nim) or occupied squares (Welter) as ordinal strings.
@@ -109,15 +109,6 @@ fn sorted_strings(position: &[Ordinal]) -> Vec<String> {
     let mut sorted: Vec<&Ordinal> = position.iter().collect();
     sorted.sort();
     sorted.into_iter().map(|o| o.to_string()).collect()
-}
-
-fn welter_error(e: TransfiniteError) -> ApiError {
-    match e {
-        TransfiniteError::DuplicateSquare(_) => {
-            ApiError::invalid("position", format!("position: {e}"))
-        }
-        other => ApiError::invalid("position", format!("position: {other}")),
-    }
 }
 
 /// Refuses answers too large to send (each move can carry most terms of the nim-sum).
@@ -225,7 +216,8 @@ async fn welter_value(
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     respond(&app, None, weight(&position), move || {
-        let value = core::welter_value(&position).map_err(welter_error)?;
+        let value =
+            core::welter_value(&position).map_err(|e| ApiError::invalid_field("position", e))?;
         Ok(OrdinalValueResponse {
             position: sorted_strings(&position),
             outcome: outcome(&value),
@@ -253,8 +245,10 @@ async fn welter_winning_moves(
     let position = parse_position(&app, &req.position)?;
     let app2 = app.clone();
     respond(&app, None, weight(&position), move || {
-        let value = core::welter_value(&position).map_err(welter_error)?;
-        let moves = core::welter_winning_moves(&position).map_err(welter_error)?;
+        let value =
+            core::welter_value(&position).map_err(|e| ApiError::invalid_field("position", e))?;
+        let moves = core::welter_winning_moves(&position)
+            .map_err(|e| ApiError::invalid_field("position", e))?;
         check_output(&app2, &moves)?;
         Ok(OrdinalMovesResponse {
             position: sorted_strings(&position),
