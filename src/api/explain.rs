@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
 use super::respond::respond_search;
-use super::welter::{Move, Outcome};
 use crate::cache;
 use crate::core::explain as core;
 use crate::state::AppState;

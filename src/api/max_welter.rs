@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
 use super::respond::respond_search;
-use super::welter::{Outcome, Play, PositionRequest};
+use super::welter::PositionRequest;
 use crate::cache;
 use crate::core::max_welter as core;
 use crate::state::AppState;
@@ -58,13 +59,6 @@ pub struct MaxWelterMovesResponse {
     pub moves: Vec<MoveRange>,
 }
 
-fn play_tag(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
-
 fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Analysis), ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let a = core::analyse(&position, req.play.into(), app.config.search_budget())
@@ -90,7 +84,7 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("max-welter/value", play_tag(req.play), &position);
+    let key = cache::key("max-welter/value", req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
     respond_search(&app, key, move || {
@@ -123,7 +117,7 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("max-welter/winning-moves", play_tag(req.play), &position);
+    let key = cache::key("max-welter/winning-moves", req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
     respond_search(&app, key, move || {

@@ -1,5 +1,6 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 
+pub mod common;
 pub mod error;
 pub mod explain;
 pub mod jobs;

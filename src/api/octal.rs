@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::respond::respond;
-use super::welter::Outcome;
 use crate::core::octal::{self as core, Game, Periodicity};
 use crate::octal_service::Need;
 use crate::state::AppState;

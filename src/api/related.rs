@@ -8,23 +8,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
 use super::respond::respond_search;
-use super::welter::{Move, Outcome, Play};
 use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
 use crate::state::AppState;
-
-fn play_tag(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
 
 fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
     ApiError::invalid(
@@ -82,7 +75,7 @@ async fn antonim_answer(
     } else {
         "antonim/value"
     };
-    let key = cache::key(tag, play_tag(req.play), &position);
+    let key = cache::key(tag, req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
     respond_search(&app, key, move || {
@@ -219,7 +212,7 @@ async fn antimatter_answer(
     numbers.push(u64::MAX); // separator (squares can be u64::MAX too, so add the count)
     numbers.push(positrons.len() as u64);
     numbers.extend(&electrons);
-    let key = cache::key(tag, play_tag(req.play), &numbers);
+    let key = cache::key(tag, req.play.as_str(), &numbers);
     let play = req.play;
     let app2 = app.clone();
     respond_search(&app, key, move || {

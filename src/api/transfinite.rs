@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::respond::respond;
-use super::welter::Outcome;
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite as core;
 use crate::state::AppState;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
@@ -14,62 +15,6 @@ use super::respond::respond;
 use crate::cache;
 use crate::core::welter as core;
 use crate::state::AppState;
-
-/// Normal play (whoever cannot move loses) or misère play (whoever cannot move wins).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Play {
-    #[default]
-    Normal,
-    Misere,
-}
-
-// By hand rather than derived: serde_json reports a non-string enum value as a *syntax*
-// error ("expected value"), which would be a misleading 400; this says what is wrong.
-impl<'de> Deserialize<'de> for Play {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Play;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("the string \"normal\" or \"misere\"")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Play, E> {
-                match v {
-                    "normal" => Ok(Play::Normal),
-                    "misere" | "misère" => Ok(Play::Misere),
-                    other => Err(E::unknown_variant(other, &["normal", "misere"])),
-                }
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl From<Play> for core::Play {
-    fn from(p: Play) -> Self {
-        match p {
-            Play::Normal => core::Play::Normal,
-            Play::Misere => core::Play::Misere,
-        }
-    }
-}
-
-/// `P`: the previous player (who just moved) wins; `N`: the next player (to move) wins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub enum Outcome {
-    P,
-    N,
-}
-
-impl From<core::Outcome> for Outcome {
-    fn from(o: core::Outcome) -> Self {
-        match o {
-            core::Outcome::P => Outcome::P,
-            core::Outcome::N => Outcome::N,
-        }
-    }
-}
 
 /// A position of Welter's game and the rules to play it under.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -98,22 +43,6 @@ pub struct ValueResponse {
     pub outcome: Outcome,
     /// The play the outcome refers to.
     pub play: Play,
-}
-
-/// A move: slide the coin on `from` to the empty square `to < from`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct Move {
-    pub from: u64,
-    pub to: u64,
-}
-
-impl From<core::Move> for Move {
-    fn from(m: core::Move) -> Self {
-        Move {
-            from: m.from,
-            to: m.to,
-        }
-    }
 }
 
 /// Every winning move: each leaves the opponent a P-position under the requested play.
@@ -163,13 +92,6 @@ pub struct PrimesResponse {
     pub moves: Vec<Move>,
 }
 
-fn options(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
-
 /// Welter value and outcome.
 #[utoipa::path(
     post, path = "/v1/welter/value", operation_id = "welter_value", tag = "welter",
@@ -186,7 +108,7 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/value", options(req.play), &position);
+    let key = cache::key("welter/value", req.play.as_str(), &position);
     let size = position.len();
     respond(&app, Some(key), size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
@@ -217,7 +139,7 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/winning-moves", options(req.play), &position);
+    let key = cache::key("welter/winning-moves", req.play.as_str(), &position);
     let size = position.len();
     respond(&app, Some(key), size, move || {
         let a = core::analyse(&position, req.play.into());

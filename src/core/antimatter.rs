@@ -28,8 +28,9 @@
 //! (41, 27, 16, 15, 14). Squares ≥ 128 use the slower vector representation (1 + 1 particles
 //! up to about 130). One kind only is Welter's game and answers instantly at any size.
 
-use crate::core::budget::{Budget, BudgetExceeded, Game, Mode, Solver};
-use crate::core::welter::{self, Outcome, Play};
+use crate::core::budget::{Budget, BudgetExceeded, MemoSearch, Mode, SearchGame};
+use crate::core::game::{Outcome, Play};
+use crate::core::welter;
 
 /// Largest accepted number of particles (both kinds together, before annihilation).
 pub const MAX_PARTICLES: usize = 1_000_000;
@@ -283,8 +284,8 @@ fn welter_value(pos: &Position) -> u64 {
 }
 
 /// Solve the root, then every follower, and keep the moves into P-positions.
-fn moves_with<G: Game>(
-    solver: &mut Solver<G>,
+fn moves_with<G: SearchGame>(
+    solver: &mut MemoSearch<G>,
     root: &G::State,
     pos: &Position,
     encode: fn(Vec<u64>, Vec<u64>) -> G::State,
@@ -364,8 +365,8 @@ fn large_state(p: Vec<u64>, e: Vec<u64>) -> (Box<[u64]>, Box<[u64]>) {
 }
 
 enum Searcher {
-    Small(Solver<SmallGame>, (u128, u128)),
-    Large(Solver<LargeGame>, (Box<[u64]>, Box<[u64]>)),
+    Small(MemoSearch<SmallGame>, (u128, u128)),
+    Large(MemoSearch<LargeGame>, (Box<[u64]>, Box<[u64]>)),
 }
 
 impl Searcher {
@@ -373,9 +374,9 @@ impl Searcher {
         let (p, e) = (pos.positrons.clone(), pos.electrons.clone());
         match pos.max_square() {
             Some(m) if m >= 128 => {
-                Searcher::Large(Solver::new(LargeGame, mode, budget), large_state(p, e))
+                Searcher::Large(MemoSearch::new(LargeGame, mode, budget), large_state(p, e))
             }
-            _ => Searcher::Small(Solver::new(SmallGame, mode, budget), small_state(p, e)),
+            _ => Searcher::Small(MemoSearch::new(SmallGame, mode, budget), small_state(p, e)),
         }
     }
 }
@@ -410,7 +411,7 @@ pub struct SmallCursor {
     targets: u128,
 }
 
-impl Game for SmallGame {
+impl SearchGame for SmallGame {
     type State = (u128, u128);
     type Cursor = SmallCursor;
 
@@ -475,7 +476,7 @@ pub struct LargeCursor {
     y: u64,
 }
 
-impl Game for LargeGame {
+impl SearchGame for LargeGame {
     type State = (Box<[u64]>, Box<[u64]>);
     type Cursor = LargeCursor;
 
@@ -726,8 +727,8 @@ mod tests {
     fn large_representation_agrees() {
         for (p, e) in positions(6, 3) {
             for mode in [Mode::NormalValue, Mode::MisereOutcome] {
-                let mut small = Solver::new(SmallGame, mode, Budget::DEFAULT);
-                let mut large = Solver::new(LargeGame, mode, Budget::DEFAULT);
+                let mut small = MemoSearch::new(SmallGame, mode, Budget::DEFAULT);
+                let mut large = MemoSearch::new(LargeGame, mode, Budget::DEFAULT);
                 let a = small.solve(&small_state(p.clone(), e.clone())).unwrap();
                 let b = large.solve(&large_state(p.clone(), e.clone())).unwrap();
                 assert_eq!(a, b, "{p:?} {e:?} {mode:?}");
@@ -780,7 +781,7 @@ mod tests {
         let v = vectors();
         let mut cells = 0;
         // one shared memo: every query lives on squares < 32
-        let mut solver = Solver::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
+        let mut solver = MemoSearch::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
         for (name, fixed) in [
             ("table5", None),
             ("table6", Some(0u64)),
@@ -814,7 +815,7 @@ mod tests {
     /// The empirical 2 + 2 rule of the notes, checked (not used).
     #[test]
     fn empirical_two_plus_two() {
-        let mut solver = Solver::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
+        let mut solver = MemoSearch::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
         let mut n = 0;
         for p1 in 0..8u64 {
             for p2 in p1 + 1..8 {

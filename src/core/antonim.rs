@@ -3,7 +3,7 @@
 //! a coin from `x` to a lower square `y` that is empty or is 0.
 //!
 //! No formula for the Sprague–Grundy value is known, so values come from a memoised mex search
-//! ([`crate::core::budget::Solver`]) bounded by a [`Budget`]. Proved structure used:
+//! ([`crate::core::budget::MemoSearch`]) bounded by a [`Budget`]. Proved structure used:
 //!
 //! * Coins on 0 never move and never block (0 is always a legal target), so a position is the
 //!   **set of occupied non-zero squares**; the number of coins on 0 is irrelevant.
@@ -25,8 +25,8 @@
 //! early, but they also compute the normal value). Coins on 0 cost nothing; one non-zero coin is
 //! O(1) for any square.
 
-use crate::core::budget::{Budget, BudgetExceeded, Game, Mode, Solver};
-use crate::core::welter::{Move, Outcome, Play};
+use crate::core::budget::{Budget, BudgetExceeded, MemoSearch, Mode, SearchGame};
+use crate::core::game::{Move, Outcome, Play};
 
 /// Largest accepted number of coins (including coins on 0).
 pub const MAX_COINS: usize = 1_000_000;
@@ -187,8 +187,8 @@ fn mode_of(play: Play) -> Mode {
 }
 
 /// Solve the root, then every follower, and keep the moves into P-positions.
-fn moves_with<G: Game>(
-    solver: &mut Solver<G>,
+fn moves_with<G: SearchGame>(
+    solver: &mut MemoSearch<G>,
     root: &G::State,
     pos: &Position,
     encode: impl Fn(Vec<u64>) -> G::State,
@@ -234,19 +234,19 @@ fn mask_of(nonzero: Vec<u64>) -> u128 {
 }
 
 enum Searcher {
-    Small(Solver<SmallGame>, u128),
-    Large(Solver<LargeGame>, Box<[u64]>),
+    Small(MemoSearch<SmallGame>, u128),
+    Large(MemoSearch<LargeGame>, Box<[u64]>),
 }
 
 impl Searcher {
     fn new(pos: &Position, mode: Mode, budget: Budget) -> Self {
         match pos.nonzero.last() {
             Some(&m) if m >= 128 => Searcher::Large(
-                Solver::new(LargeGame, mode, budget),
+                MemoSearch::new(LargeGame, mode, budget),
                 pos.nonzero.clone().into(),
             ),
             _ => Searcher::Small(
-                Solver::new(SmallGame, mode, budget),
+                MemoSearch::new(SmallGame, mode, budget),
                 mask_of(pos.nonzero.clone()),
             ),
         }
@@ -273,7 +273,7 @@ pub struct SmallCursor {
     targets: u128,
 }
 
-impl Game for SmallGame {
+impl SearchGame for SmallGame {
     type State = u128;
     type Cursor = SmallCursor;
 
@@ -320,7 +320,7 @@ pub struct LargeCursor {
     j: usize,
 }
 
-impl Game for LargeGame {
+impl SearchGame for LargeGame {
     type State = Box<[u64]>;
     type Cursor = LargeCursor;
 
@@ -498,8 +498,8 @@ mod tests {
     fn large_representation_agrees() {
         for s in subsets(10, 3) {
             for mode in [Mode::NormalValue, Mode::MisereOutcome] {
-                let mut small = Solver::new(SmallGame, mode, Budget::DEFAULT);
-                let mut large = Solver::new(LargeGame, mode, Budget::DEFAULT);
+                let mut small = MemoSearch::new(SmallGame, mode, Budget::DEFAULT);
+                let mut large = MemoSearch::new(LargeGame, mode, Budget::DEFAULT);
                 let a = small.solve(&mask_of(s.clone())).unwrap();
                 let b = large.solve(&s.clone().into()).unwrap();
                 assert_eq!(a, b, "{s:?} {mode:?}");
@@ -547,7 +547,7 @@ mod tests {
     /// The empirical facts of the notes, checked (not used) on squares < 24 / < 16.
     #[test]
     fn empirical_two_and_three_coin_p_positions() {
-        let mut solver = Solver::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
+        let mut solver = MemoSearch::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
         for b in 2..24u64 {
             for a in 1..b {
                 let p = solver.solve(&mask_of(vec![a, b])).unwrap() == 0;

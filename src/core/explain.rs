@@ -12,6 +12,7 @@
 //!
 //! These are O(n²) by nature (the triangle has n(n+1)/2 entries), so callers cap `n`.
 
+use super::game::{Move, Outcome, Play};
 use super::welter;
 
 /// One step of the Mating method.
@@ -36,7 +37,7 @@ pub struct Sprague {
     /// Nim-sum of the renumbered coins: the position is P iff it is 0.
     pub nim_sum: u64,
     /// Every winning move found by the renumbered Nim rule, as squares.
-    pub moves: Vec<welter::Move>,
+    pub moves: Vec<Move>,
 }
 
 /// The Abacus test of Chapter 8.
@@ -44,7 +45,7 @@ pub struct Sprague {
 pub struct Abacus {
     pub is_abacus: bool,
     /// The misère outcome (corrected Theorem 8.5).
-    pub misere_outcome: welter::Outcome,
+    pub misere_outcome: Outcome,
 }
 
 /// Everything `explain` returns.
@@ -135,7 +136,7 @@ pub fn sprague(coins: &[u64]) -> Option<Sprague> {
             let earlier = target == 0 || (rc != 0 && target > rc);
             let square = (16 - target) % 16;
             if earlier && !coins.contains(&square) {
-                moves.push(welter::Move {
+                moves.push(Move {
                     from: c,
                     to: square,
                 });
@@ -162,7 +163,7 @@ pub fn explain(coins: &[u64]) -> Explanation {
         sprague: sprague(&position),
         abacus: Abacus {
             is_abacus: check.is_abacus(),
-            misere_outcome: welter::outcome(value, check.is_abacus(), welter::Play::Misere),
+            misere_outcome: welter::outcome(value, check.is_abacus(), Play::Misere),
         },
         value,
         position,

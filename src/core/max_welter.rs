@@ -37,7 +37,7 @@
 //! lower coins determine the S-sets. With [`Budget::DEFAULT`] a refused value takes < 0.3 s.
 
 use crate::core::budget::{Budget, BudgetExceeded, FxMap, Meter};
-use crate::core::welter::{Outcome, Play};
+use crate::core::game::{Outcome, Play};
 
 /// Largest accepted number of coins.
 pub const MAX_COINS: usize = 1_000_000;

@@ -22,27 +22,9 @@
 //! Everything here is pure and total on distinct inputs: no allocation proportional to the
 //! values, no overflow (primes can need 65 bits and are returned as `u128`).
 
-/// A winning (or targeted) move: slide the coin on `from` down to `to`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Move {
-    pub from: u64,
-    pub to: u64,
-}
-
-/// Normal play (last mover wins) or misère play (last mover loses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Play {
-    #[default]
-    Normal,
-    Misere,
-}
-
-/// Who wins with perfect play: `P` — the previous player, `N` — the next player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    P,
-    N,
-}
+/// The shared vocabulary (defined in [`crate::core::game`]), re-exported because Welter's game
+/// is where a move slides one coin and the other coin games borrow it.
+pub use crate::core::game::{Move, Outcome, Play};
 
 /// The mating function `(x|y) = 2^(ν2(x⊕y)+1) − 1` for `x ≠ y`, as `u128` because `x ≡ y`
 /// modulo `2^64` cannot happen for distinct `u64` but the doubled bound needs 65 bits at most.
