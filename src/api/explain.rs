@@ -12,6 +12,7 @@ use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
 use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge};
 use crate::cache;
 use crate::core::explain as core;
 use crate::state::AppState;
@@ -129,8 +130,8 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
     request_body = ExplainRequest,
     responses(
         (status = 200, description = "The worked computation", body = ExplainResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position or more coins than GRUNDY_EXPLAIN_MAX_COINS", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -12,6 +12,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::{parse_code, PeriodicityInfo};
+use super::responses::{BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable};
 use crate::state::AppState;
 use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store};
 
@@ -138,6 +139,13 @@ fn not_found(id: &str) -> ApiError {
     }
 }
 
+/// The store and the job `id` in it (404 when there is none).
+async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
+    let store = store(app)?;
+    let job = store.get_job(id).await?.ok_or_else(|| not_found(id))?;
+    Ok((store, job))
+}
+
 /// Submit a long computation.
 #[utoipa::path(
     post, path = "/v1/octal/jobs", operation_id = "create_octal_job", tag = "octal-jobs",
@@ -145,10 +153,10 @@ fn not_found(id: &str) -> ApiError {
     responses(
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn create(
@@ -197,7 +205,7 @@ async fn create(
         (status = 200, description = "A page of jobs", body = JobList),
         (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn list(
@@ -246,16 +254,15 @@ async fn list(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job", body = JobResponse),
-        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 404, response = JobNotFound),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn get(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let store = store(&app)?;
-    let job = store.get_job(&id).await?.ok_or_else(|| not_found(&id))?;
+    let (_, job) = existing(&app, &id).await?;
     Ok(Json(job.into()))
 }
 
@@ -266,16 +273,15 @@ async fn get(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
-        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 404, response = JobNotFound),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn cancel(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let store = store(&app)?;
-    let job = store.get_job(&id).await?.ok_or_else(|| not_found(&id))?;
+    let (store, job) = existing(&app, &id).await?;
     if job.status.is_final() {
         store.delete_job(&id).await?;
         return Ok(Json(job.into()));

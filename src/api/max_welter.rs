@@ -13,6 +13,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
 use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge};
 use super::welter::PositionRequest;
 use crate::cache;
 use crate::core::max_welter as core;
@@ -74,8 +75,8 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -107,8 +108,8 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -12,6 +12,7 @@ pub mod ops;
 pub mod position;
 pub mod related;
 pub mod respond;
+pub mod responses;
 pub mod transfinite;
 pub mod welter;
 
@@ -36,7 +37,15 @@ use crate::state::AppState;
         (name = "transfinite", description = "Transfinite Nim and Welter's game on ordinals below epsilon_0 (Cantor normal form strings)."),
         (name = "operations", description = "Health, readiness and metrics.")
     ),
-    components(schemas(error::Problem))
+    components(
+        schemas(error::Problem),
+        responses(
+            responses::BadRequest,
+            responses::PayloadTooLarge,
+            responses::JobNotFound,
+            responses::StoreUnavailable
+        )
+    )
 )]
 struct ApiDoc;
 

@@ -12,6 +12,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge};
 use crate::core::octal::{self as core, Game, Periodicity};
 use crate::octal_service::Need;
 use crate::state::AppState;
@@ -41,26 +42,22 @@ pub struct PeriodicityInfo {
 }
 
 impl PeriodicityInfo {
+    /// The verdict on `p`: the proof's record when proved, else `unknown` with null fields.
     pub fn from_core(p: &Periodicity, computed: Option<u64>) -> Self {
-        match p.proof() {
-            None => PeriodicityInfo {
-                status: "unknown".into(),
-                preperiod: None,
-                period: None,
-                saltus: None,
-                proved_at: None,
-                theorem: None,
-                computed,
-            },
-            Some(proof) => PeriodicityInfo {
-                status: p.status().into(),
-                preperiod: Some(proof.preperiod),
-                period: Some(proof.period),
-                saltus: Some(proof.saltus),
-                proved_at: Some(proof.proved_at),
-                theorem: Some(proof.theorem.name().into()),
-                computed,
-            },
+        let mut info = PeriodicityRecord::of(p).map_or_else(Self::unknown, Self::from);
+        info.computed = computed;
+        info
+    }
+
+    fn unknown() -> Self {
+        PeriodicityInfo {
+            status: "unknown".into(),
+            preperiod: None,
+            period: None,
+            saltus: None,
+            proved_at: None,
+            theorem: None,
+            computed: None,
         }
     }
 }
@@ -216,8 +213,8 @@ fn too_big(field: &str, n: u64, max: usize) -> ApiError {
     request_body = SequenceRequest,
     responses(
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -322,8 +319,8 @@ async fn heap_value(
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
     )
 )]

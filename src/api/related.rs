@@ -14,6 +14,7 @@ use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
 use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge};
 use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
@@ -103,8 +104,8 @@ async fn antonim_answer(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntonimResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -121,8 +122,8 @@ async fn antonim_value(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntonimResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -256,8 +257,8 @@ async fn antimatter_answer(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntimatterResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -274,8 +275,8 @@ async fn antimatter_value(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntimatterResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]

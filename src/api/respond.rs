@@ -9,6 +9,11 @@ use serde::Serialize;
 use super::error::ApiError;
 use crate::state::AppState;
 
+/// A handler's computation: run once, inline or on the blocking pool.
+pub trait Compute<T>: FnOnce() -> Result<T, ApiError> + Send + 'static {}
+
+impl<T, F: FnOnce() -> Result<T, ApiError> + Send + 'static> Compute<T> for F {}
+
 /// Answers a pure computation: from the cache when `key` is given and present (and `size`
 /// is within `GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`), otherwise
 /// by running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
@@ -21,7 +26,7 @@ pub async fn respond<T, F>(
 ) -> Result<Response, ApiError>
 where
     T: Serialize + Send + 'static,
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    F: Compute<T>,
 {
     let key =
         key.filter(|_| (app.config.cache_min_coins..=app.config.cache_max_coins).contains(&size));
@@ -38,7 +43,7 @@ pub async fn respond_search<T, F>(
 ) -> Result<Response, ApiError>
 where
     T: Serialize + Send + 'static,
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    F: Compute<T>,
 {
     respond_with(app, Some(key), false, compute).await
 }
@@ -51,7 +56,7 @@ async fn respond_with<T, F>(
 ) -> Result<Response, ApiError>
 where
     T: Serialize + Send + 'static,
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    F: Compute<T>,
 {
     if let Some(k) = &key {
         if let Some(body) = app.cache.get(k) {

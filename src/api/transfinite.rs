@@ -11,6 +11,7 @@ use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge};
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite as core;
 use crate::state::AppState;
@@ -141,24 +142,42 @@ fn weight(position: &[Ordinal]) -> usize {
     position.iter().map(|o| o.node_count()).sum()
 }
 
-/// Transfinite Nim: the value is the ordinal nim-sum of the heaps.
-#[utoipa::path(
-    post, path = "/v1/transfinite/nim/value", operation_id = "transfinite_nim_value", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
-    responses(
-        (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-async fn nim_value(
-    State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+/// The two transfinite games: their handlers differ only in how value and moves are found.
+#[derive(Debug, Clone, Copy)]
+enum Rules {
+    /// Heaps; the value is the ordinal nim-sum.
+    Nim,
+    /// Coins on distinct squares; the value is Abuku's transfinite Welter function.
+    Welter,
+}
+
+impl Rules {
+    fn value(self, position: &[Ordinal]) -> Result<Ordinal, ApiError> {
+        match self {
+            Rules::Nim => Ok(core::nim_value(position)),
+            Rules::Welter => {
+                core::welter_value(position).map_err(|e| ApiError::invalid_field("position", e))
+            }
+        }
+    }
+
+    fn winning_moves(self, position: &[Ordinal]) -> Result<Vec<core::Move>, ApiError> {
+        match self {
+            Rules::Nim => Ok(core::nim_winning_moves(position)),
+            Rules::Welter => core::welter_winning_moves(position)
+                .map_err(|e| ApiError::invalid_field("position", e)),
+        }
+    }
+}
+
+async fn answer_value(
+    app: AppState,
+    req: OrdinalPositionRequest,
+    rules: Rules,
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     respond(&app, None, weight(&position), move || {
-        let value = core::nim_value(&position);
+        let value = rules.value(&position)?;
         Ok(OrdinalValueResponse {
             position: sorted_strings(&position),
             outcome: outcome(&value),
@@ -166,6 +185,45 @@ async fn nim_value(
         })
     })
     .await
+}
+
+async fn answer_winning_moves(
+    app: AppState,
+    req: OrdinalPositionRequest,
+    rules: Rules,
+) -> Result<Response, ApiError> {
+    let position = parse_position(&app, &req.position)?;
+    let app2 = app.clone();
+    respond(&app, None, weight(&position), move || {
+        let value = rules.value(&position)?;
+        let moves = rules.winning_moves(&position)?;
+        check_output(&app2, &moves)?;
+        Ok(OrdinalMovesResponse {
+            position: sorted_strings(&position),
+            outcome: outcome(&value),
+            value: value.to_string(),
+            moves: moves_to_api(moves),
+        })
+    })
+    .await
+}
+
+/// Transfinite Nim: the value is the ordinal nim-sum of the heaps.
+#[utoipa::path(
+    post, path = "/v1/transfinite/nim/value", operation_id = "transfinite_nim_value", tag = "transfinite",
+    request_body = OrdinalPositionRequest,
+    responses(
+        (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn nim_value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+) -> Result<Response, ApiError> {
+    answer_value(app, req, Rules::Nim).await
 }
 
 /// Transfinite Nim: every winning move.
@@ -174,8 +232,8 @@ async fn nim_value(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -183,20 +241,7 @@ async fn nim_winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    let app2 = app.clone();
-    respond(&app, None, weight(&position), move || {
-        let value = core::nim_value(&position);
-        let moves = core::nim_winning_moves(&position);
-        check_output(&app2, &moves)?;
-        Ok(OrdinalMovesResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-            moves: moves_to_api(moves),
-        })
-    })
-    .await
+    answer_winning_moves(app, req, Rules::Nim).await
 }
 
 /// Transfinite Welter: [α1|…|αn] = ω·(λ1 ⊕ … ⊕ λn) + ⊕_λ [S_λ] with αi = ω·λi + mi (Abuku).
@@ -205,8 +250,8 @@ async fn nim_winning_moves(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "An ordinal does not parse, squares repeat, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -214,17 +259,7 @@ async fn welter_value(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    respond(&app, None, weight(&position), move || {
-        let value =
-            core::welter_value(&position).map_err(|e| ApiError::invalid_field("position", e))?;
-        Ok(OrdinalValueResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-        })
-    })
-    .await
+    answer_value(app, req, Rules::Welter).await
 }
 
 /// Transfinite Welter: every winning move.
@@ -233,8 +268,8 @@ async fn welter_value(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "An ordinal does not parse, squares repeat, a target is not representable, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -242,22 +277,7 @@ async fn welter_winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    let app2 = app.clone();
-    respond(&app, None, weight(&position), move || {
-        let value =
-            core::welter_value(&position).map_err(|e| ApiError::invalid_field("position", e))?;
-        let moves = core::welter_winning_moves(&position)
-            .map_err(|e| ApiError::invalid_field("position", e))?;
-        check_output(&app2, &moves)?;
-        Ok(OrdinalMovesResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-            moves: moves_to_api(moves),
-        })
-    })
-    .await
+    answer_winning_moves(app, req, Rules::Welter).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

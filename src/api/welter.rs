@@ -12,6 +12,7 @@ use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
 use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge};
 use crate::cache;
 use crate::core::welter as core;
 use crate::state::AppState;
@@ -98,8 +99,8 @@ pub struct PrimesResponse {
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = ValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -129,8 +130,8 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -160,8 +161,8 @@ async fn winning_moves(
     request_body = PrimesRequest,
     responses(
         (status = 200, description = "The primes, in request order", body = PrimesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
         (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
     )
 )]
