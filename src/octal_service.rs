@@ -260,3 +260,52 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
 
 /// Default of `GRUNDY_OCTAL_SYNC_MS`.
 pub const DEFAULT_SYNC_TIME: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service() -> OctalService {
+        OctalService::new(1 << 20, Duration::from_secs(10), StoreSlot::default())
+    }
+
+    const NEED: Need = Need {
+        n: 50,
+        until_proved: false,
+    };
+
+    #[tokio::test]
+    async fn serves_and_caches_a_solver() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        let first = svc.with_solver(&game, NEED, |s| s.sequence(16)).await;
+        let values = first.unwrap().unwrap();
+        assert_eq!(values, [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]);
+        assert!(svc.cache.get(&game.canonical()).is_some());
+    }
+
+    /// The poisoned-lock policy: a panic while a solver is held drops it from the cache and
+    /// reports an internal error; the next request gets a fresh solver.
+    #[tokio::test]
+    async fn a_panic_holding_a_solver_evicts_it() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        let code = game.canonical();
+        svc.with_solver(&game, NEED, |_| ()).await.unwrap();
+        let entry = svc.cache.get(&code).unwrap();
+        let failed = svc
+            .with_solver(&game, NEED, |_| -> () {
+                panic!("a query panics holding the lock")
+            })
+            .await;
+        assert!(matches!(failed, Err(OctalServiceError::Internal(_))));
+        assert!(entry.solver.is_poisoned());
+        assert!(
+            svc.cache.get(&code).is_none(),
+            "the poisoned entry is dropped"
+        );
+        let len = svc.with_solver(&game, NEED, |s| s.values().len()).await;
+        assert!(len.unwrap() >= NEED.n);
+        assert!(!svc.cache.get(&code).unwrap().solver.is_poisoned());
+    }
+}
