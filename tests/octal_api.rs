@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::u64s;
 use grundy::config::Config;
 use serde_json::{json, Value};
 
@@ -37,14 +38,6 @@ fn brute_octal(digits: &[u8], n: usize) -> Vec<u64> {
         g.push(m);
     }
     g
-}
-
-fn u64s(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
 }
 
 #[tokio::test]

@@ -3,16 +3,9 @@
 
 mod common;
 
+use common::vectors;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-fn vectors() -> Value {
-    serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/welter_vectors.json"
-    )))
-    .unwrap()
-}
 
 /// Max-Welter brute force on bitmask positions: (normal value, misère: player to move wins).
 struct MaxWelterBrute {

@@ -3,15 +3,8 @@
 
 mod common;
 
+use common::{vectors, Rng};
 use serde_json::{json, Value};
-
-fn vectors() -> Value {
-    serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/welter_vectors.json"
-    )))
-    .unwrap()
-}
 
 fn pairs(v: &Value) -> Vec<(u64, u64)> {
     v.as_array()
@@ -212,18 +205,6 @@ async fn thesis_vectors() {
                 }
             }
         }
-    }
-}
-
-/// splitmix64, for reproducible random positions.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
     }
 }
 

@@ -553,18 +553,9 @@ impl Game for LargeGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::test_support::{u64s, vectors};
-    use std::collections::HashMap;
+    use crate::core::test_support::{u64s, vectors, Brute};
 
     type Pos = (Vec<u64>, Vec<u64>);
-
-    /// Independent brute force on Def. 5.13 literally: cancel pairs, then followers are a particle
-    /// to a lower unoccupied square, or the removal of any positron–electron pair.
-    #[derive(Default)]
-    struct Brute {
-        normal: HashMap<Pos, u64>,
-        misere: HashMap<Pos, bool>,
-    }
 
     fn canon(mut p: Vec<u64>, mut e: Vec<u64>) -> Option<Pos> {
         p.sort();
@@ -586,97 +577,60 @@ mod tests {
         Some((ps, es))
     }
 
-    impl Brute {
-        fn followers((p, e): &Pos) -> Vec<(ParticleMove, Pos)> {
-            let occ = |s: u64| p.contains(&s) || e.contains(&s);
-            let mut out = vec![];
-            for (kind, own) in [(Particle::Positron, p), (Particle::Electron, e)] {
-                for (i, &x) in own.iter().enumerate() {
-                    for y in (0..x).filter(|&y| !occ(y)) {
-                        let mut o = own.clone();
-                        o[i] = y;
-                        let f = if kind == Particle::Positron {
-                            canon(o, e.clone())
-                        } else {
-                            canon(p.clone(), o)
-                        };
-                        out.push((
-                            ParticleMove {
-                                from: x,
-                                to: y,
-                                particle: kind,
-                            },
-                            f.unwrap(),
-                        ));
-                    }
-                }
-            }
-            for (i, &x) in p.iter().enumerate() {
-                for (j, &z) in e.iter().enumerate() {
-                    let mut ps = p.clone();
-                    ps.remove(i);
-                    let mut es = e.clone();
-                    es.remove(j);
-                    let m = if x > z {
+    /// Independent brute force on Def. 5.13 literally: cancel pairs, then followers are a particle
+    /// to a lower unoccupied square, or the removal of any positron–electron pair.
+    fn followers((p, e): &Pos) -> Vec<(ParticleMove, Pos)> {
+        let occ = |s: u64| p.contains(&s) || e.contains(&s);
+        let mut out = vec![];
+        for (kind, own) in [(Particle::Positron, p), (Particle::Electron, e)] {
+            for (i, &x) in own.iter().enumerate() {
+                for y in (0..x).filter(|&y| !occ(y)) {
+                    let mut o = own.clone();
+                    o[i] = y;
+                    let f = if kind == Particle::Positron {
+                        canon(o, e.clone())
+                    } else {
+                        canon(p.clone(), o)
+                    };
+                    out.push((
                         ParticleMove {
                             from: x,
-                            to: z,
-                            particle: Particle::Positron,
-                        }
-                    } else {
-                        ParticleMove {
-                            from: z,
-                            to: x,
-                            particle: Particle::Electron,
-                        }
-                    };
-                    out.push((m, canon(ps, es).unwrap()));
+                            to: y,
+                            particle: kind,
+                        },
+                        f.unwrap(),
+                    ));
                 }
             }
-            out
         }
-
-        fn value(&mut self, s: &Pos) -> u64 {
-            if let Some(&v) = self.normal.get(s) {
-                return v;
+        for (i, &x) in p.iter().enumerate() {
+            for (j, &z) in e.iter().enumerate() {
+                let mut ps = p.clone();
+                ps.remove(i);
+                let mut es = e.clone();
+                es.remove(j);
+                let m = if x > z {
+                    ParticleMove {
+                        from: x,
+                        to: z,
+                        particle: Particle::Positron,
+                    }
+                } else {
+                    ParticleMove {
+                        from: z,
+                        to: x,
+                        particle: Particle::Electron,
+                    }
+                };
+                out.push((m, canon(ps, es).unwrap()));
             }
-            let mut vals: Vec<u64> = Self::followers(s)
-                .iter()
-                .map(|f| self.value(&f.1))
-                .collect();
-            vals.sort();
-            let mut m = 0;
-            for v in vals {
-                if v == m {
-                    m += 1;
-                }
-            }
-            self.normal.insert(s.clone(), m);
-            m
         }
+        out
+    }
 
-        fn misere_p(&mut self, s: &Pos) -> bool {
-            if let Some(&v) = self.misere.get(s) {
-                return v;
-            }
-            let fs = Self::followers(s);
-            let v = !fs.is_empty() && fs.iter().all(|f| !self.misere_p(&f.1));
-            self.misere.insert(s.clone(), v);
-            v
-        }
-
-        fn moves(&mut self, s: &Pos, play: Play) -> Vec<ParticleMove> {
-            let mut m: Vec<ParticleMove> = Self::followers(s)
-                .into_iter()
-                .filter(|f| match play {
-                    Play::Normal => self.value(&f.1) == 0,
-                    Play::Misere => self.misere_p(&f.1),
-                })
-                .map(|f| f.0)
-                .collect();
-            m.sort();
-            m
-        }
+    /// Every winning move by brute force.
+    fn brute_moves(b: &mut Brute<Pos, ParticleMove>, s: &Pos, play: Play) -> Vec<ParticleMove> {
+        b.winning_moves(s, play == Play::Misere)
     }
 
     /// All (P, E) with squares < n and at most `k` particles, as ternary digits.
@@ -701,7 +655,7 @@ mod tests {
 
     #[test]
     fn matches_brute_force() {
-        let mut b = Brute::default();
+        let mut b = Brute::new(followers);
         let mut n = 0;
         for s in positions(7, 4) {
             let want_v = b.value(&s);
@@ -711,10 +665,10 @@ mod tests {
                 let want_p = if play == Play::Normal {
                     want_v == 0
                 } else {
-                    b.misere_p(&s)
+                    !b.misere_wins(&s)
                 };
                 assert_eq!(a.outcome == Outcome::P, want_p, "{play:?} {s:?}");
-                assert_eq!(a.moves, b.moves(&s, play), "{play:?} {s:?}");
+                assert_eq!(a.moves, brute_moves(&mut b, &s, play), "{play:?} {s:?}");
                 n += 1;
             }
         }
@@ -733,13 +687,13 @@ mod tests {
                 assert_eq!(a, b, "{p:?} {e:?} {mode:?}");
             }
         }
-        let mut b = Brute::default();
+        let mut b = Brute::new(followers);
         for (p, e) in [(vec![1, 130], vec![2]), (vec![128], vec![0, 3])] {
             for play in [Play::Normal, Play::Misere] {
                 let a = analyse(&p, &e, play, Budget::DEFAULT).unwrap();
                 let s = (p.clone(), e.clone());
                 assert_eq!(a.value, b.value(&s), "{s:?}");
-                assert_eq!(a.moves, b.moves(&s, play), "{s:?} {play:?}");
+                assert_eq!(a.moves, brute_moves(&mut b, &s, play), "{s:?} {play:?}");
             }
         }
     }

@@ -373,82 +373,31 @@ impl Game for LargeGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::test_support::{u64s, vectors};
-    use std::collections::HashMap;
+    use crate::core::test_support::{u64s, vectors, Brute};
 
     /// Independent brute force on the literal definition: coins as a sorted tuple (coins on 0
     /// included), followers = one coin to a lower square that is empty or 0.
-    struct Brute {
-        normal: HashMap<Vec<u64>, u64>,
-        misere: HashMap<Vec<u64>, bool>,
+    #[allow(clippy::ptr_arg)] // the position type of `Brute` is `Vec<u64>`
+    fn followers(p: &Vec<u64>) -> Vec<(Move, Vec<u64>)> {
+        let mut out = Vec::new();
+        for (i, &x) in p.iter().enumerate() {
+            for y in 0..x {
+                if y == 0 || !p.contains(&y) {
+                    let mut f = p.clone();
+                    f[i] = y;
+                    f.sort();
+                    out.push((Move { from: x, to: y }, f));
+                }
+            }
+        }
+        out
     }
 
-    impl Brute {
-        fn new() -> Self {
-            Brute {
-                normal: HashMap::new(),
-                misere: HashMap::new(),
-            }
-        }
-
-        fn followers(p: &[u64]) -> Vec<(u64, u64, Vec<u64>)> {
-            let mut out = Vec::new();
-            for (i, &x) in p.iter().enumerate() {
-                for y in 0..x {
-                    if y == 0 || !p.contains(&y) {
-                        let mut f = p.to_vec();
-                        f[i] = y;
-                        f.sort();
-                        out.push((x, y, f));
-                    }
-                }
-            }
-            out
-        }
-
-        fn value(&mut self, p: &[u64]) -> u64 {
-            if let Some(&v) = self.normal.get(p) {
-                return v;
-            }
-            let mut seen: Vec<u64> = Self::followers(p)
-                .iter()
-                .map(|f| self.value(&f.2))
-                .collect();
-            seen.sort();
-            let mut m = 0;
-            for v in seen {
-                if v == m {
-                    m += 1;
-                }
-            }
-            self.normal.insert(p.to_vec(), m);
-            m
-        }
-
-        /// misère: true = P (every follower N; terminal positions are N)
-        fn misere_p(&mut self, p: &[u64]) -> bool {
-            if let Some(&v) = self.misere.get(p) {
-                return v;
-            }
-            let fs = Self::followers(p);
-            let v = !fs.is_empty() && fs.iter().all(|f| !self.misere_p(&f.2));
-            self.misere.insert(p.to_vec(), v);
-            v
-        }
-
-        fn moves(&mut self, p: &[u64], play: Play) -> Vec<Move> {
-            let mut m: Vec<Move> = Self::followers(p)
-                .into_iter()
-                .filter(|f| match play {
-                    Play::Normal => self.value(&f.2) == 0,
-                    Play::Misere => self.misere_p(&f.2),
-                })
-                .map(|(from, to, _)| Move { from, to })
-                .collect();
-            m.sort();
-            m.dedup();
-            m
-        }
+    /// Every winning move by brute force.
+    fn brute_moves(b: &mut Brute<Vec<u64>, Move>, p: &[u64], play: Play) -> Vec<Move> {
+        let mut m = b.winning_moves(&p.to_vec(), play == Play::Misere);
+        m.dedup();
+        m
     }
 
     fn subsets(max: u64, k: usize) -> Vec<Vec<u64>> {
@@ -469,7 +418,7 @@ mod tests {
 
     #[test]
     fn matches_brute_force() {
-        let mut b = Brute::new();
+        let mut b = Brute::new(followers);
         let mut n = 0;
         for s in subsets(11, 4) {
             for zeros in 0..=2 {
@@ -481,10 +430,10 @@ mod tests {
                     assert_eq!(a.value, want_v, "{p:?}");
                     let want_p = match play {
                         Play::Normal => want_v == 0,
-                        Play::Misere => b.misere_p(&p),
+                        Play::Misere => !b.misere_wins(&p),
                     };
                     assert_eq!(a.outcome == Outcome::P, want_p, "{play:?} {p:?}");
-                    assert_eq!(a.moves, b.moves(&p, play), "{play:?} {p:?}");
+                    assert_eq!(a.moves, brute_moves(&mut b, &p, play), "{play:?} {p:?}");
                     n += 1;
                 }
             }
@@ -506,12 +455,12 @@ mod tests {
             }
         }
         // and on a genuinely large position with a brute-force check
-        let mut b = Brute::new();
+        let mut b = Brute::new(followers);
         for p in [vec![1, 3, 130], vec![0, 20, 130], vec![2, 9, 128]] {
             for play in [Play::Normal, Play::Misere] {
                 let a = analyse(&p, play, Budget::DEFAULT).unwrap();
                 assert_eq!(a.value, b.value(&p), "{p:?}");
-                assert_eq!(a.moves, b.moves(&p, play), "{p:?} {play:?}");
+                assert_eq!(a.moves, brute_moves(&mut b, &p, play), "{p:?} {play:?}");
             }
         }
     }

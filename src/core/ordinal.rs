@@ -727,22 +727,8 @@ impl Parser<'_> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::core::test_support::Rng;
     use std::time::{Duration, Instant};
-
-    /// SplitMix64: a tiny deterministic PRNG for property tests.
-    pub(crate) struct Rng(pub(crate) u64);
-    impl Rng {
-        pub(crate) fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        pub(crate) fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
 
     fn p(s: &str) -> Ordinal {
         Ordinal::parse(s).unwrap_or_else(|e| panic!("{s:?}: {e}"))

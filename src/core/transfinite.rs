@@ -266,23 +266,9 @@ pub fn welter_winning_moves(squares: &[Ordinal]) -> Result<Vec<Move>, Transfinit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ordinal::tests::{random_ordinal, Rng as OrdinalRng};
-    use std::collections::{BTreeSet, HashMap, HashSet};
-
-    /// SplitMix64 for property tests.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::core::ordinal::tests::random_ordinal;
+    use crate::core::test_support::{nim_followers, welter_followers, Brute, Rng};
+    use std::collections::{BTreeSet, HashSet};
 
     fn o(s: &str) -> Ordinal {
         Ordinal::parse(s).unwrap()
@@ -355,32 +341,10 @@ mod tests {
         );
     }
 
-    /// Brute-force Grundy value of finite Welter (mex over all followers), memoised.
-    fn brute_welter(pos: &[u64], memo: &mut HashMap<Vec<u64>, u64>) -> u64 {
-        let mut key = pos.to_vec();
-        key.sort_unstable();
-        if let Some(&v) = memo.get(&key) {
-            return v;
-        }
-        let mut seen = HashSet::new();
-        for i in 0..key.len() {
-            for y in 0..key[i] {
-                if !key.contains(&y) {
-                    let mut next = key.clone();
-                    next[i] = y;
-                    seen.insert(brute_welter(&next, memo));
-                }
-            }
-        }
-        let v = (0..).find(|v| !seen.contains(v)).unwrap();
-        memo.insert(key, v);
-        v
-    }
-
     #[test]
     fn finite_positions_match_brute_force() {
         let mut rng = Rng(11);
-        let mut memo = HashMap::new();
+        let mut brute = Brute::new(welter_followers);
         for _ in 0..1500 {
             let n = rng.below(5) as usize;
             let mut set = BTreeSet::new();
@@ -389,24 +353,16 @@ mod tests {
             }
             let coins: Vec<u64> = set.into_iter().collect();
             let ords: Vec<Ordinal> = coins.iter().map(|&c| Ordinal::from(c)).collect();
-            let v = brute_welter(&coins, &mut memo);
+            let v = brute.value(&coins);
             assert_eq!(welter_value(&ords).unwrap(), Ordinal::from(v), "{coins:?}");
-            let mut want = Vec::new();
-            for i in 0..coins.len() {
-                for y in 0..coins[i] {
-                    if !coins.contains(&y) {
-                        let mut next = coins.clone();
-                        next[i] = y;
-                        if brute_welter(&next, &mut memo) == 0 {
-                            want.push(Move {
-                                from: Ordinal::from(coins[i]),
-                                to: Ordinal::from(y),
-                            });
-                        }
-                    }
-                }
-            }
-            want.sort();
+            let want: Vec<Move> = brute
+                .winning_moves(&coins, false)
+                .into_iter()
+                .map(|(from, to)| Move {
+                    from: Ordinal::from(from),
+                    to: Ordinal::from(to),
+                })
+                .collect();
             assert_eq!(welter_winning_moves(&ords).unwrap(), want, "{coins:?}");
         }
     }
@@ -414,44 +370,23 @@ mod tests {
     #[test]
     fn finite_nim_matches_brute_force() {
         // Nim on heaps < 8, up to 3 heaps, by mex over followers.
-        fn brute(heaps: &[u64], memo: &mut HashMap<Vec<u64>, u64>) -> u64 {
-            let mut key = heaps.to_vec();
-            key.sort_unstable();
-            if let Some(&v) = memo.get(&key) {
-                return v;
-            }
-            let mut seen = HashSet::new();
-            for i in 0..key.len() {
-                for y in 0..key[i] {
-                    let mut next = key.clone();
-                    next[i] = y;
-                    seen.insert(brute(&next, memo));
-                }
-            }
-            let v = (0..).find(|v| !seen.contains(v)).unwrap();
-            memo.insert(key, v);
-            v
-        }
-        let mut memo = HashMap::new();
+        let mut brute = Brute::new(nim_followers);
         for a in 0..8u64 {
             for b in 0..8u64 {
                 for c in 0..8u64 {
-                    let heaps = [a, b, c];
+                    let heaps = vec![a, b, c];
                     let ords: Vec<Ordinal> = heaps.iter().map(|&h| Ordinal::from(h)).collect();
-                    assert_eq!(nim_value(&ords), Ordinal::from(brute(&heaps, &mut memo)));
-                    let mut want = BTreeSet::new();
-                    for i in 0..3 {
-                        for y in 0..heaps[i] {
-                            let mut next = heaps;
-                            next[i] = y;
-                            if brute(&next, &mut memo) == 0 {
-                                want.insert(Move {
-                                    from: Ordinal::from(heaps[i]),
-                                    to: Ordinal::from(y),
-                                });
-                            }
-                        }
-                    }
+                    let mut sorted = heaps.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(nim_value(&ords), Ordinal::from(brute.value(&sorted)));
+                    let want: BTreeSet<Move> = brute
+                        .winning_moves(&sorted, false)
+                        .into_iter()
+                        .map(|(from, to)| Move {
+                            from: Ordinal::from(from),
+                            to: Ordinal::from(to),
+                        })
+                        .collect();
                     assert_eq!(
                         nim_winning_moves(&ords),
                         want.into_iter().collect::<Vec<_>>(),
@@ -704,7 +639,7 @@ mod tests {
             let mut set = BTreeSet::new();
             while set.len() < n {
                 let depth = rng.below(3) as u32;
-                let l = random_ordinal(&mut OrdinalRng(rng.next()), depth, 3, false);
+                let l = random_ordinal(&mut Rng(rng.next()), depth, 3, false);
                 let m = if round % 2 == 0 {
                     rng.below(40)
                 } else {

@@ -558,77 +558,20 @@ pub fn value_quadratic(coins: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
+    use crate::core::test_support::{welter_followers, Brute, Rng};
 
     /// Independent brute force: mex over followers, memoised on the sorted position.
-    struct Brute {
-        memo: HashMap<Vec<u64>, u64>,
-        misere_memo: HashMap<Vec<u64>, bool>,
+    fn welter_brute() -> Brute<Vec<u64>, (u64, u64)> {
+        Brute::new(welter_followers)
     }
 
-    impl Brute {
-        fn new() -> Self {
-            Brute {
-                memo: HashMap::new(),
-                misere_memo: HashMap::new(),
-            }
-        }
-
-        fn followers(pos: &[u64]) -> Vec<(Move, Vec<u64>)> {
-            let mut out = Vec::new();
-            for (i, &c) in pos.iter().enumerate() {
-                for to in 0..c {
-                    if pos.contains(&to) {
-                        continue;
-                    }
-                    let mut next = pos.to_vec();
-                    next[i] = to;
-                    next.sort_unstable();
-                    out.push((Move { from: c, to }, next));
-                }
-            }
-            out
-        }
-
-        fn grundy(&mut self, pos: &[u64]) -> u64 {
-            if let Some(&v) = self.memo.get(pos) {
-                return v;
-            }
-            let mut seen = Vec::new();
-            for (_, f) in Self::followers(pos) {
-                seen.push(self.grundy(&f));
-            }
-            let mut m = 0;
-            while seen.contains(&m) {
-                m += 1;
-            }
-            self.memo.insert(pos.to_vec(), m);
-            m
-        }
-
-        /// Misère: true when the player to move wins (no move available = win).
-        fn misere_n(&mut self, pos: &[u64]) -> bool {
-            if let Some(&v) = self.misere_memo.get(pos) {
-                return v;
-            }
-            let fs = Self::followers(pos);
-            let win = fs.is_empty() || fs.iter().any(|(_, f)| !self.misere_n(f));
-            self.misere_memo.insert(pos.to_vec(), win);
-            win
-        }
-
-        fn winning_moves(&mut self, pos: &[u64], play: Play) -> Vec<Move> {
-            let mut out: Vec<Move> = Self::followers(pos)
-                .into_iter()
-                .filter(|(_, f)| match play {
-                    Play::Normal => self.grundy(f) == 0,
-                    Play::Misere => !self.misere_n(f),
-                })
-                .map(|(m, _)| m)
-                .collect();
-            out.sort_unstable();
-            out
-        }
+    /// Every winning move of `pos` by brute force.
+    fn brute_moves(brute: &mut Brute<Vec<u64>, (u64, u64)>, pos: &[u64], play: Play) -> Vec<Move> {
+        brute
+            .winning_moves(&pos.to_vec(), play == Play::Misere)
+            .into_iter()
+            .map(|(from, to)| Move { from, to })
+            .collect()
     }
 
     fn subsets_below(limit: u64, max_coins: usize) -> Vec<Vec<u64>> {
@@ -645,15 +588,15 @@ mod tests {
     fn all_positions_below_14_match_brute_force() {
         // 2^14 positions: value, outcome and every winning move in both plays, and the
         // primes for every target below 16.
-        let mut brute = Brute::new();
+        let mut brute = welter_brute();
         for pos in subsets_below(14, 14) {
-            let g = brute.grundy(&pos);
+            let g = brute.value(&pos);
             assert_eq!(value(&pos), g, "value of {pos:?}");
             for play in [Play::Normal, Play::Misere] {
                 let a = analyse(&pos, play);
                 let expect_n = match play {
                     Play::Normal => g != 0,
-                    Play::Misere => brute.misere_n(&pos),
+                    Play::Misere => brute.misere_wins(&pos),
                 };
                 assert_eq!(
                     a.outcome == Outcome::N,
@@ -662,7 +605,7 @@ mod tests {
                 );
                 assert_eq!(
                     a.moves,
-                    brute.winning_moves(&pos, play),
+                    brute_moves(&mut brute, &pos, play),
                     "{play:?} moves of {pos:?}"
                 );
             }
@@ -711,17 +654,17 @@ mod tests {
 
     #[test]
     fn three_coins_below_40_match_brute_force() {
-        let mut brute = Brute::new();
+        let mut brute = welter_brute();
         for a in 0..40u64 {
             for b in a + 1..40 {
                 for c in b + 1..40 {
                     let pos = vec![a, b, c];
-                    let g = brute.grundy(&pos);
+                    let g = brute.value(&pos);
                     assert_eq!(value(&pos), g);
                     for play in [Play::Normal, Play::Misere] {
                         assert_eq!(
                             analyse(&pos, play).moves,
-                            brute.winning_moves(&pos, play),
+                            brute_moves(&mut brute, &pos, play),
                             "{play:?} {pos:?}"
                         );
                     }
@@ -737,34 +680,24 @@ mod tests {
         }
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            // splitmix64
-            self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-            z ^ (z >> 31)
+    /// `n` distinct random coins of `bits` bits, in random order (so that request order is not
+    /// sorted).
+    fn random_coins(rng: &mut Rng, n: usize, bits: u32) -> Vec<u64> {
+        let mut set = std::collections::BTreeSet::new();
+        while set.len() < n {
+            let v = if bits >= 64 {
+                rng.next()
+            } else {
+                rng.next() & ((1u64 << bits) - 1)
+            };
+            set.insert(v);
         }
-        fn coins(&mut self, n: usize, bits: u32) -> Vec<u64> {
-            let mut set = std::collections::BTreeSet::new();
-            while set.len() < n {
-                let v = if bits >= 64 {
-                    self.next()
-                } else {
-                    self.next() & ((1u64 << bits) - 1)
-                };
-                set.insert(v);
-            }
-            let mut v: Vec<u64> = set.into_iter().collect();
-            // shuffle so that request order is not sorted
-            for i in (1..v.len()).rev() {
-                let j = (self.next() % (i as u64 + 1)) as usize;
-                v.swap(i, j);
-            }
-            v
+        let mut v: Vec<u64> = set.into_iter().collect();
+        for i in (1..v.len()).rev() {
+            let j = (rng.next() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
         }
+        v
     }
 
     #[test]
@@ -774,7 +707,7 @@ mod tests {
             let n = 1 + (rng.next() % 60) as usize;
             // Mix of narrow widths (many congruences) and full 64-bit coins.
             let bits = [4u32, 8, 16, 40, 64][round % 5].max(7);
-            let coins = rng.coins(n, bits);
+            let coins = random_coins(&mut rng, n, bits);
             let k = value(&coins);
             assert_eq!(k, value_quadratic(&coins), "{coins:?}");
             let target = match round % 3 {
