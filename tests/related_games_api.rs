@@ -1,5 +1,6 @@
 //! Black-box tests of Max-Welter, Antonim and Antimatter through HTTP: the papers' examples and
 //! tables, and an independent brute force (mex over followers, written here) on small positions.
+//! In-process (`common::app`).
 
 mod common;
 
@@ -58,7 +59,7 @@ fn expand(moves: &Value, position: &[u64]) -> Vec<u64> {
 
 #[tokio::test]
 async fn max_welter_matches_brute_force_on_squares_below_10() {
-    let s = common::start().await;
+    let s = common::app().await;
     let mut brute = MaxWelterBrute {
         memo: HashMap::new(),
     };
@@ -94,7 +95,7 @@ async fn max_welter_matches_brute_force_on_squares_below_10() {
 
 #[tokio::test]
 async fn max_welter_papers_and_huge_positions() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["max_welter"]["values"].as_array().unwrap() {
         let v = s
@@ -178,7 +179,7 @@ fn antonim_brute(set: u32, memo: &mut HashMap<u32, u64>) -> u64 {
 
 #[tokio::test]
 async fn antonim_examples_and_brute_force() {
-    let s = common::start().await;
+    let s = common::app().await;
     for case in vectors()["antonim_values"].as_array().unwrap() {
         let v = s
             .ok("/v1/antonim/value", &json!({"position": case["position"]}))
@@ -212,7 +213,7 @@ async fn antonim_examples_and_brute_force() {
 
 #[tokio::test]
 async fn antimatter_examples_and_tables() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["antimatter_values"].as_array().unwrap() {
         let v = s

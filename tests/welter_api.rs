@@ -1,5 +1,6 @@
 //! Black-box tests of the Welter endpoints against the thesis's worked examples and tables,
-//! and self-consistency on random positions (every winning move reaches value 0).
+//! and self-consistency on random positions (every winning move reaches value 0). In-process
+//! (`common::app`) except for one test over a real socket.
 
 mod common;
 
@@ -22,7 +23,7 @@ fn pairs(v: &Value) -> Vec<(u64, u64)> {
 
 #[tokio::test]
 async fn contract_examples() {
-    let s = common::start().await;
+    let s = common::app().await;
     let v = s
         .ok(
             "/v1/welter/value",
@@ -63,7 +64,7 @@ async fn contract_examples() {
 
 #[tokio::test]
 async fn thesis_vectors() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["welter_values"].as_array().unwrap() {
         let v = s
@@ -212,7 +213,7 @@ async fn thesis_vectors() {
 async fn random_positions_are_self_consistent() {
     // Every returned normal winning move reaches value 0; the primes for target 0 that lie
     // below their coins are exactly those moves; positions of value 0 have no moves.
-    let s = common::start().await;
+    let s = common::app().await;
     let mut rng = Rng(2026);
     for round in 0..150 {
         let n = 1 + (rng.next() % 12) as usize;
@@ -257,7 +258,7 @@ async fn cache_uses_canonical_keys() {
         cache_min_coins: 0, // cache even tiny positions here
         ..Default::default()
     };
-    let s = common::start_with(config).await;
+    let s = common::app_with(config).await;
     let a = s
         .post("/v1/welter/value", &json!({"position": [3, 1, 2]}))
         .await;
@@ -305,7 +306,7 @@ async fn cache_uses_canonical_keys() {
 
 #[tokio::test]
 async fn big_positions_and_huge_primes() {
-    let s = common::start().await;
+    let s = common::app().await;
     // 200k coins: computed off the async workers, exact.
     let pos: Vec<u64> = (0..200_000u64)
         .map(|i| i * 3 + (i % 7))
@@ -335,6 +336,7 @@ async fn big_positions_and_huge_primes() {
 
 #[tokio::test]
 async fn operations_endpoints() {
+    // Over a real socket: the service really serves HTTP (the other tests here run in-process).
     let s = common::start().await;
     assert_eq!(s.get("/healthz").await.body["status"], "ok");
     assert_eq!(s.get("/readyz").await.status.as_u16(), 200);
@@ -365,7 +367,7 @@ async fn operations_endpoints() {
 
 #[tokio::test]
 async fn explain_shows_the_thesis_methods() {
-    let s = common::start().await;
+    let s = common::app().await;
     let e = s
         .ok(
             "/v1/welter/explain",
