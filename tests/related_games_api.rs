@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::vectors;
+use common::{u64s, vectors};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -226,12 +226,7 @@ async fn antimatter_examples_and_tables() {
     }
     // Table 5: (p1, p2 | e) is a P-position for the printed e.
     let t = &d["tables"]["table5"];
-    let cols: Vec<u64> = t["cols"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_u64().unwrap())
-        .collect();
+    let cols: Vec<u64> = u64s(&t["cols"]);
     for (row, cells) in t["rows"].as_object().unwrap() {
         let p1: u64 = row.parse().unwrap();
         for (p2, cell) in cols.iter().zip(cells.as_array().unwrap()) {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{vectors, Rng};
+use common::{u64s, vectors, Rng};
 use serde_json::{json, Value};
 
 fn pairs(v: &Value) -> Vec<(u64, u64)> {
@@ -150,12 +150,7 @@ async fn thesis_vectors() {
     }
     // Triangle (Ex 3.15): every window of consecutive coins has the printed value.
     for case in d["triangles"].as_array().unwrap() {
-        let xs: Vec<u64> = case["position"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect();
+        let xs: Vec<u64> = u64s(&case["position"]);
         for (r, row) in case["rows"].as_array().unwrap().iter().enumerate().skip(1) {
             for (j, want) in row.as_array().unwrap().iter().enumerate() {
                 let v = s
@@ -182,12 +177,7 @@ async fn thesis_vectors() {
     // Tables 1–3: the printed completion z makes a P-position; Table 4: [x1|x2].
     for name in ["table1", "table2", "table3", "table4"] {
         let t = &d["tables"][name];
-        let cols: Vec<u64> = t["cols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
+        let cols: Vec<u64> = u64s(&t["cols"]);
         for (row, cells) in t["rows"].as_object().unwrap() {
             let x: u64 = row.parse().unwrap();
             for (c, cell) in cols.iter().zip(cells.as_array().unwrap()) {

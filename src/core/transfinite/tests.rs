@@ -11,6 +11,18 @@ fn o(s: &str) -> Ordinal {
 fn os(v: &[&str]) -> Vec<Ordinal> {
     v.iter().map(|s| o(s)).collect()
 }
+/// The position after `m`: its coin (or heap) moved from `m.from` to `m.to`.
+fn after(pos: &[Ordinal], m: &Move) -> Vec<Ordinal> {
+    pos.iter()
+        .map(|c| {
+            if *c == m.from {
+                m.to.clone()
+            } else {
+                c.clone()
+            }
+        })
+        .collect()
+}
 fn mv(from: &str, to: &str) -> Move {
     Move {
         from: o(from),
@@ -203,16 +215,7 @@ fn windowed_moves_and_mex() {
         let moves = welter_winning_moves(&pos).unwrap();
         for m in &moves {
             assert!(m.to < m.from && !pos.contains(&m.to), "{m:?}");
-            let next: Vec<Ordinal> = pos
-                .iter()
-                .map(|c| {
-                    if *c == m.from {
-                        m.to.clone()
-                    } else {
-                        c.clone()
-                    }
-                })
-                .collect();
+            let next = after(&pos, m);
             assert!(welter_value(&next).unwrap().is_zero(), "{pos:?} {m:?}");
         }
         let followers = window_followers(&pos, &pool);
@@ -260,16 +263,7 @@ fn windowed_moves_and_mex() {
         let pos = random_position(&mut rng, &pool);
         let moves = welter_winning_moves(&pos).unwrap();
         let Some(m) = moves.first() else { continue };
-        let next: Vec<Ordinal> = pos
-            .iter()
-            .map(|c| {
-                if *c == m.from {
-                    m.to.clone()
-                } else {
-                    c.clone()
-                }
-            })
-            .collect();
+        let next = after(&pos, m);
         if next.iter().any(|c| c.div_omega().1 >= 64) {
             continue;
         }
@@ -345,16 +339,7 @@ fn big_group_is_fast() {
     let moves = welter_winning_moves(&coins).unwrap();
     assert_eq!(moves.len(), 20_001);
     for m in moves.iter().step_by(997) {
-        let next: Vec<Ordinal> = coins
-            .iter()
-            .map(|c| {
-                if *c == m.from {
-                    m.to.clone()
-                } else {
-                    c.clone()
-                }
-            })
-            .collect();
+        let next = after(&coins, m);
         assert!(welter_value(&next).unwrap().is_zero());
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
@@ -405,32 +390,14 @@ fn random_large_positions() {
         assert!(moves.windows(2).all(|w| w[0].from < w[1].from));
         for m in &moves {
             assert!(m.to < m.from && !pos.contains(&m.to) && pos.contains(&m.from));
-            let next: Vec<Ordinal> = pos
-                .iter()
-                .map(|c| {
-                    if *c == m.from {
-                        m.to.clone()
-                    } else {
-                        c.clone()
-                    }
-                })
-                .collect();
+            let next = after(&pos, m);
             assert!(welter_value(&next).unwrap().is_zero(), "{pos:?} {m:?}");
         }
         // Nim on the same ordinals: the moves reach nim-value 0.
         let nim_moves = nim_winning_moves(&pos);
         assert_eq!(nim_moves.is_empty(), nim_value(&pos).is_zero());
         for m in &nim_moves {
-            let next: Vec<Ordinal> = pos
-                .iter()
-                .map(|c| {
-                    if *c == m.from {
-                        m.to.clone()
-                    } else {
-                        c.clone()
-                    }
-                })
-                .collect();
+            let next = after(&pos, m);
             assert!(m.to < m.from && nim_value(&next).is_zero());
         }
         checked += 1;
