@@ -62,8 +62,8 @@ impl Ordinal {
     /// atom    := digits | 'w' | 'ω' | '(' sum ')'
     /// ```
     /// Limits: [`MAX_INPUT_LEN`] bytes, [`MAX_NESTING`] levels, numbers ≤ 2^64−1, and every
-    /// intermediate result within [`MAX_NODES`] / [`MAX_HEIGHT`]. Runs in time roughly
-    /// proportional to the input length times [`MAX_NODES`] at worst.
+    /// intermediate result within [`MAX_NODES`] / [`MAX_HEIGHT`](super::MAX_HEIGHT). Runs in
+    /// time roughly proportional to the input length times [`MAX_NODES`] at worst.
     pub fn parse(input: &str) -> Result<Ordinal, ParseError> {
         Ordinal::parse_with_max_len(input, MAX_INPUT_LEN)
     }
