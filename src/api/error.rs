@@ -33,6 +33,12 @@ pub enum ApiError {
         detail: String,
         retry_after_secs: u64,
     },
+    /// The store has no space left for this write (507 + Retry-After).
+    #[error("{detail}")]
+    InsufficientStorage {
+        detail: String,
+        retry_after_secs: u64,
+    },
     /// A bug: never caused by input. Logged with the request id.
     #[error("internal error: {0}")]
     Internal(String),
@@ -55,6 +61,7 @@ impl ApiError {
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::InsufficientStorage { .. } => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -67,6 +74,9 @@ impl ApiError {
             ApiError::NotFound { .. } => ("not-found", "Not found"),
             ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             ApiError::Unavailable { .. } => ("unavailable", "Service unavailable"),
+            ApiError::InsufficientStorage { .. } => {
+                ("insufficient-storage", "Insufficient storage")
+            }
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
     }
@@ -124,6 +134,9 @@ impl IntoResponse for ApiError {
             HeaderValue::from_static("application/problem+json"),
         );
         if let ApiError::Unavailable {
+            retry_after_secs, ..
+        }
+        | ApiError::InsufficientStorage {
             retry_after_secs, ..
         } = self
         {
