@@ -14,7 +14,7 @@
 mod common;
 mod fault_harness;
 
-use fault_harness::{assert_values_match, fast, fresh_values, start};
+use fault_harness::{assert_values_match, fast, spawn_fresh, start};
 use grundy::store::{Checkpoint, CheckpointArgs, FaultKind, NewJob, Store, CHUNK};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -220,7 +220,7 @@ async fn concurrent_claims_on_sqlite_never_double_claim() {
 }
 
 /// The length of a job that runs for several seconds in a debug build.
-const LONG: u64 = 400_000;
+const LONG: u64 = 150_000;
 
 async fn wait_computed(live: &fault_harness::Live, id: &str) -> Value {
     live.wait_job(id, 120, "a stored checkpoint", |j| {
@@ -234,6 +234,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
     let url = common::temp_sqlite_url();
     let mut live = start(fast(url.clone())).await;
     let store = live.store();
+    let fresh = spawn_fresh("0.6", LONG as usize);
     let long = live.submit("0.6", LONG).await.expect("accepted");
     wait_computed(&live, &long).await;
 
@@ -344,7 +345,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
         assert_eq!(r.body["status"], "done", "{}", r.text);
     }
     drop(p);
-    assert_values_match(&url, "0.6", LONG as usize).await;
+    assert_values_match(&url, "0.6", fresh).await;
     integrity_ok(&url).await;
 }
 
@@ -353,6 +354,7 @@ async fn file_swapped_while_running(replace: bool) {
     let url = common::temp_sqlite_url();
     let path = path_of(&url);
     let live = start(fast(url.clone())).await;
+    let fresh = spawn_fresh("0.6", LONG as usize);
     let long = live.submit("0.6", LONG).await.expect("accepted");
     wait_computed(&live, &long).await;
     if replace {
@@ -381,17 +383,17 @@ async fn file_swapped_while_running(replace: bool) {
     assert_eq!(live.readyz().await.0, 200);
     live.assert_only(&[200, 202, 404, 503]);
     // What a restart would see: the job and the whole sequence are in the file now.
-    let fresh = Store::connect(&url).await.unwrap();
+    let reopened = Store::connect(&url).await.unwrap();
     assert_eq!(
-        fresh
+        reopened
             .get_job(&long)
             .await
             .unwrap()
             .map(|j| j.status.as_str()),
         Some("done")
     );
-    assert!(fresh.get_job(&id).await.unwrap().is_some());
-    assert_values_match(&url, "0.6", LONG as usize).await;
+    assert!(reopened.get_job(&id).await.unwrap().is_some());
+    assert_values_match(&url, "0.6", fresh).await;
     integrity_ok(&url).await;
 }
 
@@ -416,7 +418,9 @@ async fn eight_kill_9_during_a_job_then_done_with_the_right_values() {
         ("GRUNDY_REPLICA_ID", "crashy".to_owned()),
         ("GRUNDY_JOB_WORKERS", "1".to_owned()),
     ];
-    let n = LONG;
+    // Long enough to survive 8 restarts (each resumes from its last checkpoint).
+    let n = 250_000u64;
+    let fresh = spawn_fresh("0.6", n as usize);
     let mut p = common::Process::spawn(&env).await;
     let r = p
         .server()
@@ -454,7 +458,7 @@ async fn eight_kill_9_during_a_job_then_done_with_the_right_values() {
     p.terminate();
     // Sampled values equal an uninterrupted run.
     let stored = fault_harness::stored_values(&url, "0.6").await;
-    let fresh = fresh_values("0.6", n as usize);
+    let fresh = fresh.await.unwrap();
     for i in (0..n as usize)
         .step_by(997)
         .chain(n as usize - 1000..n as usize)
@@ -462,4 +466,35 @@ async fn eight_kill_9_during_a_job_then_done_with_the_right_values() {
         assert_eq!(stored[i], fresh[i], "g({i})");
     }
     integrity_ok(&url).await;
+}
+
+/// Readiness checks that the schema is there; a vanished schema is re-applied by itself.
+#[tokio::test]
+async fn a_missing_schema_fails_the_ping_and_is_reapplied() {
+    let store = Store::connect(&common::temp_sqlite_url()).await.unwrap();
+    store.ping().await.unwrap();
+    let epoch = store.epoch();
+    sqlx::query("DROP TABLE jobs")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    let err = store.ping().await.expect_err("the schema is gone");
+    assert_eq!(err.kind(), FaultKind::Schema, "{err}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while store.ping().await.is_err() || store.fault().is_some() {
+        assert!(
+            Instant::now() < deadline,
+            "schema not re-applied: {:?}",
+            store.fault()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        store.epoch() > epoch,
+        "writers are told to write everything again"
+    );
+    store
+        .create_job(&new_job("0.07", 10), "after", 0)
+        .await
+        .unwrap();
 }

@@ -406,9 +406,20 @@ impl Store {
         }
     }
 
-    /// Re-applies the migrations (they are idempotent) after the schema vanished.
+    /// Re-applies the migrations after the schema vanished: through the migrator (which runs
+    /// them all when its own table went with the rest, as after `DROP DATABASE`), then each
+    /// migration's SQL once more, since the migrator skips what it recorded as applied while
+    /// a table may still be gone. They are idempotent (`IF NOT EXISTS`), and must stay so.
     async fn remigrate(&self) -> Result<(), StoreError> {
-        migrate(self.inner.backend, &self.pool()).await?;
+        let pool = self.pool();
+        migrate(self.inner.backend, &pool).await?;
+        let migrator = match self.inner.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        for m in migrator.iter() {
+            pool.execute(&*m.sql).await?;
+        }
         self.inner.epoch.fetch_add(1, Ordering::SeqCst);
         tracing::warn!("store schema was missing; migrations re-applied, running jobs re-register");
         Ok(())
