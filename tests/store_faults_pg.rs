@@ -43,6 +43,20 @@ async fn exec(pool: &sqlx::AnyPool, sql: &str) {
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
+/// Drops a test database (and role) at the end of a test; the server still connected to it
+/// is forced off.
+async fn drop_db(db: &str, role: Option<&str>) {
+    let admin = admin().await;
+    exec(
+        &admin,
+        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    )
+    .await;
+    if let Some(r) = role {
+        exec(&admin, &format!("DROP ROLE IF EXISTS {r}")).await;
+    }
+}
+
 async fn wait_computed(live: &Live, id: &str) {
     live.wait_job(id, 120, "a stored checkpoint", |j| {
         j["progress"]["computed"].as_u64().unwrap_or(0) > 0 && j["status"] == "running"
@@ -101,6 +115,7 @@ async fn terminating_the_checkpointing_backend_loses_nothing() {
     accepted_jobs_survive(&live, &url, &accepted).await;
     live.assert_only(&[200, 202, 503]);
     assert_values_match(&url, "0.6", fresh).await;
+    drop_db(&db_of(&url), None).await;
 }
 
 #[tokio::test]
@@ -182,6 +197,7 @@ async fn a_revoked_privilege_stalls_checkpoints_until_granted_again() {
     live.assert_only(&[200, 202, 503]);
     assert_values_match(&url, "0.6", fresh).await;
     su.close().await;
+    drop_db(&db, Some(&role)).await;
 }
 
 #[tokio::test]
@@ -229,4 +245,5 @@ async fn a_dropped_and_recreated_database_is_repaired_and_refilled() {
     assert_eq!(live.readyz().await.0, 200);
     live.assert_only(&[200, 202, 404, 503]);
     assert_values_match(&url, "0.6", fresh).await;
+    drop_db(&db, None).await;
 }

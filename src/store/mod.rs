@@ -80,7 +80,8 @@ fn db_error_kind(e: &sqlx::Error) -> FaultKind {
         E::Database(db) => {
             let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
             let msg = db.message();
-            if let Ok(n) = code.parse::<i64>() {
+            let sqlite = db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some();
+            if let (true, Ok(n)) = (sqlite, code.parse::<i64>()) {
                 // SQLite: the extended result code; the primary code is its low byte.
                 match n & 0xff {
                     13 => FaultKind::Full,
