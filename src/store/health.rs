@@ -5,7 +5,11 @@
 //! next successful write (one INFO line). In between, repeated errors are counted (metric
 //! `grundy_store_errors_total{kind}` for every error) but logged only with exponential back-off
 //! (WARN after 30 s, 60 s, 120 s, … at most every 10 min), so a worker retrying four times a
-//! second cannot flood the log.
+//! second cannot flood the log. A fault that recurs within a minute of clearing (a nearly full
+//! disk taking small writes and refusing big ones) is logged on the same back-off, not anew.
+//!
+//! Only writes that changed something clear a fault (an UPDATE matching no row commits even on
+//! a full disk): see `Store::track_commit`.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -80,6 +84,11 @@ struct State {
     fault: Option<Fault>,
     next_log: Instant,
     log_gap: Duration,
+    /// When the last fault cleared: a fault that recurs soon after (a nearly full disk that
+    /// takes small writes and refuses big ones) is logged with the back-off, not anew.
+    last_clear: Option<Instant>,
+    /// The current fault's start was not logged (a quick recurrence), so neither is its end.
+    quiet: bool,
     stalls: HashMap<String, Stall>,
 }
 
@@ -92,6 +101,7 @@ pub struct Health {
 
 const FIRST_REPEAT_LOG: Duration = Duration::from_secs(30);
 const MAX_REPEAT_LOG: Duration = Duration::from_secs(600);
+const RECURRENCE: Duration = Duration::from_secs(60);
 
 impl Default for Health {
     fn default() -> Self {
@@ -100,6 +110,8 @@ impl Default for Health {
                 fault: None,
                 next_log: Instant::now(),
                 log_gap: FIRST_REPEAT_LOG,
+                last_clear: None,
+                quiet: false,
                 stalls: HashMap::new(),
             }),
             changed: tokio::sync::Notify::new(),
@@ -120,53 +132,63 @@ impl Health {
             return;
         }
         let now = Instant::now();
-        let mut s = self.state();
-        let started = match &mut s.fault {
-            None => {
-                tracing::error!(kind = kind.as_str(), error = %e,
-                    "store fault: writes are refused until it clears (retrying with back-off)");
-                s.fault = Some(Fault {
-                    kind,
-                    detail: e.to_string(),
-                    since_ms: now_ms(),
-                    errors: 1,
-                });
-                s.log_gap = FIRST_REPEAT_LOG;
-                s.next_log = now + s.log_gap;
-                true
-            }
-            Some(f) => {
-                f.errors += 1;
-                f.kind = kind;
-                f.detail = e.to_string();
-                false
-            }
-        };
-        if !started && now >= s.next_log {
-            if let Some(f) = &s.fault {
+        let mut guard = self.state();
+        let s = &mut *guard;
+        let started = s.fault.is_none();
+        if let Some(f) = &mut s.fault {
+            f.errors += 1;
+            f.kind = kind;
+            f.detail = e.to_string();
+            if now >= s.next_log {
                 tracing::warn!(kind = kind.as_str(), errors = f.errors, error = %e,
                     since_ms = f.since_ms, "store fault persists");
+                s.log_gap = (s.log_gap * 2).min(MAX_REPEAT_LOG);
+                s.next_log = now + s.log_gap;
             }
-            s.log_gap = (s.log_gap * 2).min(MAX_REPEAT_LOG);
-            s.next_log = now + s.log_gap;
+        } else {
+            let recurs = s
+                .last_clear
+                .is_some_and(|t| now.duration_since(t) < RECURRENCE);
+            if recurs && now < s.next_log {
+                s.quiet = true;
+            } else {
+                tracing::error!(kind = kind.as_str(), error = %e,
+                    "store fault: writes are refused until it clears (retrying with back-off)");
+                s.quiet = false;
+                s.log_gap = if recurs {
+                    (s.log_gap * 2).min(MAX_REPEAT_LOG)
+                } else {
+                    FIRST_REPEAT_LOG
+                };
+                s.next_log = now + s.log_gap;
+            }
+            s.fault = Some(Fault {
+                kind,
+                detail: e.to_string(),
+                since_ms: now_ms(),
+                errors: 1,
+            });
         }
         metrics::gauge!("grundy_store_fault").set(1.0);
-        drop(s);
+        drop(guard);
         if started {
             self.changed.notify_waiters();
         }
     }
 
-    /// A write committed: the fault (if any) is over.
+    /// A write committed changes: the fault (if any) is over.
     pub fn record_write_ok(&self) {
         let mut s = self.state();
         if let Some(f) = s.fault.take() {
-            tracing::info!(
-                kind = f.kind.as_str(),
-                errors = f.errors,
-                seconds = (now_ms() - f.since_ms) as f64 / 1000.0,
-                "store fault cleared"
-            );
+            if !s.quiet {
+                tracing::info!(
+                    kind = f.kind.as_str(),
+                    errors = f.errors,
+                    seconds = (now_ms() - f.since_ms) as f64 / 1000.0,
+                    "store fault cleared"
+                );
+            }
+            s.last_clear = Some(Instant::now());
             metrics::gauge!("grundy_store_fault").set(0.0);
             drop(s);
             self.changed.notify_waiters();

@@ -158,7 +158,7 @@ impl Store {
         .bind(now)
         .execute(&self.pool())
         .await;
-        self.track_write(r.map_err(StoreError::from))?;
+        self.track_commit(r.map_err(StoreError::from))?;
         // As inserted (a worker may claim it a moment later; the answer reports the submission).
         Ok(Job {
             id: id.to_owned(),
@@ -323,13 +323,18 @@ impl Store {
             row.as_ref().map(job_from_row).transpose()
         }
         .await;
-        self.track_write(r)
+        match r {
+            r @ Ok(Some(_)) => self.track_commit(r),
+            r => self.track_write(r),
+        }
     }
 
     /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).
     pub async fn checkpoint(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
-        let r = self.checkpoint_once(a).await;
-        self.track_write(r)
+        match self.checkpoint_once(a).await {
+            r @ Ok(Checkpoint::Continue | Checkpoint::Cancel) => self.track_commit(r),
+            r => self.track_write(r),
+        }
     }
 
     async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
@@ -409,7 +414,7 @@ impl Store {
         .bind(now)
         .execute(&self.pool())
         .await;
-        self.track_write(r.map_err(StoreError::from))?;
+        self.track_commit(r.map_err(StoreError::from))?;
         tracing::warn!(job = %job.id, "job row was missing from the store; re-registered from memory");
         Ok(())
     }

@@ -358,8 +358,14 @@ impl Store {
         r
     }
 
-    /// Counts an error of a write, or clears the fault after a committed write.
+    /// Counts an error of a write that may have changed nothing (its success proves little:
+    /// an UPDATE matching no row commits even on a full disk).
     pub(crate) fn track_write<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.track_read(r)
+    }
+
+    /// Counts an error of a write, or clears the fault after a write that committed changes.
+    pub(crate) fn track_commit<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
         match &r {
             Ok(_) => self.inner.health.record_write_ok(),
             Err(e) => self.inner.health.record_error(e),
@@ -367,9 +373,10 @@ impl Store {
         r
     }
 
-    /// A write that commits nothing (rolled back): it fails when the store could not take
-    /// the writes a job makes — no space for a 64 KiB chunk, a missing table, a revoked
-    /// privilege on any of the three tables, an unreachable server.
+    /// A committed write that leaves nothing behind (its rows are deleted in the same
+    /// transaction, but the pages are written): it fails when the store could not take the
+    /// writes a job makes — no space for a 64 KiB chunk, a missing table, a revoked privilege
+    /// on any of the three tables, an unreachable server.
     async fn probe_write(&self) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         let r = async {
@@ -395,16 +402,17 @@ impl Store {
             sqlx::query("UPDATE jobs SET updated_at = 1 WHERE id = '~probe'")
                 .execute(&mut *c)
                 .await?;
+            for sql in [
+                "DELETE FROM jobs WHERE id = '~probe'",
+                "DELETE FROM sequence_chunks WHERE code = '~probe'",
+                "DELETE FROM sequences WHERE code = '~probe'",
+            ] {
+                sqlx::query(sql).execute(&mut *c).await?;
+            }
             Ok(())
         }
         .await;
-        match r {
-            Ok(()) => tx.rollback().await,
-            Err(e) => {
-                tx.rollback().await.ok();
-                Err(e)
-            }
-        }
+        tx.finish(r).await
     }
 
     /// Re-applies the migrations after the schema vanished: through the migrator (which runs
@@ -477,7 +485,7 @@ async fn monitor(weak: Weak<Inner>) {
             }
         }
         let probe = store.probe_write().await;
-        if store.track_write(probe).is_err() {
+        if store.track_commit(probe).is_err() {
             backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     }

@@ -93,7 +93,7 @@ impl Store {
         if let Err(StoreError::PrefixMissing { .. }) = r {
             r = self.save_sequence_once(code, values, 0, periodicity).await;
         }
-        self.track_write(r)
+        self.track_commit(r)
     }
 
     async fn save_sequence_once(
