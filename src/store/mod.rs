@@ -488,8 +488,16 @@ async fn monitor(weak: Weak<Inner>) {
             }
         }
         let probe = store.probe_write().await;
-        if store.track_commit(probe).is_err() {
-            backoff = (backoff * 2).min(Duration::from_secs(5));
+        match store.track_commit(probe) {
+            Ok(()) => {}
+            // The schema is gone (the fault's last error may have been another kind, e.g. a
+            // pool timeout while the database was being recreated): re-apply it now.
+            Err(e) if e.kind() == FaultKind::Schema && fault.kind != FaultKind::Schema => {
+                if let Err(e) = store.remigrate().await {
+                    store.inner.health.record_error(&e);
+                }
+            }
+            Err(_) => backoff = (backoff * 2).min(Duration::from_secs(5)),
         }
     }
 }
