@@ -46,10 +46,12 @@ impl Workers {
         let wake = app.job_notify.clone();
         // Jobs this replica's workers hold in memory, never claimed by a second one of them.
         let held: Held = Arc::default();
+        let released_own = Arc::new(tokio::sync::OnceCell::new());
         let handles = (0..app.config.job_workers)
-            .map(|i| {
+            .map(|_| {
                 let (app, shutdown, held) = (app.clone(), shutdown.clone(), held.clone());
-                tokio::spawn(async move { worker(app, i, shutdown, held).await })
+                let released_own = released_own.clone();
+                tokio::spawn(async move { worker(app, shutdown, held, released_own).await })
             })
             .collect();
         Workers {
@@ -97,21 +99,29 @@ impl Backoff {
     }
 }
 
-async fn worker(app: AppState, index: usize, shutdown: Arc<AtomicBool>, held: Held) {
+async fn worker(
+    app: AppState,
+    shutdown: Arc<AtomicBool>,
+    held: Held,
+    released_own: Arc<tokio::sync::OnceCell<()>>,
+) {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
-    let mut released_own = false;
     let mut backoff = Backoff::new();
     while !shutdown.load(Ordering::SeqCst) {
         let Some(store) = app.store() else {
             tokio::time::sleep(Duration::from_millis(500)).await;
             continue;
         };
-        if index == 0 && !released_own {
-            // A restart under the same replica id takes its own interrupted jobs back now
-            // instead of waiting for their leases to expire. (Errors are logged by the store.)
-            released_own = store.requeue_owned(&owner).await.is_ok();
-        }
+        // A restart under the same replica id takes its own interrupted jobs back now instead
+        // of waiting for their leases to expire. Once, and before any worker claims: run later
+        // it would take back a job another worker of this replica had just claimed. (A failure
+        // is logged by the store; the leases then expire as after a crash.)
+        released_own
+            .get_or_init(|| async {
+                let _ = store.requeue_owned(&owner).await;
+            })
+            .await;
         let exclude: Vec<String> = held
             .lock()
             .map(|h| h.iter().cloned().collect())

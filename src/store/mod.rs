@@ -352,8 +352,10 @@ impl Store {
 
     /// Counts an error of a read (a read's success says nothing about writes).
     pub(crate) fn track_read<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
-        if let Err(e) = &r {
-            self.inner.health.record_error(e);
+        match &r {
+            // Expected after a wipe, and handled by the writer (it writes everything again).
+            Err(StoreError::PrefixMissing { .. }) | Ok(_) => {}
+            Err(e) => self.inner.health.record_error(e),
         }
         r
     }
@@ -368,6 +370,7 @@ impl Store {
     pub(crate) fn track_commit<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
         match &r {
             Ok(_) => self.inner.health.record_write_ok(),
+            Err(StoreError::PrefixMissing { .. }) => {}
             Err(e) => self.inner.health.record_error(e),
         }
         r
@@ -485,8 +488,16 @@ async fn monitor(weak: Weak<Inner>) {
             }
         }
         let probe = store.probe_write().await;
-        if store.track_commit(probe).is_err() {
-            backoff = (backoff * 2).min(Duration::from_secs(5));
+        match store.track_commit(probe) {
+            Ok(()) => {}
+            // The schema is gone (the fault's last error may have been another kind, e.g. a
+            // pool timeout while the database was being recreated): re-apply it now.
+            Err(e) if e.kind() == FaultKind::Schema && fault.kind != FaultKind::Schema => {
+                if let Err(e) = store.remigrate().await {
+                    store.inner.health.record_error(&e);
+                }
+            }
+            Err(_) => backoff = (backoff * 2).min(Duration::from_secs(5)),
         }
     }
 }
