@@ -17,6 +17,7 @@ pub(crate) fn phase_one(
     start: usize,
     end: usize,
     twos: &[i64],
+    gap: u64,
     words: usize,
     threads: usize,
 ) -> Vec<u64> {
@@ -29,17 +30,26 @@ pub(crate) fn phase_one(
         // The calling thread takes the first chunk itself.
         let first = chunks.next();
         for (t, chunk) in chunks {
-            scope.spawn(move || fill(g, start + t * per, chunk, start, twos, words));
+            scope.spawn(move || fill(g, start + t * per, chunk, start, twos, gap, words));
         }
         if let Some((_, chunk)) = first {
-            fill(g, start, chunk, start, twos, words);
+            fill(g, start, chunk, start, twos, gap, words);
         }
     });
     rows
 }
 
 /// Fills the rows of heaps `first..` (one row per `words` words of `out`).
-fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64], words: usize) {
+fn fill(
+    g: &[u32],
+    first: usize,
+    out: &mut [u64],
+    split_at: usize,
+    twos: &[i64],
+    gap: u64,
+    words: usize,
+) {
+    let gap = usize::try_from(gap).unwrap_or(usize::MAX);
     let nbits = words * 64;
     let mut seen = vec![0u8; nbits];
     let wrap = nbits - 1; // nbits is a power of two; values are below it, so this never changes x
@@ -47,12 +57,11 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
         let n = first + i;
         seen.iter_mut().for_each(|s| *s = 0);
         for &u in twos {
-            let Some((r, lo)) = split_range(n, u) else {
+            let Some((r, lo, a_max)) = split_range(n, u, gap) else {
                 continue;
             };
             // Larger part r − a below split_at  ⇔  a > r − split_at.
             let a_min = lo.max((r + 1).saturating_sub(split_at));
-            let a_max = r / 2;
             if a_min > a_max {
                 continue;
             }
@@ -73,14 +82,22 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
 }
 
 /// Sequential scan of the two-heap splits of heap `n` whose larger part is ≥ `split_at`
-/// (`split_at = 0`: every split) into `excl`.
-pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &[i64], split_at: usize, excl: &mut [u64]) {
+/// (`split_at = 0`: every split) and whose parts differ by at least `gap`, into `excl`.
+pub(crate) fn scan_pairs(
+    g: &[u32],
+    n: usize,
+    twos: &[i64],
+    gap: u64,
+    split_at: usize,
+    excl: &mut [u64],
+) {
     let wrap = excl.len() * 64 - 1;
+    let gap = usize::try_from(gap).unwrap_or(usize::MAX);
     for &u in twos {
-        let Some((r, lo)) = split_range(n, u) else {
+        let Some((r, lo, hi)) = split_range(n, u, gap) else {
             continue;
         };
-        let a_max = (r / 2).min(r.saturating_sub(split_at));
+        let a_max = hi.min(r.saturating_sub(split_at));
         if lo > a_max {
             continue;
         }

@@ -350,10 +350,13 @@ impl Engine {
         let v = match &mut self.mode {
             Mode::Plain => bitset::mex(&self.excl),
             Mode::Dense => {
-                dense::scan_pairs(&self.values, n, &self.scan_twos, 0, &mut self.excl);
+                let gap = self.rules.gap;
+                dense::scan_pairs(&self.values, n, &self.scan_twos, gap, 0, &mut self.excl);
                 bitset::mex(&self.excl)
             }
-            Mode::Sparse(sp) => sp.step(&self.values, n, &self.scan_twos, &self.excl),
+            Mode::Sparse(sp) => {
+                sp.step(&self.values, n, &self.scan_twos, self.rules.gap, &self.excl)
+            }
         };
         self.push_value(n, v)
     }
@@ -366,6 +369,7 @@ impl Engine {
             start,
             end,
             &self.scan_twos,
+            self.rules.gap,
             words0,
             self.threads,
         );
@@ -377,7 +381,8 @@ impl Engine {
             let i = n - start;
             self.excl[..words0].copy_from_slice(&pre[i * words0..(i + 1) * words0]);
             self.exclude_base(n);
-            dense::scan_pairs(&self.values, n, &self.scan_twos, start, &mut self.excl);
+            let gap = self.rules.gap;
+            dense::scan_pairs(&self.values, n, &self.scan_twos, gap, start, &mut self.excl);
             let v = bitset::mex(&self.excl);
             self.push_value(n, v)?;
         }

@@ -30,6 +30,11 @@ pub(crate) struct Rules {
     /// `u ≤ −2` with bit 3: the largest part must stay below n; enumerated directly.
     pub threes_capped: Vec<i64>,
     pub recurring: Option<Recurring>,
+    /// The part rule of two-heap splits: the parts must differ by at least `gap` (0: any
+    /// split; 1: unequal, Grundy's game). `Game::with_part_rule` only allows it on finite
+    /// codes without three-heap digits, so it only concerns `twos`, which every engine walks
+    /// through `sparse::split_range`.
+    pub gap: u64,
 }
 
 impl Rules {
@@ -41,6 +46,7 @@ impl Rules {
             threes_free: Vec::new(),
             threes_capped: Vec::new(),
             recurring: None,
+            gap: game.part_rule().min_gap(),
         };
         for u in game.min_index()..=v {
             let d = game.digit(u);
@@ -73,6 +79,10 @@ impl Rules {
                 classes,
             });
         }
+        debug_assert!(
+            r.gap == 0 || !r.needs_sets(),
+            "a part rule with full exclusion sets"
+        );
         r
     }
 
