@@ -7,7 +7,8 @@
 //! whose larger part lies inside the block, then takes the mex. With `B ≈ N/32` the sequential
 //! share is about 3 %.
 
-use super::sparse::split_range;
+use super::rules::Twos;
+use super::split::split_range;
 
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.
@@ -16,8 +17,7 @@ pub(crate) fn phase_one(
     g: &[u32],
     start: usize,
     end: usize,
-    twos: &[i64],
-    gap: u64,
+    twos: &Twos,
     words: usize,
     threads: usize,
 ) -> Vec<u64> {
@@ -30,26 +30,17 @@ pub(crate) fn phase_one(
         // The calling thread takes the first chunk itself.
         let first = chunks.next();
         for (t, chunk) in chunks {
-            scope.spawn(move || fill(g, start + t * per, chunk, start, twos, gap, words));
+            scope.spawn(move || fill(g, start + t * per, chunk, start, twos, words));
         }
         if let Some((_, chunk)) = first {
-            fill(g, start, chunk, start, twos, gap, words);
+            fill(g, start, chunk, start, twos, words);
         }
     });
     rows
 }
 
 /// Fills the rows of heaps `first..` (one row per `words` words of `out`).
-fn fill(
-    g: &[u32],
-    first: usize,
-    out: &mut [u64],
-    split_at: usize,
-    twos: &[i64],
-    gap: u64,
-    words: usize,
-) {
-    let gap = usize::try_from(gap).unwrap_or(usize::MAX);
+fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &Twos, words: usize) {
     let nbits = words * 64;
     let mut seen = vec![0u8; nbits];
     let wrap = nbits - 1; // nbits is a power of two; values are below it, so this never changes x
@@ -57,7 +48,7 @@ fn fill(
         let n = first + i;
         seen.iter_mut().for_each(|s| *s = 0);
         for &u in twos {
-            let Some((r, lo, a_max)) = split_range(n, u, gap) else {
+            let Some((r, lo, a_max)) = split_range(n, u, twos.gap) else {
                 continue;
             };
             // Larger part r − a below split_at  ⇔  a > r − split_at.
@@ -82,19 +73,11 @@ fn fill(
 }
 
 /// Sequential scan of the two-heap splits of heap `n` whose larger part is ≥ `split_at`
-/// (`split_at = 0`: every split) and whose parts differ by at least `gap`, into `excl`.
-pub(crate) fn scan_pairs(
-    g: &[u32],
-    n: usize,
-    twos: &[i64],
-    gap: u64,
-    split_at: usize,
-    excl: &mut [u64],
-) {
+/// (`split_at = 0`: every split) and whose parts keep the part rule (`twos.gap`), into `excl`.
+pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &Twos, split_at: usize, excl: &mut [u64]) {
     let wrap = excl.len() * 64 - 1;
-    let gap = usize::try_from(gap).unwrap_or(usize::MAX);
     for &u in twos {
-        let Some((r, lo, hi)) = split_range(n, u, gap) else {
+        let Some((r, lo, hi)) = split_range(n, u, twos.gap) else {
             continue;
         };
         let a_max = hi.min(r.saturating_sub(split_at));

@@ -30,6 +30,7 @@ mod rules;
 mod sets;
 pub mod solver;
 mod sparse;
+mod split;
 pub mod value;
 
 pub use code::{

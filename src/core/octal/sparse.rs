@@ -26,10 +26,13 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+use super::rules::Twos;
+use super::split::{allowed, split_range, window_indices, HEAPS};
+
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
-/// Heaps whose pairs with a rare part are marked in one pass ([`mark_rare_pairs_block`]).
-const HEAPS: usize = 4;
+// HEAPS (`split.rs`): heaps whose pairs with a rare part are marked in one pass
+// ([`mark_rare_pairs_block`]).
 /// Entries per mark array: every nim-sum of two u16 values, so u16 indices need no bounds
 /// checks (only the low entries, up to the largest value, are ever touched or cached).
 const MARKS: usize = 1 << 16;
@@ -251,11 +254,10 @@ impl Sparse {
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
-    /// parts must differ by at least `gap` (0: any split).
-    pub fn step(&mut self, _g: &[u32], n: usize, twos: &[i64], gap: u64, excl: &[u64]) -> u32 {
+    /// parts must differ by at least `twos.gap` (0: any split).
+    pub fn step(&mut self, _g: &[u32], n: usize, twos: &Twos, excl: &[u64]) -> u32 {
         let g16 = std::mem::take(&mut self.g16);
-        let gap = usize::try_from(gap).unwrap_or(usize::MAX);
-        let v = self.step16(&g16, n, twos, gap, excl);
+        let v = self.step16(&g16, n, &twos.us, twos.gap, excl);
         self.g16 = g16;
         v
     }
@@ -508,47 +510,6 @@ fn mark_rare_pairs_block(
             mark[usize::from(va ^ q[k])] = s0 + k as Stamp;
         }
     }
-}
-
-/// For heap n and a two-heap digit at u: the total `r = n − u`, the least allowed smaller
-/// part `lo` (1, or `1 − u` when tokens are added so that both parts stay below n) and the
-/// largest `hi = ⌊(r − gap)/2⌋` (the parts `a ≤ r − a` must differ by at least `gap`: 0 for
-/// octal games, 1 for Grundy's game); `None` when no split exists.
-#[inline(always)]
-pub(crate) fn split_range(n: usize, u: i64, gap: usize) -> Option<(usize, usize, usize)> {
-    let r = usize::try_from(n as i64 - u).ok()?;
-    let lo = if u < 0 { (1 - u) as usize } else { 1 };
-    let hi = r.checked_sub(gap)? / 2;
-    (hi >= lo).then_some((r, lo, hi))
-}
-
-/// True when the split `(a, r − a)` keeps the part rule: `|a − (r − a)| ≥ gap`.
-#[inline(always)]
-pub(crate) fn allowed(a: usize, r: usize, gap: usize) -> bool {
-    (2 * a).abs_diff(r) >= gap
-}
-
-/// Indices into the ascending `rare` positions of the *gap window* of a block whose least
-/// total is `r`: the positions `a` that are forbidden (`|2a − R| < gap`) for some total
-/// `R ∈ r..r+HEAPS`, i.e. `r − gap < 2a < r + HEAPS − 1 + gap`. Empty when `gap = 0`.
-fn gap_window(r: usize, gap: usize) -> (usize, usize) {
-    if gap == 0 {
-        return (1, 0);
-    }
-    let first = r.checked_sub(gap).map_or(0, |x| x / 2 + 1);
-    let last = (r + HEAPS - 2 + gap) / 2;
-    (first, last)
-}
-
-/// `[i0, i1)`: the indices of `rare` inside [`gap_window`]`(r, gap)`.
-fn window_indices(rare: &[u32], r: usize, gap: usize) -> (usize, usize) {
-    let (first, last) = gap_window(r, gap);
-    if first > last {
-        return (0, 0);
-    }
-    let i0 = rare.partition_point(|&a| (a as usize) < first);
-    let i1 = rare.partition_point(|&a| (a as usize) <= last);
-    (i0, i1)
 }
 
 /// The mask (≥ 1) with the fewest rare occurrences, and that number. `counts[v]` is how often
