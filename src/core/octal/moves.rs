@@ -4,6 +4,8 @@
 //! `|u|` tokens are *added*, digits before the point; `take = 0`: a split without removal).
 //! It wins when the resulting position has nim-sum 0, i.e. the new heaps' values XOR to
 //! `t = X ⊕ G(n)` where X is the nim-sum of the whole position.
+//! Under a part rule (Grundy's game: `take = 0`, `leave = [a, b]` with a < b) two-heap splits
+//! whose parts differ by less than the rule's gap are never listed.
 //!
 //! **Order** (deterministic): heaps by index (equal heap sizes give identical positions, so only
 //! the first heap of each size is listed); then the number of heaps left h = 0, 1, 2, 3; then
@@ -340,7 +342,6 @@ impl Walk<'_> {
                 let total = (n_i - u) as u128; // sum of the parts
                 let cap = if u <= 0 { n - 1 } else { u64::MAX }; // every part below n when adding
                 if h == 2 {
-                    // The smallest part that keeps the larger one below n when adding.
                     let lo = if u < 0 { (1 - u) as u64 } else { 1 };
                     let mut a = if resume { from.a.max(lo) } else { lo };
                     while let Some(found) = self.next_pair(total, lo, t, a, at)? {
