@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-browser check of the pages at / : headless Debian Chromium driven by Selenium
-# (scripts/browser/check_pages.py) against a live server with a temporary SQLite store. It plays
+# (scripts/browser/check_pages.py) against a live server with a temporary SQLite store, after
+# scripts/browser/rules-check.mjs has checked the pages' move rules against the engine. It plays
 # Welter to the end both ways, a sum of octal heaps, plots 0.07 to 10^6 and checks the marked
 # period and preperiod, runs and cancels jobs, opens /docs, and repeats at phone width; the
 # browser console must stay free of errors. Screenshots go to ci-artifacts/screenshots/.
@@ -84,6 +85,8 @@ curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" || die "no 200 from $BASE/rea
 say "server up at $BASE"
 
 # --- run --------------------------------------------------------------------------------------
+say "web/rules.js against the engine (node)"
+timeout 120 node "$ROOT/scripts/browser/rules-check.mjs" "$BASE"
 rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
 # Selenium must use the Debian chromedriver and never try to download one.

@@ -9,8 +9,8 @@ import { post, get, raw, seg, features, message } from './api.js';
 import { drawPlot } from './plot.js';
 
 export const MAX_N = 1000000;
-/** Values per binary request; halved when the server refuses a range that large. */
-const CHUNK = 1 << 20;
+/** Values per binary request (a quarter of that when the server refuses a range this large). */
+const CHUNK = 1 << 16;
 /** A value is rare when it occurs less often than this share of the average value's count. */
 const RARE_SHARE = 0.05;
 
@@ -151,14 +151,14 @@ function renderVerdict() {
     ? 'Rare values are looked for from 100 heaps on.'
     : `Values occurring less than ${RARE_SHARE * 100}% as often as the average value (${X.counts.size} distinct values), ringed in the plot.`;
   const rare = [...X.rare].sort((a, b) => a - b);
-  for (const v of rare.slice(0, 50)) {
+  for (const v of rare.slice(0, 24)) {
     const at = [];
     for (let i = 0; i < X.values.length && at.length < 8; i += 1) if (X.values[i] === v) at.push(i);
     const c = X.counts.get(v);
     ui.rareList.append(el('li', {}, el('span', { class: 'swatch rare', 'aria-hidden': 'true' }),
       `${v}: ${fmt(c)} time${c === 1 ? '' : 's'}, at n = ${at.join(', ')}${c > at.length ? ', …' : ''}`));
   }
-  if (X.rare.size > 50) ui.rareList.append(el('li', { text: `… and ${X.rare.size - 50} more` }));
+  if (X.rare.size > 24) ui.rareList.append(el('li', { text: `… and ${X.rare.size - 24} more: ${rare.slice(24, 200).join(', ')}${X.rare.size > 200 ? ', …' : ''}` }));
   if (!rare.length && X.values.length >= 100) ui.rareList.append(el('li', { text: 'none' }));
 
   ui.values.textContent = Array.from(X.values.subarray(0, 500)).join(', ') + (X.values.length > 500 ? ', …' : '');

@@ -50,7 +50,7 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   const cssH = Math.max(160, canvas.clientHeight || 320);
   canvas.width = Math.round(cssW * dpr);
   canvas.height = Math.round(cssH * dpr);
-  const ctx = canvas.getContext('2d');
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   const c = colours(canvas);
@@ -65,8 +65,12 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   let vmax = 0;
   for (let i = start; i < end; i += 1) if (values[i] > vmax) vmax = values[i];
   const vtop = Math.max(1, vmax);
+  const dot = len <= W / 2 ? Math.max(2, Math.min(6, Math.floor(W / Math.max(1, len)) - 1)) : Math.max(1, Math.round(dpr));
+  // Inner padding keeps the dots of 0 and of the largest value clear of the frame.
+  const pad = Math.ceil(dot / 2) + Math.round(3 * dpr);
+  const rowOf = (v) => Math.round(pad + (1 - v / vtop) * (H - 1 - 2 * pad)); // within the plot area
   const xOf = (n) => x0 + ((n - start) / Math.max(1, len)) * W;
-  const yOf = (v) => y0 + H - (v / vtop) * (H - 1);
+  const yOf = (v) => y0 + rowOf(v);
 
   // Marks first (under the dots): one period shaded after the preperiod, the preperiod dashed.
   const shown = { preperiodShown: false, periodShown: false, vmax, columns: Math.min(len, W) };
@@ -101,10 +105,9 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   // The dots: every (column, value) pair that occurs, one pixel row per value (scaled).
   const img = ctx.getImageData(x0, y0, W, H);
   const [r, g, b] = parseColour(ctx, c.dot);
-  const dot = len <= W / 2 ? Math.max(2, Math.min(6, Math.floor(W / Math.max(1, len)) - 1)) : Math.max(1, Math.round(dpr));
   for (let i = start; i < end; i += 1) {
     const cx = Math.floor(((i - start) / Math.max(1, len)) * W);
-    const cy = Math.round(H - 1 - (values[i] / vtop) * (H - 1));
+    const cy = rowOf(values[i]);
     for (let dx = 0; dx < dot; dx += 1) {
       for (let dy = 0; dy < dot; dy += 1) {
         const px = cx + dx;
@@ -151,7 +154,7 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   }
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const t of niceTicks(0, vmax, 4)) {
+  for (const t of niceTicks(0, vmax, 6)) {
     const y = yOf(t);
     ctx.fillRect(x0 - 4 * dpr, y, 4 * dpr, Math.max(1, dpr));
     ctx.fillText(String(t), x0 - 6 * dpr, y);

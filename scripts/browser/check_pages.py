@@ -179,6 +179,10 @@ def check_page_loads():
         }).map(e => e.id || e.outerHTML.slice(0, 60));""")
     assert not unnamed, f"controls without an accessible name: {unnamed}"
     shot("01-play-start-desktop")
+    # The console capture itself works (else "no console errors" would prove nothing).
+    D.execute_script("console.error('browser-check: self-test of the console capture')")
+    got = wait(lambda: [e for e in D.get_log("browser") if "self-test" in e["message"]], 10, "the self-test error")
+    assert got[0]["level"] == "SEVERE", got
 
 
 def check_welter_win():
@@ -263,6 +267,29 @@ def check_octal_heaps():
     return f"won in {moves} moves"
 
 
+def check_max_welter():
+    """Max-Welter from an N-position: only the rightmost coin is offered; winning moves win."""
+    position = [2, 5, 6, 8, 10]
+    truth = api_json("POST", "/v1/max-welter/value", {"position": position, "play": "normal"})
+    assert truth["outcome"] == "N", truth
+    load("play")
+    start_game("max-welter", "normal", position=position)
+    assert wait_turn() == "you"
+    # Selecting a coin that is not the rightmost one is refused with a message.
+    q("#sq-2").click()
+    wait(lambda: "rightmost" in q("#play-error").text, what="the Max-Welter rule message")
+    moves = 0
+    while wait_turn() == "you":
+        q("#hint").click()
+        wait(lambda: qs("#hint-list button[data-move]"), what="the winning moves")
+        qs("#hint-list button[data-move]")[0].click()
+        moves += 1
+        assert moves < 200, "the game does not end"
+    assert game_state()[1] == "you", game_state()
+    shot("06-max-welter-won")
+    return f"won in {moves} moves"
+
+
 def check_explorer():
     """0.07 plotted for n = 10^6: the marked period is 34 and the preperiod the API's."""
     seq = api_json("POST", "/v1/octal/sequence", {"code": "0.07", "n": 200})
@@ -285,13 +312,13 @@ def check_explorer():
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n;""")
     assert inked > 2000, f"the plot looks empty ({inked} pixels drawn)"
-    shot("06-explorer-0.07-million")
+    shot("07-explorer-0.07-million")
     q("#ex-zoom-start").click()
     want_end = per["preperiod"] + 3 * per["period"]
     wait(lambda: q("#ex-canvas").get_attribute("data-end") == str(want_end), what="the zoom")
     assert q("#ex-canvas").get_attribute("data-marked-period") == "34"
     assert "preperiod" in q("#ex-canvas").get_attribute("aria-label")
-    full_shot("07-explorer-0.07-zoomed")
+    full_shot("08-explorer-0.07-zoomed")
     return f"preperiod {per['preperiod']}, period 34, values via {text('#ex-source')}"
 
 
@@ -321,7 +348,7 @@ def check_jobs():
     assert second_id != job_id
     second.find_element(By.XPATH, ".//button[starts-with(normalize-space(.), 'Cancel')]").click()
     wait(lambda: qs(f'#job-list li.job[data-id="{second_id}"][data-status="cancelled"]'), 120, "the cancelled job")
-    full_shot("08-jobs")
+    full_shot("09-jobs")
     return f"job done (followed by {live}); a second one cancelled"
 
 
@@ -330,7 +357,7 @@ def check_docs():
     D.get(f"{BASE}/docs/")
     wait(lambda: qs(".swagger-ui .info .title"), 60, "Swagger UI")
     wait(lambda: qs(".swagger-ui .opblock"), 60, "the operations")
-    shot("09-docs")
+    shot("10-docs")
 
 
 def check_phone():
@@ -342,7 +369,7 @@ def check_phone():
         wait_turn()
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the play page scrolls sideways by {overflow}px at phone width"
-        full_shot("10-phone-play")
+        full_shot("11-phone-play")
         load("explore")
         set_value("#ex-code", "0.07")
         set_value("#ex-n", 2000)
@@ -350,12 +377,12 @@ def check_phone():
         wait(lambda: q("#ex-result").get_attribute("data-ready") == "true", 60, "the plot")
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the explorer scrolls sideways by {overflow}px at phone width"
-        full_shot("11-phone-explorer")
+        full_shot("12-phone-explorer")
         load("jobs")
         wait(lambda: qs("#job-list li.job"), 30, "the job list")
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the jobs page scrolls sideways by {overflow}px at phone width"
-        full_shot("12-phone-jobs")
+        full_shot("13-phone-jobs")
     finally:
         D.set_window_size(*DESKTOP)
 
@@ -365,6 +392,7 @@ CHECKS = [
     ("Welter, normal play: winning moves win", check_welter_win),
     ("Welter, misère from a P-position: the engine wins", check_welter_misere_loss),
     ("octal heaps 0.07: winning moves win", check_octal_heaps),
+    ("Max-Welter: winning moves win", check_max_welter),
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
     ("jobs: submit, watch to done, cancel", check_jobs),
     ("/docs works under the headers", check_docs),
