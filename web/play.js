@@ -208,6 +208,7 @@ async function playerMove(m) {
     return;
   }
   setError(ui.error, '');
+  for (const input of [ui.moveFrom, ui.moveTo, ui.moveLeave]) input.value = '';
   const wins = winningMoves();
   const winning = wins.some((w) => (S.game === 'octal'
     ? w.heapIndex === m.heapIndex && w.take === m.take && w.leave.join() === m.leave.join()
