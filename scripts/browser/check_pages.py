@@ -322,6 +322,30 @@ def check_explorer():
     return f"preperiod {per['preperiod']}, period 34, values via {text('#ex-source')}"
 
 
+def check_injected_markup_is_text():
+    """A code that is markup comes back in the server's 422 detail; the page shows it as text."""
+    evil = '<img src=x onerror="window.__pwned=1"><b>bold</b>'
+    load("explore")
+    set_value("#ex-code", evil)
+    set_value("#ex-n", 100)
+    q("#ex-plot").click()
+    wait(lambda: q("#ex-error").is_displayed(), what="the problem detail")
+    shown = q("#ex-error").text
+    assert "<img" in shown and "<b>" in shown, shown
+    assert not qs("#ex-error *") and not qs("main img"), "markup from the response was parsed"
+    load("play")
+    choose("game", "octal")
+    set_value("#setup-code", evil)
+    q("#setup-start").click()
+    wait(lambda: q("#play-error").is_displayed(), what="the play error")
+    assert "<img" in q("#play-error").text and not qs("#play-error *")
+    assert D.execute_script("return window.__pwned === undefined")
+    # The two refused requests are the only console errors allowed here.
+    expected = [e for e in console_errors() if "422" not in e["message"]]
+    assert not expected, expected
+    return shown[:80]
+
+
 def check_jobs():
     """A small job is submitted from the page and watched until done."""
     load("jobs")
@@ -394,6 +418,7 @@ CHECKS = [
     ("octal heaps 0.07: winning moves win", check_octal_heaps),
     ("Max-Welter: winning moves win", check_max_welter),
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
+    ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
     ("/docs works under the headers", check_docs),
     ("phone width", check_phone),
