@@ -270,7 +270,8 @@ function render() {
     ui.outcomeOut.textContent = S.play === 'normal' ? 'P — no move left' : 'N — no move left (misère)';
   } else {
     const v = S.info ? S.info.value : undefined;
-    ui.valueOut.textContent = !S.info ? '…' : v === null ? 'beyond the compute budget (outcome still exact)' : fmt(v);
+    ui.valueOut.textContent = !S.info ? '…' : v === null ? 'beyond the compute budget (outcome still exact)'
+      : `${fmt(v)}${S.play === 'misere' ? ' (normal-play value)' : ''}`;
     ui.outcomeOut.textContent = outcomeText();
   }
 
@@ -466,6 +467,18 @@ export function initPlay() {
   for (const r of document.querySelectorAll('input[name="game"]')) r.addEventListener('change', gameChanged);
   ui.moveForm.addEventListener('submit', formMove);
   ui.hint.addEventListener('click', showHints);
+  // Arrow keys, Home and End move the focus along the strip (Enter or Space presses a square).
+  ui.board.addEventListener('keydown', (e) => {
+    if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
+    const squares = [...ui.board.querySelectorAll('button.sq:not(:disabled)')];
+    const i = squares.indexOf(document.activeElement);
+    if (i < 0) return;
+    const j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: squares.length - 1 }[e.key];
+    if (squares[j]) {
+      squares[j].focus();
+      e.preventDefault();
+    }
+  });
   ui.explain.addEventListener('click', showExplanation);
   gameChanged();
 }

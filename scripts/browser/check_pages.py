@@ -237,9 +237,19 @@ def check_welter_misere_loss():
         coins = sorted(int(b.get_attribute("data-square")) for b in qs("#board .sq.coin"))
         frm = next(c for c in reversed(coins) if any(s not in coins for s in range(c)))
         to = max(s for s in range(frm) if s not in coins)
-        set_value("#move-from", frm)
-        set_value("#move-to", to)
-        q("#move-to").send_keys(Keys.ENTER)
+        if moves == 0:
+            # Keyboard only, on the board: Enter on the coin, arrow keys to the square, Enter.
+            q(f"#sq-{frm}").send_keys(Keys.ENTER)
+            wait(lambda: "selected" in q(f"#sq-{frm}").get_attribute("class"), what="the coin selected")
+            for _ in range(frm - to):
+                D.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+            assert D.switch_to.active_element.get_attribute("id") == f"sq-{to}", D.switch_to.active_element.get_attribute("id")
+            D.switch_to.active_element.send_keys(Keys.ENTER)
+        else:
+            # Typed in the move form.
+            set_value("#move-from", frm)
+            set_value("#move-to", to)
+            q("#move-to").send_keys(Keys.ENTER)
         moves += 1
         assert moves < 200, "the game does not end"
     turn, winner = game_state()
