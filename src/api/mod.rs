@@ -9,6 +9,7 @@ pub mod max_welter;
 pub mod nat;
 pub mod octal;
 pub mod ops;
+pub mod pages;
 pub mod position;
 pub mod related;
 pub mod respond;
