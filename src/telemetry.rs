@@ -31,8 +31,22 @@ pub fn metrics_handle() -> PrometheusHandle {
                 .build_recorder();
             let handle = recorder.handle();
             // Another recorder may already be installed (e.g. by an embedding program).
-            let _ = metrics::set_global_recorder(recorder);
+            if metrics::set_global_recorder(recorder).is_ok() {
+                spawn_upkeep(handle.clone());
+            }
             handle
         })
         .clone()
+}
+
+/// Keeps the recorder's memory bounded: histogram samples are kept in lock-free buckets until
+/// they are folded into the histograms, which happens on a scrape or on this upkeep. Without
+/// it a server nobody scrapes would grow by 8 bytes per request.
+fn spawn_upkeep(handle: PrometheusHandle) {
+    let _ = std::thread::Builder::new()
+        .name("metrics-upkeep".into())
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_secs(5));
+            handle.run_upkeep();
+        });
 }
