@@ -148,6 +148,12 @@ where
 }
 
 impl Config {
+    /// Whether Welter-family answers for positions of `coins` coins go to the response cache
+    /// (`GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`, see [`crate::state::AppState::respond`]).
+    pub fn cache_keeps(&self, coins: usize) -> bool {
+        (self.cache_min_coins..=self.cache_max_coins).contains(&coins)
+    }
+
     /// The compute budget of one memoised search.
     pub fn search_budget(&self) -> crate::core::budget::Budget {
         crate::core::budget::Budget::new(self.search_max_entries, self.search_max_steps)

@@ -185,9 +185,14 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/value", options(req.play), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    // The key is only built for positions the cache keeps (formatting it costs more than
+    // computing a small position).
+    let key = app
+        .config
+        .cache_keeps(size)
+        .then(|| cache::key("welter/value", options(req.play), &position));
+    app.respond(key, size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
         Ok(ValueResponse {
             coins: position.len(),
@@ -216,9 +221,14 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/winning-moves", options(req.play), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    // The key is only built for positions the cache keeps (formatting it costs more than
+    // computing a small position).
+    let key = app
+        .config
+        .cache_keeps(size)
+        .then(|| cache::key("welter/winning-moves", options(req.play), &position));
+    app.respond(key, size, move || {
         let a = core::analyse(&position, req.play.into());
         Ok(WinningMovesResponse {
             position,
