@@ -42,47 +42,59 @@ pub fn build(state: AppState) -> Router {
     let timeout = config.request_timeout;
     let metrics = HttpMetricsLayer::new(openapi.paths.paths.keys().map(String::as_str));
 
-    // One limit shared by every route (`Router::layer` instantiates a layer per route; a plain
-    // `ConcurrencyLimitLayer` would give each route its own semaphore).
-    let overload = ServiceBuilder::new()
+    // Outermost first. One `Router::layer` call with the whole stack: axum applies a layer to
+    // each route by boxing the layered route, and clones a route's service for every request,
+    // so each separate `.layer(…)` added a boxed clone and a drop per request (measured with
+    // callgrind: the nested clones cost about a fifth of grundy's instructions per request).
+    // `GlobalConcurrencyLimitLayer`: one limit shared by every route (a plain
+    // `ConcurrencyLimitLayer`, instantiated per route, gave each route its own semaphore).
+    let stack = ServiceBuilder::new()
+        .layer(SetRequestIdLayer::x_request_id(FastRequestId))
+        // 5xx are logged where they arise (ApiError::Internal at error); shed or timed-out
+        // requests must not flood the log exactly when the server is overloaded.
+        .layer(
+            TraceLayer::new_for_http()
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG))
+                .make_span_with(request_span),
+        )
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal("handler panicked".into()).into_response()
+        }))
+        .layer(metrics)
+        .layer(middleware::from_fn_with_state(
+            BodyRules::from_config(&config),
+            read_body,
+        ))
         .layer(HandleErrorLayer::new(move |err: BoxError| async move {
             overload_error(err, timeout)
         }))
         .load_shed()
         .layer(GlobalConcurrencyLimitLayer::new(config.max_concurrency))
-        .timeout(timeout);
+        .timeout(timeout)
+        .layer(Extension(BodyLimit(config.max_body_bytes)))
+        .layer(DefaultBodyLimit::max(config.max_body_bytes));
 
     routes
         .with_state(state)
         .merge(SwaggerUi::new("/docs").url("/openapi.json", openapi))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
-        .layer(Extension(BodyLimit(config.max_body_bytes)))
-        .layer(overload)
-        .layer(middleware::from_fn_with_state(
-            BodyRules::from_config(&config),
-            read_body,
-        ))
-        .layer(metrics)
-        .layer(CatchPanicLayer::custom(|_| ApiError::Internal("handler panicked".into()).into_response()))
-        .layer(PropagateRequestIdLayer::x_request_id())
-        // 5xx are logged where they arise (ApiError::Internal at error); shed or timed-out
-        // requests must not flood the log exactly when the server is overloaded.
-        .layer(TraceLayer::new_for_http().on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)).make_span_with(|req: &Request| {
-            // The field values are only evaluated when the span is enabled.
-            tracing::info_span!(
-                "request",
-                method = %req.method(),
-                uri = %req.uri(),
-                request_id = %req
-                    .headers()
-                    .get(X_REQUEST_ID)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-"),
-            )
-        }))
-        .layer(SetRequestIdLayer::x_request_id(FastRequestId))
+        .layer(stack)
+}
+
+/// The span of one request. The field values are only evaluated when the span is enabled.
+fn request_span(req: &Request) -> tracing::Span {
+    tracing::info_span!(
+        "request",
+        method = %req.method(),
+        uri = %req.uri(),
+        request_id = %req
+            .headers()
+            .get(X_REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-"),
+    )
 }
 
 const X_REQUEST_ID: axum::http::HeaderName = axum::http::HeaderName::from_static("x-request-id");
