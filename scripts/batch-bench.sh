@@ -17,7 +17,7 @@ SECS=${SECS:-10}; CONNS=${CONNS:-32}; SIZES=${SIZES:-"1 10 100 1000"}; ROUNDS=${
 PORT=${PORT:-19510}; TARGET=${CARGO_TARGET_DIR:-target}
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install -y wrk" >&2; exit 1; }
 if [[ -z ${GRUNDY_BIN:-} ]]; then
-  cargo build --release --bin grundy --quiet
+  cargo build --release --bin grundy --example bare_axum --quiet # same feature set as the other scripts: no rebuild
   GRUNDY_BIN=$TARGET/release/grundy
 fi
 GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL=none taskset -c "$SERVER_CPUS" "$GRUNDY_BIN" >/dev/null 2>&1 & G=$!

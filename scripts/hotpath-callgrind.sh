@@ -69,7 +69,7 @@ measure() {
   callgrind_control -i off "$pid" >/dev/null
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
   local total
-  total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+  total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !seen { gsub(",", "", $1); print $1; seen = 1 }')
   echo "CALLGRIND server=$name requests=$N instructions=$total instructions_per_request=$((total / N))"
   eval "IPR_${name//-/_}=$((total / N))"
   if [[ $name == grundy ]]; then
