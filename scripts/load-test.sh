@@ -13,6 +13,13 @@
 #                   unread and the client may see a reset instead of the 503 (wrk counts a read
 #                   or write error). Such resets are counted and allowed up to LOAD_MAX_RESET_PCT
 #                   of the requests; with small bodies none is allowed.
+#   grundy-slow     1,000 hostile connections from another client address (127.0.0.2) send the
+#                   head of POST /v1/welter/value with Content-Length: 100000 and then 10 body
+#                   bytes, and hold (rate rule off, so they stay for the whole run: the worst
+#                   case). Bodies are read before a compute slot is taken, so the normal load
+#                   must keep >= LOAD_MIN_SLOW_RATIO of its throughput measured just before on
+#                   the same server, with no 503 at all; all 1,000 stay connected (they are under
+#                   the per-client cap) and none is answered.
 #   bare_axum       examples/bare_axum.rs (same request shape, no middleware), measured like
 #                   grundy-inline.
 #
@@ -23,7 +30,8 @@
 #   scripts/load-test.sh             # ~2.5 minutes after the build (4 × LOAD_SECS + start-up)
 #
 # Env: CARGO_TARGET_DIR (target), LOAD_SECS (30), LOAD_CONNS (512), LOAD_THREADS (2),
-#      LOAD_CONCURRENCY (32), LOAD_MAX_P99_MS (1000), LOAD_MAX_RSS_MB (512), LOAD_MAX_RESET_PCT (10).
+#      LOAD_CONCURRENCY (32), LOAD_MAX_P99_MS (1000), LOAD_MAX_RSS_MB (512), LOAD_MAX_RESET_PCT (10),
+#      LOAD_SLOW_CONNS (1000), LOAD_MIN_SLOW_RATIO (0.5).
 # Output: `LOADTEST scenario=... key=value ...` per scenario, `LOADTEST-COMPARE ...`, then one
 # summary line `load-test.sh: PASS|FAIL ...`.
 set -euo pipefail
@@ -39,6 +47,8 @@ CONCURRENCY=${LOAD_CONCURRENCY:-32}
 MAX_P99_MS=${LOAD_MAX_P99_MS:-1000}
 MAX_RSS_MB=${LOAD_MAX_RSS_MB:-512}
 MAX_RESET_PCT=${LOAD_MAX_RESET_PCT:-10}
+SLOW_CONNS=${LOAD_SLOW_CONNS:-1000}
+MIN_SLOW_RATIO=${LOAD_MIN_SLOW_RATIO:-0.5}
 
 say() { printf '== %s\n' "$*"; }
 die() { printf 'load-test.sh: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -54,7 +64,7 @@ command -v wrk >/dev/null || die "wrk is not available"
 # The file limit must cover wrk's connections and the server's accepted sockets.
 hard=$(ulimit -Hn)
 if [[ $hard == unlimited || $hard -ge 65536 ]]; then ulimit -n 65536; else ulimit -n "$hard"; fi
-[[ $(ulimit -n) -ge $((CONNS + 256)) ]] || die "open-file limit $(ulimit -n) is too low for $CONNS connections"
+[[ $(ulimit -n) -ge $((CONNS + SLOW_CONNS + 256)) ]] || die "open-file limit $(ulimit -n) is too low for $CONNS connections"
 
 say "building the release binary and the bare axum example"
 cargo build --release --bin grundy --example bare_axum --quiet
@@ -205,6 +215,54 @@ G_RPS=$R_rps
 grundy_scenario grundy-shed 8 GRUNDY_INLINE_COINS=0
 [[ $R_status_503 -gt 0 ]] || fail grundy-shed "no 503 at all: load shedding never happened"
 grundy_scenario grundy-large 5000
+
+# --- slow request bodies (issue 15) -------------------------------------------------------------
+cat >"$WORK/slow.py" <<'PY'
+# Opens N connections from 127.0.0.2 that send a request head announcing a 100,000-byte body and
+# 10 bytes of it, holds them for HOLD seconds, then reports how many are still open, unanswered.
+import socket, sys, time
+port, n, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+head = (b"POST /v1/welter/value HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100000\r\n\r\n{\"position\"")
+socks = []
+for _ in range(n):
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))
+    s.connect(("127.0.0.1", port))
+    s.sendall(head)
+    socks.append(s)
+print(f"SLOW opened={len(socks)}", flush=True)
+time.sleep(hold)
+still = 0
+for s in socks:
+    try:
+        s.recv(1, socket.MSG_DONTWAIT)  # data or b"": answered or closed
+    except BlockingIOError:
+        still += 1
+    except OSError:
+        pass
+print(f"SLOW still_open={still}", flush=True)
+PY
+port=$(free_port)
+GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error \
+  GRUNDY_BODY_MIN_RATE=0 GRUNDY_BODY_READ_TIMEOUT_MS=$(((3 * SECS + 60) * 1000)) \
+  "$TARGET/release/grundy" >"$WORK/grundy-slow.log" 2>&1 &
+S=$!; PIDS+=("$S")
+wait_healthy "http://127.0.0.1:$port/healthz" "$S"
+say "grundy-slow: baseline, then $SLOW_CONNS slow bodies held open from 127.0.0.2"
+measure grundy-slow-baseline "http://127.0.0.1:$port/v1/welter/value" "$S" 8
+SLOW_BASE_RPS=$R_rps
+python3 "$WORK/slow.py" "$port" "$SLOW_CONNS" $((SECS + 15)) >"$WORK/slow.out" 2>&1 & SP=$!; PIDS+=("$SP")
+for _ in $(seq 1 300); do grep -q opened "$WORK/slow.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "opened=$SLOW_CONNS" "$WORK/slow.out" || { cat "$WORK/slow.out"; fail grundy-slow "could not open $SLOW_CONNS slow connections"; }
+measure grundy-slow "http://127.0.0.1:$port/v1/welter/value" "$S" 8
+wait "$SP" || true
+SLOW_RATIO=$(awk -v a="$R_rps" -v b="$SLOW_BASE_RPS" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+echo "LOADTEST-SLOW slow_conns=$SLOW_CONNS $(grep still_open "$WORK/slow.out" || echo still_open=?) baseline_rps=$SLOW_BASE_RPS with_slow_rps=$R_rps ratio=$SLOW_RATIO status_503=$R_status_503"
+[[ $R_status_503 -eq 0 && $R_status_other -eq 0 ]] || fail grundy-slow "503s ($R_status_503) or other statuses ($R_other) with slow bodies open"
+awk -v r="$SLOW_RATIO" -v m="$MIN_SLOW_RATIO" 'BEGIN { exit !(r >= m) }' || fail grundy-slow "throughput ratio $SLOW_RATIO < $MIN_SLOW_RATIO with slow bodies open"
+grep -q "still_open=$SLOW_CONNS" "$WORK/slow.out" || fail grundy-slow "slow connections were closed or answered: $(cat "$WORK/slow.out" | tr '\n' ' ')"
+kill "$S" 2>/dev/null || true; wait "$S" 2>/dev/null || true
 
 # --- bare axum baseline -----------------------------------------------------------------------
 PORT=$(free_port)

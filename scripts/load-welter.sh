@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # HTTP load test: grundy's /v1/welter/value vs a bare axum JSON endpoint, same machine, same run.
+# NOTE: wrk and both servers share all cores here, so the load generator can be the bottleneck
+# and the ratio flatters grundy; for the hot-path ratio use scripts/hotpath-bench.sh (pinned cores).
 # Needs wrk (Debian package `wrk`). Usage: scripts/load-welter.sh [seconds] [connections]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,9 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A shared, thread-safe response cache with hit/miss counters.
+///
+/// Cloned on every request (axum clones the state per request): behind an `Arc`, a clone is one
+/// reference count, not the moka handle's several (its channels' senders among them).
 #[derive(Clone)]
 pub struct ResponseCache {
-    inner: Option<moka::sync::Cache<String, Bytes>>,
+    inner: Option<Arc<moka::sync::Cache<String, Bytes>>>,
     stats: Arc<Stats>,
 }
 
@@ -33,7 +36,7 @@ pub struct CacheStats {
 impl ResponseCache {
     /// A cache holding at most `capacity` responses; 0 disables caching.
     pub fn new(capacity: u64) -> Self {
-        let inner = (capacity > 0).then(|| moka::sync::Cache::new(capacity));
+        let inner = (capacity > 0).then(|| Arc::new(moka::sync::Cache::new(capacity)));
         ResponseCache {
             inner,
             stats: Arc::default(),

@@ -64,6 +64,24 @@ pub struct Config {
     /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
+    /// `GRUNDY_MAX_CONNECTIONS` — open connections in total; beyond, new ones are closed.
+    pub max_connections: usize,
+    /// `GRUNDY_MAX_CONNECTIONS_PER_CLIENT` — open connections per client IP address.
+    pub max_connections_per_client: usize,
+    /// `GRUNDY_HEADER_READ_TIMEOUT_MS` — time to send a complete request head (and the idle
+    /// time allowed between requests on a kept-alive connection).
+    pub header_read_timeout: Duration,
+    /// `GRUNDY_BODY_READ_TIMEOUT_MS` — time to send a complete request body.
+    pub body_read_timeout: Duration,
+    /// `GRUNDY_BODY_MIN_RATE` — after the grace period a body must arrive at this many bytes
+    /// per second on average (0 = no rate rule).
+    pub body_min_rate: u64,
+    /// `GRUNDY_BODY_MIN_RATE_GRACE_MS` — the grace period of the rate rule.
+    pub body_min_rate_grace: Duration,
+    /// `GRUNDY_BATCH_MAX_ITEMS` — most positions in one batch request.
+    pub batch_max_items: usize,
+    /// `GRUNDY_BATCH_MAX_COINS` — most coins in one batch request, all positions together.
+    pub batch_max_coins: usize,
 }
 
 impl Default for Config {
@@ -94,6 +112,14 @@ impl Default for Config {
             job_checkpoint: Duration::from_secs(2),
             job_lease: Duration::from_secs(15),
             replica_id: uuid::Uuid::new_v4().to_string(),
+            max_connections: 10_000,
+            max_connections_per_client: 1024,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            body_min_rate: 4096,
+            body_min_rate_grace: Duration::from_secs(2),
+            batch_max_items: 10_000,
+            batch_max_coins: 1_000_000,
         }
     }
 }
@@ -122,6 +148,12 @@ where
 }
 
 impl Config {
+    /// Whether Welter-family answers for positions of `coins` coins go to the response cache
+    /// (`GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`, see [`crate::state::AppState::respond`]).
+    pub fn cache_keeps(&self, coins: usize) -> bool {
+        (self.cache_min_coins..=self.cache_max_coins).contains(&coins)
+    }
+
     /// The compute budget of one memoised search.
     pub fn search_budget(&self) -> crate::core::budget::Budget {
         crate::core::budget::Budget::new(self.search_max_entries, self.search_max_steps)
@@ -183,6 +215,26 @@ impl Config {
                 d.job_lease.as_millis() as u64,
             )?),
             replica_id: var("GRUNDY_REPLICA_ID", d.replica_id.clone())?,
+            max_connections: var("GRUNDY_MAX_CONNECTIONS", d.max_connections)?,
+            max_connections_per_client: var(
+                "GRUNDY_MAX_CONNECTIONS_PER_CLIENT",
+                d.max_connections_per_client,
+            )?,
+            header_read_timeout: Duration::from_millis(var(
+                "GRUNDY_HEADER_READ_TIMEOUT_MS",
+                d.header_read_timeout.as_millis() as u64,
+            )?),
+            body_read_timeout: Duration::from_millis(var(
+                "GRUNDY_BODY_READ_TIMEOUT_MS",
+                d.body_read_timeout.as_millis() as u64,
+            )?),
+            body_min_rate: var("GRUNDY_BODY_MIN_RATE", d.body_min_rate)?,
+            body_min_rate_grace: Duration::from_millis(var(
+                "GRUNDY_BODY_MIN_RATE_GRACE_MS",
+                d.body_min_rate_grace.as_millis() as u64,
+            )?),
+            batch_max_items: var("GRUNDY_BATCH_MAX_ITEMS", d.batch_max_items)?,
+            batch_max_coins: var("GRUNDY_BATCH_MAX_COINS", d.batch_max_coins)?,
         };
         if cfg.max_coins > 100_000_000 {
             return Err(ConfigError {
@@ -204,6 +256,30 @@ impl Config {
                 value: cfg.job_lease.as_millis().to_string(),
                 reason: "must be longer than GRUNDY_JOB_CHECKPOINT_MS".into(),
             });
+        }
+        for (name, value) in [
+            ("GRUNDY_MAX_CONNECTIONS", cfg.max_connections as u128),
+            (
+                "GRUNDY_MAX_CONNECTIONS_PER_CLIENT",
+                cfg.max_connections_per_client as u128,
+            ),
+            (
+                "GRUNDY_HEADER_READ_TIMEOUT_MS",
+                cfg.header_read_timeout.as_millis(),
+            ),
+            (
+                "GRUNDY_BODY_READ_TIMEOUT_MS",
+                cfg.body_read_timeout.as_millis(),
+            ),
+            ("GRUNDY_BATCH_MAX_ITEMS", cfg.batch_max_items as u128),
+        ] {
+            if value == 0 {
+                return Err(ConfigError {
+                    name,
+                    value: "0".into(),
+                    reason: "must be at least 1".into(),
+                });
+            }
         }
         if cfg.max_concurrency == 0 {
             return Err(ConfigError {

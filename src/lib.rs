@@ -5,11 +5,14 @@
 
 pub mod api;
 pub mod app;
+pub mod body_read;
 pub mod cache;
 pub mod config;
 pub mod core;
+pub mod http_metrics;
 pub mod jobs;
 pub mod octal_service;
+pub mod server;
 pub mod state;
 pub mod store;
 pub mod store_slot;

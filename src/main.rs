@@ -54,8 +54,9 @@ async fn main() -> std::process::ExitCode {
         }
     });
     let workers = grundy::jobs::Workers::start(&state);
+    let limits = grundy::server::ServerLimits::from_config(&state.config);
     let app = grundy::app::build(state);
-    let served = grundy::app::serve(listener, app, grundy::app::shutdown_signal()).await;
+    let served = grundy::server::serve(listener, app, limits, grundy::app::shutdown_signal()).await;
     // In-flight requests are finished; now checkpoint running jobs and hand them back.
     workers.stop().await;
     if let Err(e) = served {

@@ -8,7 +8,12 @@ use tracing_subscriber::EnvFilter;
 pub fn init_logging(json: bool) {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,tower_http=info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Colours only on a terminal: escape codes are noise in log files and collectors, and
+    // styling every span field costs instructions on every request (measured with callgrind).
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi);
     let _ = if json {
         builder.json().try_init()
     } else {
@@ -31,7 +36,9 @@ pub fn metrics_handle() -> PrometheusHandle {
                 .build_recorder();
             let handle = recorder.handle();
             // Another recorder may already be installed (e.g. by an embedding program).
-            let _ = metrics::set_global_recorder(recorder);
+            if metrics::set_global_recorder(recorder).is_ok() {
+                spawn_upkeep(handle.clone());
+            }
             metrics::describe_counter!(
                 "grundy_store_errors_total",
                 "Store errors by kind: full, unavailable, schema, busy, permission, io, other, replaced"
@@ -43,4 +50,16 @@ pub fn metrics_handle() -> PrometheusHandle {
             handle
         })
         .clone()
+}
+
+/// Keeps the recorder's memory bounded: histogram samples are kept in lock-free buckets until
+/// they are folded into the histograms, which happens on a scrape or on this upkeep. Without
+/// it a server nobody scrapes would grow by 8 bytes per request.
+fn spawn_upkeep(handle: PrometheusHandle) {
+    let _ = std::thread::Builder::new()
+        .name("metrics-upkeep".into())
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_secs(5));
+            handle.run_upkeep();
+        });
 }

@@ -61,6 +61,11 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             },
         });
     }
+    // Fast path: a valid body parses once without path tracking; only a failing body is
+    // parsed again to name the field (same result, the tracking costs on every request).
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(|e| ApiError::BadRequest {

@@ -1,5 +1,6 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 
+pub mod batch;
 pub mod common;
 pub mod error;
 pub mod explain;
@@ -54,6 +55,7 @@ struct ApiDoc;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(welter::router())
+        .merge(batch::router())
         .merge(explain::router())
         .merge(transfinite::router())
         .merge(max_welter::router())

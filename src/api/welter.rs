@@ -109,9 +109,14 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/value", req.play.as_str(), &position);
     let size = position.len();
-    respond(&app, Some(key), size, move || {
+    // The key is only built for positions the cache keeps (formatting it costs more than
+    // computing a small position).
+    let key = app
+        .config
+        .cache_keeps(size)
+        .then(|| cache::key("welter/value", req.play.as_str(), &position));
+    respond(&app, key, size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
         Ok(ValueResponse {
             coins: position.len(),
@@ -140,9 +145,14 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/winning-moves", req.play.as_str(), &position);
     let size = position.len();
-    respond(&app, Some(key), size, move || {
+    // The key is only built for positions the cache keeps (formatting it costs more than
+    // computing a small position).
+    let key = app
+        .config
+        .cache_keeps(size)
+        .then(|| cache::key("welter/winning-moves", req.play.as_str(), &position));
+    respond(&app, key, size, move || {
         let a = core::analyse(&position, req.play.into());
         Ok(WinningMovesResponse {
             position,

@@ -1,0 +1,237 @@
+//! `/v1/welter/value/batch` and `/v1/welter/winning-moves/batch`: many positions in one
+//! request, for bots that would otherwise pay the HTTP round trip and the middleware per
+//! position.
+//!
+//! Each result is exactly the body the single endpoint returns for that position, or — for a
+//! bad item — the problem document the single endpoint would have answered with, naming the
+//! field as `positions[i]` or `positions[i][j]`; the other items are still answered. Only a
+//! request that is bad as a whole (not JSON, `positions` missing or not an array, a bad `play`,
+//! more than `GRUNDY_BATCH_MAX_ITEMS` positions or `GRUNDY_BATCH_MAX_COINS` coins) gets one
+//! problem for the whole request.
+//!
+//! Items are captured as raw JSON first and parsed one by one, so that a bad number inside one
+//! position does not spoil the parse of the others. Big batches (more coins in total than
+//! `GRUNDY_INLINE_COINS`) are computed on the blocking pool, as big single positions are.
+//! Batches are not cached: the response cache pays only for positions of 256+ coins, and a
+//! batch rarely repeats.
+
+use axum::extract::State;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::common::{Move, Play};
+use super::error::{ApiError, Problem};
+use super::json::ApiJson;
+use super::nat::Nat;
+use super::position::distinct_sorted;
+use super::respond::respond;
+use super::welter::{ValueResponse, WinningMovesResponse};
+use crate::core::welter as core;
+use crate::state::AppState;
+
+/// Many positions of Welter's game, all under the same rules.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"positions": [[1, 3, 7, 8, 11, 19], [1, 2]], "play": "normal"}))]
+pub struct BatchRequest {
+    /// The positions (each as in the single endpoint: distinct non-negative squares, any
+    /// order). At most `GRUNDY_BATCH_MAX_ITEMS` positions and `GRUNDY_BATCH_MAX_COINS` coins.
+    #[schema(value_type = Vec<Vec<u64>>)]
+    pub positions: Vec<Box<RawValue>>,
+    /// `normal` (default) or `misere`, for every position.
+    #[serde(default)]
+    pub play: Play,
+}
+
+/// One result: the single endpoint's answer, or the problem with that position.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ValueResult {
+    Value(ValueResponse),
+    Problem(Problem),
+}
+
+/// One result: the single endpoint's answer, or the problem with that position.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum WinningMovesResult {
+    WinningMoves(WinningMovesResponse),
+    Problem(Problem),
+}
+
+/// The results, in request order.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"results": [
+    {"position": [1, 3, 7, 8, 11, 19], "coins": 6, "value": 12, "outcome": "N", "play": "normal"},
+    {"type": "https://grundy.dev/problems/invalid-value", "title": "Invalid value", "status": 422,
+     "detail": "positions[1]: square 2 appears more than once (coins must be on distinct squares)",
+     "field": "positions[1]"}
+]}))]
+pub struct ValueBatchResponse {
+    pub results: Vec<ValueResult>,
+}
+
+/// The results, in request order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WinningMovesBatchResponse {
+    pub results: Vec<WinningMovesResult>,
+}
+
+/// Each position sorted, or the problem with it.
+type Items = Vec<Result<Vec<u64>, ApiError>>;
+
+/// Parses and validates every item; returns the items and the total number of coins.
+fn positions(req: &BatchRequest, app: &AppState) -> Result<(Items, usize), ApiError> {
+    let max_items = app.config.batch_max_items;
+    if req.positions.len() > max_items {
+        return Err(ApiError::invalid(
+            "positions",
+            format!(
+                "positions: {} positions exceed the limit of {max_items} (GRUNDY_BATCH_MAX_ITEMS)",
+                req.positions.len()
+            ),
+        ));
+    }
+    let mut coins = 0usize;
+    let items = req
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| {
+            let field = format!("positions[{i}]");
+            let squares = parse_item(&field, raw)?;
+            coins += squares.len();
+            distinct_sorted(&field, &squares, app.config.max_coins)
+        })
+        .collect();
+    let max_coins = app.config.batch_max_coins;
+    if coins > max_coins {
+        return Err(ApiError::invalid(
+            "positions",
+            format!(
+                "positions: {coins} coins in all exceed the limit of {max_coins} (GRUNDY_BATCH_MAX_COINS)"
+            ),
+        ));
+    }
+    Ok((items, coins))
+}
+
+/// One position, with errors named `positions[i]…` as the single endpoint names `position…`.
+fn parse_item(field: &str, raw: &RawValue) -> Result<Vec<Nat>, ApiError> {
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        let field = if path == "." {
+            field.to_owned()
+        } else {
+            format!("{field}{path}")
+        };
+        let inner = err.into_inner();
+        let message = inner.to_string();
+        // As in the single endpoint: a bad value is 422; a wrong JSON type, or a number JSON
+        // cannot represent (`1e400`), is 400.
+        if inner.classify() == serde_json::error::Category::Data
+            && !message.starts_with("invalid type")
+        {
+            ApiError::invalid(field.clone(), format!("{field}: {message}"))
+        } else {
+            ApiError::BadRequest {
+                detail: format!("{field}: {message}"),
+                field: Some(field),
+            }
+        }
+    })
+}
+
+/// The body of `POST /v1/welter/value` for a valid position.
+fn value_of(position: Vec<u64>, play: Play) -> ValueResponse {
+    let (value, outcome) = core::evaluate(&position, play.into());
+    ValueResponse {
+        coins: position.len(),
+        position,
+        value,
+        outcome: outcome.into(),
+        play,
+    }
+}
+
+/// The body of `POST /v1/welter/winning-moves` for a valid position.
+fn winning_moves_of(position: Vec<u64>, play: Play) -> WinningMovesResponse {
+    let a = core::analyse(&position, play.into());
+    WinningMovesResponse {
+        position,
+        value: a.value,
+        outcome: a.outcome.into(),
+        play,
+        moves: a.moves.into_iter().map(Move::from).collect(),
+    }
+}
+
+/// Welter values of many positions.
+#[utoipa::path(
+    post, path = "/v1/welter/value/batch", operation_id = "welter_value_batch", tag = "welter",
+    request_body = BatchRequest,
+    responses(
+        (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/value`, or a problem document naming `positions[i]` for a bad position", body = ValueBatchResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn value_batch(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<BatchRequest>,
+) -> Result<Response, ApiError> {
+    let (items, coins) = positions(&req, &app)?;
+    let play = req.play;
+    respond(&app, None, coins, move || {
+        let results = items
+            .into_iter()
+            .map(|item| match item {
+                Ok(position) => ValueResult::Value(value_of(position, play)),
+                Err(e) => ValueResult::Problem(e.problem()),
+            })
+            .collect();
+        Ok(ValueBatchResponse { results })
+    })
+    .await
+}
+
+/// Every winning move of many positions.
+#[utoipa::path(
+    post, path = "/v1/welter/winning-moves/batch", operation_id = "welter_winning_moves_batch", tag = "welter",
+    request_body = BatchRequest,
+    responses(
+        (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/winning-moves`, or a problem document naming `positions[i]` for a bad position", body = WinningMovesBatchResponse),
+        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn winning_moves_batch(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<BatchRequest>,
+) -> Result<Response, ApiError> {
+    let (items, coins) = positions(&req, &app)?;
+    let play = req.play;
+    respond(&app, None, coins, move || {
+        let results = items
+            .into_iter()
+            .map(|item| match item {
+                Ok(position) => WinningMovesResult::WinningMoves(winning_moves_of(position, play)),
+                Err(e) => WinningMovesResult::Problem(e.problem()),
+            })
+            .collect();
+        Ok(WinningMovesBatchResponse { results })
+    })
+    .await
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(value_batch))
+        .routes(routes!(winning_moves_batch))
+}

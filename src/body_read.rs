@@ -1,0 +1,172 @@
+//! Reads request bodies *before* a request takes a compute slot, under a size limit, a
+//! deadline and a minimum transfer rate.
+//!
+//! Without this, a client that sends the head of a `POST` and then trickles (or withholds) the
+//! body holds one of the `GRUNDY_MAX_CONCURRENCY` slots while the server waits on the network;
+//! a thousand such clients take the service down. Here the body is collected into memory first
+//! (it is bounded by `GRUNDY_MAX_BODY_BYTES`) and the handler then parses it from memory, so
+//! compute slots are only ever held by requests that are ready to compute.
+//!
+//! The rate rule (like Kestrel's `MinRequestBodyDataRate`): after a grace period, the body must
+//! keep arriving at `min_rate` bytes per second on average since the request started — the
+//! next chunk after `received` bytes must arrive before `start + grace + received / min_rate`.
+//! Independently, the whole body must arrive within `timeout`. A body that breaks either rule
+//! gets a 408 problem and the connection is closed.
+//!
+//! Small bodies normally arrive with the request head, so the first poll finds the whole body
+//! ready and no timer is ever registered.
+
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+
+use crate::api::error::ApiError;
+use crate::config::Config;
+
+/// The body-reading rules (see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyRules {
+    /// `GRUNDY_MAX_BODY_BYTES`.
+    pub max_bytes: usize,
+    /// `GRUNDY_BODY_READ_TIMEOUT_MS`.
+    pub timeout: Duration,
+    /// `GRUNDY_BODY_MIN_RATE` (bytes per second; 0 = no rate rule).
+    pub min_rate: u64,
+    /// `GRUNDY_BODY_MIN_RATE_GRACE_MS`.
+    pub grace: Duration,
+}
+
+impl BodyRules {
+    pub fn from_config(config: &Config) -> Self {
+        BodyRules {
+            max_bytes: config.max_body_bytes,
+            timeout: config.body_read_timeout,
+            min_rate: config.body_min_rate,
+            grace: config.body_min_rate_grace,
+        }
+    }
+
+    /// When the chunk after `received` bytes must have arrived.
+    fn deadline(&self, start: Instant, received: usize) -> Instant {
+        let hard = start + self.timeout;
+        if self.min_rate == 0 {
+            return hard;
+        }
+        let allowed = self.grace + Duration::from_secs_f64(received as f64 / self.min_rate as f64);
+        hard.min(start + allowed)
+    }
+}
+
+/// Why a body could not be read.
+enum BodyError {
+    TooLarge,
+    TooSlow { received: usize, waited: Duration },
+    Broken(String),
+}
+
+/// Middleware: replaces the streaming body by the bytes read under [`BodyRules`].
+pub async fn read_body(State(rules): State<BodyRules>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    // No body at all (GET, or Content-Length: 0): nothing to wait for.
+    if HttpBody::size_hint(&body).exact() == Some(0) {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    match collect(body, &rules).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(BodyError::TooLarge) => ApiError::PayloadTooLarge {
+            limit: rules.max_bytes,
+        }
+        .into_response(),
+        Err(BodyError::TooSlow { received, waited }) => too_slow(received, waited, &rules),
+        Err(BodyError::Broken(e)) => ApiError::BadRequest {
+            field: None,
+            detail: format!("could not read the request body: {e}"),
+        }
+        .into_response(),
+    }
+}
+
+async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> {
+    let declared = HttpBody::size_hint(&body);
+    if declared.lower() > rules.max_bytes as u64 {
+        return Err(BodyError::TooLarge);
+    }
+    let start = Instant::now();
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
+    let mut received = 0usize;
+    loop {
+        let deadline = tokio::time::Instant::from_std(rules.deadline(start, received));
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                return Err(BodyError::TooSlow {
+                    received,
+                    waited: start.elapsed(),
+                })
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => return Err(BodyError::Broken(e.to_string())),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        received += data.len();
+        if received > rules.max_bytes {
+            return Err(BodyError::TooLarge);
+        }
+        // The common case is one chunk: keep it without copying.
+        match &first {
+            None if more.is_empty() => first = Some(data),
+            _ => {
+                if let Some(f) = first.take() {
+                    let want = declared.exact().unwrap_or(0).min(rules.max_bytes as u64);
+                    more.reserve((want as usize).max(f.len() + data.len()));
+                    more.extend_from_slice(&f);
+                }
+                more.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| Bytes::from(more)))
+}
+
+/// 408 Request Timeout as a problem document; the connection is closed afterwards.
+fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
+    metrics::counter!("grundy_slow_bodies_total").increment(1);
+    // ApiError has no 408 variant; the problem is built from the 400 one so the `type` URIs
+    // stay in one place.
+    let mut problem = ApiError::BadRequest {
+        field: Some("request body".into()),
+        detail: String::new(),
+    }
+    .problem();
+    problem.r#type = problem.r#type.replace("bad-request", "request-timeout");
+    problem.title = "Request body too slow".into();
+    problem.status = StatusCode::REQUEST_TIMEOUT.as_u16();
+    problem.detail = format!(
+        "request body: {received} bytes arrived in {} ms; the body must arrive within {} ms \
+         (GRUNDY_BODY_READ_TIMEOUT_MS) and, after {} ms, at {} bytes/s or more (GRUNDY_BODY_MIN_RATE)",
+        waited.as_millis(),
+        rules.timeout.as_millis(),
+        rules.grace.as_millis(),
+        rules.min_rate
+    );
+    let body = serde_json::to_vec(&problem).unwrap_or_default();
+    let mut resp = (StatusCode::REQUEST_TIMEOUT, body).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    resp
+}

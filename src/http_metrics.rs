@@ -1,0 +1,225 @@
+//! Per-route request metrics as a tower layer whose per-request cost is two atomic updates:
+//! `grundy_http_requests_total{route, method, status}` and
+//! `grundy_http_request_duration_seconds{route}`.
+//!
+//! The `metrics::counter!(…, "route" => …)` macros resolve a handle on every call: they build
+//! the label set (a `String` per label), hash it and look it up in the recorder's registry.
+//! At tens of thousands of requests per second per core that was a large share of the stack's
+//! cost, so the handles are resolved once instead: a table built at start-up from the
+//! documented routes holds, per route, the latency histogram and one lazily resolved counter
+//! per (method, status) pair among the common ones. Anything else (an undocumented route such
+//! as the Swagger UI's assets, an unusual status) falls back to the macros.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
+use axum::response::Response;
+use metrics::{Counter, Histogram};
+use tower::{Layer, Service};
+
+const REQUESTS: &str = "grundy_http_requests_total";
+const DURATION: &str = "grundy_http_request_duration_seconds";
+/// The route label of requests no route matched.
+const UNMATCHED: &str = "unmatched";
+
+const METHODS: [Method; 7] = [
+    Method::GET,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::PATCH,
+    Method::HEAD,
+    Method::OPTIONS,
+];
+const STATUSES: [u16; 17] = [
+    200, 201, 202, 204, 304, 400, 404, 405, 408, 409, 413, 415, 422, 429, 500, 503, 504,
+];
+
+/// The handles of one route.
+struct RouteMetrics {
+    route: Arc<str>,
+    duration: Histogram,
+    /// Indexed by `method * STATUSES.len() + status`, resolved on first use.
+    requests: Box<[OnceLock<Counter>]>,
+}
+
+impl RouteMetrics {
+    fn new(route: &str) -> Self {
+        let route: Arc<str> = Arc::from(route);
+        RouteMetrics {
+            duration: metrics::histogram!(DURATION, "route" => route.to_string()),
+            requests: (0..METHODS.len() * STATUSES.len())
+                .map(|_| OnceLock::new())
+                .collect(),
+            route,
+        }
+    }
+
+    fn record(&self, method: &Method, status: u16, started: Instant) {
+        self.duration.record(started.elapsed().as_secs_f64());
+        let m = METHODS.iter().position(|m| m == method);
+        let s = STATUSES.iter().position(|&s| s == status);
+        match (m, s) {
+            (Some(m), Some(s)) => self.requests[m * STATUSES.len() + s]
+                .get_or_init(|| {
+                    metrics::counter!(REQUESTS, "route" => self.route.to_string(),
+                        "method" => METHODS[m].as_str().to_owned(), "status" => status.to_string())
+                })
+                .increment(1),
+            _ => metrics::counter!(REQUESTS, "route" => self.route.to_string(),
+                "method" => method.as_str().to_owned(), "status" => status.to_string())
+            .increment(1),
+        }
+    }
+}
+
+/// The per-route table, shared by every clone of the service.
+struct Table {
+    /// Route → index into `metrics`; the last entry of `metrics` is `unmatched`.
+    index: HashMap<Box<str>, usize>,
+    metrics: Vec<RouteMetrics>,
+    /// Routes outside the table, resolved on first use (the Swagger UI's few routes).
+    others: std::sync::RwLock<HashMap<Box<str>, Arc<RouteMetrics>>>,
+}
+
+/// Records request metrics; `routes` are the paths (axum syntax, as `MatchedPath` gives
+/// them) whose handles are resolved up front.
+#[derive(Clone)]
+pub struct HttpMetricsLayer {
+    table: Arc<Table>,
+}
+
+impl HttpMetricsLayer {
+    pub fn new<'a>(routes: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut index = HashMap::new();
+        let mut metrics = Vec::new();
+        for route in routes {
+            index.entry(Box::from(route)).or_insert_with(|| {
+                metrics.push(RouteMetrics::new(route));
+                metrics.len() - 1
+            });
+        }
+        metrics.push(RouteMetrics::new(UNMATCHED));
+        HttpMetricsLayer {
+            table: Arc::new(Table {
+                index,
+                metrics,
+                others: Default::default(),
+            }),
+        }
+    }
+}
+
+impl<S> Layer<S> for HttpMetricsLayer {
+    type Service = HttpMetrics<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        HttpMetrics {
+            inner,
+            table: self.table.clone(),
+        }
+    }
+}
+
+/// The service of [`HttpMetricsLayer`].
+#[derive(Clone)]
+pub struct HttpMetrics<S> {
+    inner: S,
+    table: Arc<Table>,
+}
+
+/// Which handles a request is recorded under.
+enum Route {
+    /// A documented route (or `unmatched`): its index in the table.
+    Known(usize),
+    /// A route outside the table.
+    Other(Arc<RouteMetrics>),
+}
+
+impl<S> Service<Request> for HttpMetrics<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = MetricsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let route = match req.extensions().get::<MatchedPath>() {
+            None => Route::Known(self.table.metrics.len() - 1),
+            Some(p) => match self.table.index.get(p.as_str()) {
+                Some(&i) => Route::Known(i),
+                None => Route::Other(self.table.other(p.as_str())),
+            },
+        };
+        MetricsFuture {
+            method: req.method().clone(),
+            inner: self.inner.call(req),
+            table: self.table.clone(),
+            route,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Table {
+    fn other(&self, route: &str) -> Arc<RouteMetrics> {
+        if let Some(m) = self
+            .others
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(route)
+        {
+            return m.clone();
+        }
+        self.others
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(Box::from(route))
+            .or_insert_with(|| Arc::new(RouteMetrics::new(route)))
+            .clone()
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Records the metrics when the inner response is ready.
+    pub struct MetricsFuture<F> {
+        #[pin]
+        inner: F,
+        method: Method,
+        table: Arc<Table>,
+        route: Route,
+        started: Instant,
+    }
+}
+
+impl<F, E> Future for MetricsFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let result = std::task::ready!(this.inner.poll(cx));
+        if let Ok(resp) = &result {
+            let status = resp.status().as_u16();
+            match this.route {
+                Route::Known(i) => {
+                    this.table.metrics[*i].record(this.method, status, *this.started)
+                }
+                Route::Other(m) => m.record(this.method, status, *this.started),
+            }
+        }
+        Poll::Ready(result)
+    }
+}

@@ -1,0 +1,197 @@
+//! Hostile slow clients (issue 15, item 1), on loopback and bounded in time and sockets:
+//!
+//! * 200 connections that send the head of `POST /v1/welter/value` with
+//!   `Content-Length: 100000` and then only a few body bytes must not take compute slots: with
+//!   them open (and `GRUNDY_MAX_CONCURRENCY` far below 200) a normal client gets no 503 and at
+//!   least half of its usual throughput;
+//! * a body that trickles slower than the minimum rate gets a 408 problem, a request head that
+//!   never completes is cut off;
+//! * connections beyond the per-client cap are closed while other clients are still served.
+//!
+//! `scripts/load-test.sh` runs the same scenario with 1,000 connections against the release
+//! binary.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use grundy::config::Config;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+
+/// Starts the service with `config`'s connection limits; returns its address.
+async fn start(mut config: Config) -> SocketAddr {
+    config.database_url = None;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    config.addr = addr;
+    let limits = grundy::server::ServerLimits::from_config(&config);
+    let app = grundy::app::build(grundy::state::AppState::new(config));
+    tokio::spawn(grundy::server::serve(
+        listener,
+        app,
+        limits,
+        std::future::pending(),
+    ));
+    addr
+}
+
+/// Opens a connection from `source` (a loopback address) that sends a complete request head
+/// announcing a 100,000-byte body, then 10 bytes of it, and then nothing.
+async fn slow_client(server: SocketAddr, source: &str) -> std::io::Result<TcpStream> {
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(format!("{source}:0").parse().unwrap())?;
+    let mut stream = socket.connect(server).await?;
+    stream
+        .write_all(
+            format!(
+                "POST /v1/welter/value HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+                 Content-Length: 100000\r\n\r\n{{\"position\""
+            )
+            .as_bytes(),
+        )
+        .await?;
+    Ok(stream)
+}
+
+/// Requests per second of one keep-alive client for `secs`; panics on any answer but 200.
+async fn throughput(client: &reqwest::Client, server: SocketAddr, secs: f64) -> f64 {
+    let url = format!("http://{server}/v1/welter/value");
+    let start = Instant::now();
+    let mut n = 0u32;
+    while start.elapsed().as_secs_f64() < secs {
+        let x = u64::from(n) * 7919 % 100_000;
+        let r = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(format!(r#"{{"position":[1,3,{},{}]}}"#, x + 8, x + 100_001))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(
+            r.status(),
+            200,
+            "a normal request was refused: {:?}",
+            r.text().await
+        );
+        n += 1;
+    }
+    f64::from(n) / start.elapsed().as_secs_f64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_bodies_do_not_take_compute_slots() {
+    let server = start(Config {
+        max_concurrency: 8,
+        max_connections_per_client: 10_000,
+        // The slow clients must stay for the whole measurement: no rate rule, long deadline.
+        body_min_rate: 0,
+        body_read_timeout: Duration::from_secs(60),
+        ..Config::default()
+    })
+    .await;
+    let client = reqwest::Client::new();
+    throughput(&client, server, 0.3).await; // warm-up
+    let mut best = 0.0f64;
+    let mut report = Vec::new();
+    // Noisy shared machine: up to five tries, each a baseline and a measurement side by side.
+    for _ in 0..5 {
+        let usual = throughput(&client, server, 1.0).await;
+        let mut slow = Vec::new();
+        for _ in 0..200 {
+            slow.push(slow_client(server, "127.0.0.1").await.expect("slow client"));
+        }
+        // Let the accepts and the first reads of the burst settle before measuring.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let with_slow = throughput(&client, server, 1.0).await;
+        // Every slow connection is still open, still waiting for the server to read its body.
+        for s in &mut slow {
+            let mut buf = [0u8; 1];
+            let read = tokio::time::timeout(Duration::from_millis(1), s.read(&mut buf)).await;
+            assert!(
+                read.is_err(),
+                "a slow connection was answered or closed: {read:?}"
+            );
+        }
+        drop(slow);
+        let ratio = with_slow / usual;
+        report.push(format!("{usual:.0} -> {with_slow:.0} req/s ({ratio:.2})"));
+        best = best.max(ratio);
+        if best >= 0.5 {
+            break;
+        }
+    }
+    eprintln!(
+        "normal client with 200 slow bodies open: {}",
+        report.join("; ")
+    );
+    assert!(best >= 0.5, "throughput fell below half: {report:?}");
+}
+
+#[tokio::test]
+async fn a_trickling_body_gets_408_and_a_stalled_head_is_closed() {
+    let server = start(Config {
+        body_min_rate: 1000,
+        body_min_rate_grace: Duration::from_millis(300),
+        header_read_timeout: Duration::from_millis(500),
+        ..Config::default()
+    })
+    .await;
+    let started = Instant::now();
+    let mut s = slow_client(server, "127.0.0.1").await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut answer))
+        .await
+        .expect("the server answered within 10 s")
+        .ok();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("application/problem+json"), "{answer}");
+    assert!(answer.contains("GRUNDY_BODY_MIN_RATE"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A head that never completes: the connection is closed after the header deadline.
+    let mut s = TcpStream::connect(server).await.unwrap();
+    s.write_all(b"POST /v1/welter/value HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await;
+    assert!(
+        closed.is_ok(),
+        "the stalled connection is still open after 10 s"
+    );
+}
+
+#[tokio::test]
+async fn connections_beyond_the_per_client_cap_are_closed() {
+    let server = start(Config {
+        max_connections_per_client: 50,
+        body_min_rate: 0,
+        ..Config::default()
+    })
+    .await;
+    // 80 slow connections from 127.0.0.2 (another loopback address, another "client").
+    let mut conns = Vec::new();
+    for _ in 0..80 {
+        conns.push(slow_client(server, "127.0.0.2").await.expect("connect"));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut closed = 0;
+    for c in &mut conns {
+        let mut buf = [0u8; 64];
+        match tokio::time::timeout(Duration::from_millis(20), c.read(&mut buf)).await {
+            Ok(Ok(0) | Err(_)) => closed += 1,
+            Ok(Ok(_)) => panic!("a slow connection got an answer"),
+            Err(_) => {} // still open
+        }
+    }
+    assert_eq!(closed, 30, "connections beyond the cap of 50 are closed");
+    // 127.0.0.1 is another client: still served.
+    let r = reqwest::Client::new()
+        .post(format!("http://{server}/v1/welter/value"))
+        .header("content-type", "application/json")
+        .body(r#"{"position":[1,3,7,8,11,19]}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
