@@ -87,9 +87,9 @@ const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
     (
         "/v1/welter/value",
         "{\"position\": [1e999]}",
-        400,
-        "not valid JSON",
-        None,
+        422,
+        "too large",
+        Some("position[0]"),
     ),
     // 422: well-formed but invalid
     (
@@ -129,9 +129,9 @@ const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
     ),
     (
         "/v1/welter/value",
-        "{\"position\": [1e17]}",
+        "{\"position\": [1e20]}",
         422,
-        "above 2^53",
+        "too large",
         Some("position[0]"),
     ),
     (

@@ -5,6 +5,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::problems::ProblemType;
+
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.
 #[derive(Debug, thiserror::Error)]
@@ -18,6 +20,13 @@ pub enum ApiError {
     /// Well-formed but invalid: a value out of range, a duplicate coin, a limit exceeded (422).
     #[error("{detail}")]
     Invalid { field: String, detail: String },
+    /// Well-formed and valid, but answering needs more than a configured compute budget (422):
+    /// a search or a synchronous computation that no schema rule can foresee.
+    #[error("{detail}")]
+    BudgetExceeded { field: String, detail: String },
+    /// The body is not declared as JSON (415).
+    #[error("{detail}")]
+    UnsupportedMediaType { detail: String },
     /// The body is larger than the configured limit (413).
     #[error("request body exceeds the limit of {limit} bytes")]
     PayloadTooLarge { limit: usize },
@@ -50,7 +59,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            ApiError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Invalid { .. } | ApiError::BudgetExceeded { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -59,28 +71,34 @@ impl ApiError {
         }
     }
 
-    fn slug_and_title(&self) -> (&'static str, &'static str) {
+    /// The problem type (its page is served at `/problems/{slug}`, see [`super::problems`]).
+    pub fn problem_type(&self) -> &'static ProblemType {
+        use super::problems as p;
         match self {
-            ApiError::BadRequest { .. } => ("bad-request", "Malformed request"),
-            ApiError::Invalid { .. } => ("invalid-value", "Invalid value"),
-            ApiError::PayloadTooLarge { .. } => ("payload-too-large", "Request body too large"),
-            ApiError::NotFound { .. } => ("not-found", "Not found"),
-            ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
-            ApiError::Unavailable { .. } => ("unavailable", "Service unavailable"),
-            ApiError::Internal(_) => ("internal", "Internal server error"),
+            ApiError::BadRequest { .. } => &p::BAD_REQUEST,
+            ApiError::Invalid { .. } => &p::INVALID_VALUE,
+            ApiError::BudgetExceeded { .. } => &p::BUDGET_EXCEEDED,
+            ApiError::UnsupportedMediaType { .. } => &p::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::PayloadTooLarge { .. } => &p::PAYLOAD_TOO_LARGE,
+            ApiError::NotFound { .. } => &p::NOT_FOUND,
+            ApiError::MethodNotAllowed => &p::METHOD_NOT_ALLOWED,
+            ApiError::Unavailable { .. } => &p::UNAVAILABLE,
+            ApiError::Internal(_) => &p::INTERNAL,
         }
     }
 
     /// The problem document for this error.
     pub fn problem(&self) -> Problem {
-        let (slug, title) = self.slug_and_title();
+        let kind = self.problem_type();
         Problem {
-            r#type: format!("https://grundy.dev/problems/{slug}"),
-            title: title.to_owned(),
+            r#type: kind.uri(),
+            title: kind.title.to_owned(),
             status: self.status().as_u16(),
             detail: self.to_string(),
             field: match self {
-                ApiError::Invalid { field, .. } => Some(field.clone()),
+                ApiError::Invalid { field, .. } | ApiError::BudgetExceeded { field, .. } => {
+                    Some(field.clone())
+                }
                 ApiError::BadRequest { field, .. } => field.clone(),
                 _ => None,
             },
@@ -91,14 +109,16 @@ impl ApiError {
 /// An RFC 9457 problem document (`application/problem+json`).
 #[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
 #[schema(example = json!({
-    "type": "https://grundy.dev/problems/invalid-value",
+    "type": "/problems/invalid-value",
     "title": "Invalid value",
     "status": 422,
     "detail": "position: square 7 appears twice (coins must be on distinct squares)",
     "field": "position"
 }))]
 pub struct Problem {
-    /// A URI identifying the problem type.
+    /// The problem type: a URI reference resolved against the service's own address, where a
+    /// page (`GET /problems/{type}`) explains it — `/problems/invalid-value`,
+    /// `/problems/budget-exceeded`, …
     pub r#type: String,
     /// A short summary of the problem type.
     pub title: String,
