@@ -1,6 +1,6 @@
 //! `/v1/octal/jobs`: durable long-running octal computations (see `crate::jobs`).
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -12,6 +12,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::PeriodicityInfo;
+use super::params::{ApiPath, ApiQuery};
 use crate::octal_service::parse_code;
 use crate::state::AppState;
 use crate::store::{Job, JobStatus, NewJob, Store, StoreError};
@@ -118,7 +119,7 @@ pub struct JobList {
 #[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// Jobs per page (1..=1000, default 50).
-    pub limit: Option<u32>,
+    pub limit: Option<u64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
 }
@@ -204,26 +205,23 @@ async fn create(
     params(ListParams),
     responses(
         (status = 200, description = "A page of jobs", body = JobList),
-        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad limit or cursor (out of range or not a number)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn list(
     State(app): State<AppState>,
-    params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(params): ApiQuery<ListParams>,
 ) -> Result<Json<JobList>, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::BadRequest {
-        field: None,
-        detail: format!("query string: {}", e.body_text()),
-    })?;
-    let limit = params.limit.unwrap_or(50);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::invalid(
-            "limit",
-            format!("limit: {limit} is outside 1..=1000"),
-        ));
-    }
+    let limit = match params.limit.unwrap_or(50) {
+        l @ 1..=1000 => l as u32,
+        l => {
+            return Err(ApiError::invalid(
+                "limit",
+                format!("limit: {l} is outside 1..=1000"),
+            ))
+        }
+    };
     let after = match params.cursor.as_deref() {
         None | Some("") => None,
         Some(c) => {
@@ -255,13 +253,14 @@ async fn list(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job", body = JobResponse),
+        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn get(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
     let job = store
@@ -279,13 +278,14 @@ async fn get(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
+        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn cancel(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let store = store(&app)?;
     let job = store

@@ -114,9 +114,10 @@ fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
         path
     } else if let Some(name) = message
         .strip_prefix("missing field `")
+        .or_else(|| message.strip_prefix("duplicate field `"))
         .and_then(|m| m.split('`').next())
     {
-        // serde reports a missing field at the parent's path; name the field itself.
+        // serde reports a missing or repeated field at the parent's path; name the field.
         name.to_owned()
     } else {
         "request body".to_owned()

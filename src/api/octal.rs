@@ -1,7 +1,7 @@
 //! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
 //! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -10,6 +10,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
+use super::params::ApiPath;
 use super::welter::Outcome;
 use crate::core::octal::{self as core, Game, Periodicity};
 use crate::octal_service::{parse_code, with_solver, Need};
@@ -245,13 +246,13 @@ async fn sequence(
     ),
     responses(
         (status = 200, description = "The value", body = HeapValueResponse),
-        (status = 400, description = "Heap is not a non-negative integer", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad code, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A path segment is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, heap not an integer in 0..=2^64-1, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn heap_value(
     State(app): State<AppState>,
-    Path((code, heap)): Path<(String, String)>,
+    ApiPath((code, heap)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &code)?;
     let heap: u64 = heap.trim().parse().map_err(|_| {
