@@ -270,13 +270,13 @@ async fn heap_value(
     let resp = with_solver(&app, &game, need, move |solver| {
         let computed = solver.values().len();
         let value = solver.value_at(heap).map_err(|e| match e {
-            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
-                "heap",
-                format!(
+            core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
+                field: "heap".into(),
+                detail: format!(
                     "heap: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values \
                      (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
                 ),
-            ),
+            },
             other => octal_error("heap", other),
         })?;
         // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
@@ -345,13 +345,13 @@ async fn winning_moves(
     let resp = with_solver(&app, &game, need, move |solver| {
         let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
             core::OctalError::BadCursor { .. } => octal_error("cursor", e),
-            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
-                "heaps",
-                format!(
+            core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
+                field: "heaps".into(),
+                detail: format!(
                     "heaps: {e}; periodicity of {canonical} is not proved within the synchronous limit (GRUNDY_OCTAL_MAX_N), \
                      a job (POST /v1/octal/jobs) can compute further"
                 ),
-            ),
+            },
             other => octal_error("heaps", other),
         })?;
         Ok(WinningMovesResponse {

@@ -26,14 +26,14 @@ fn play_tag(play: Play) -> &'static str {
 }
 
 fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
-    ApiError::invalid(
-        field,
-        format!(
+    ApiError::BudgetExceeded {
+        field: field.to_owned(),
+        detail: format!(
             "{field}: this {game} position needs more than the compute budget ({} steps, {} memo entries: \
              GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES); no closed form is known, so only smaller positions are answered",
             app.config.search_max_steps, app.config.search_max_entries
         ),
-    )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
