@@ -124,5 +124,34 @@ with Client(base_url=base_url, timeout=30.0, raise_on_unexpected_status=True) as
         ok(s.values[:16] == want, f"Dawson's Kayles 0.07 starts {want} (got {s.values[:16]})")
         print(f"  info 0.07 periodicity: {s.periodicity.to_dict()}")
 
+# The schema's rules reach a generated client: pydantic models generated from the same document
+# (grundy_models.py, datamodel-code-generator) refuse an out-of-range value or a malformed game
+# code before anything is sent; openapi-python-client's models are not validating.
+import pydantic  # noqa: E402
+
+import grundy_models  # noqa: E402
+
+refused = []
+for what, build in [
+    ("max_n = 0 (minimum 1)", lambda: grundy_models.JobRequest(code="0.6", max_n=0)),
+    ("limit = 10001 (maximum 10000)", lambda: grundy_models.OctalWinningMovesRequest(code="0.07", heaps=[5], limit=10001)),
+    ("square 2^64 (maximum 2^64-1)", lambda: grundy_models.PrimesRequest(position=[1], target=2**64)),
+    ("code '0' (no point: pattern)", lambda: grundy_models.SequenceRequest(code="0", n=5)),
+]:
+    try:
+        build()
+    except pydantic.ValidationError:
+        refused.append(what)
+        ok(True, f"generated model refuses {what} before sending")
+    else:
+        ok(False, f"generated model accepted {what}")
+valid = grundy_models.JobRequest(code="0.6", max_n=100)
+with Client(base_url=base_url, timeout=30.0) as client:
+    from grundy_client.api.octal_jobs import create_octal_job
+    from grundy_client.models import JobRequest
+
+    r = create_octal_job.sync_detailed(client=client, body=JobRequest.from_dict(valid.model_dump()))
+    ok(r.status_code == 202, f"a body the model validates is accepted (got {int(r.status_code)})")
+
 print(f"client-check: calls took {time.monotonic() - started:.1f}s")
 print(f"client-check: {passed} passed, 0 failed")

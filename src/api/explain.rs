@@ -21,7 +21,7 @@ use crate::state::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19]}))]
 pub struct ExplainRequest {
     /// The occupied squares (distinct; at most `GRUNDY_EXPLAIN_MAX_COINS`, default 256).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::explain_squares)]
     pub position: Vec<Nat>,
 }
 

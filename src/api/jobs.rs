@@ -23,9 +23,10 @@ use crate::store::{Job, JobStatus, NewJob, Store, StoreError};
 #[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
 pub struct JobRequest {
     /// A game code (as for `/v1/octal/sequence`).
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 200,000,000).
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
 }
 
@@ -119,6 +120,7 @@ pub struct JobList {
 #[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// Jobs per page (1..=1000, default 50).
+    #[param(minimum = 1, maximum = 1000, default = 50)]
     pub limit: Option<u64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,

@@ -13,6 +13,7 @@ pub mod params;
 pub mod position;
 pub mod problems;
 pub mod related;
+pub mod schema_rules;
 pub mod transfinite;
 pub mod welter;
 

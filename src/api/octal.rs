@@ -97,10 +97,11 @@ pub struct SequenceRequest {
     /// A game code: octal `0.07` / `.137` / `4.07`, hexadecimal digits 8–F, digits before the
     /// point (`44.3`), a repeating block in parentheses (`0.(3)` = Nim, `4.(3)` = Lasker's Nim),
     /// or a subtraction game `S(1,2,5)`.
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// How many values: g(0..n−1). At most `GRUNDY_OCTAL_MAX_N` (default 1,000,000) unless
     /// periodicity is proved, which supplies any number of values up to that same limit.
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::sequence_n)]
     pub n: Nat,
 }
 
@@ -139,13 +140,14 @@ pub struct HeapValueResponse {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null}))]
 pub struct WinningMovesRequest {
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// Heap sizes (any, up to 2^64−1, when periodicity is proved).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::octal_heaps)]
     pub heaps: Vec<Nat>,
     /// Moves per page (default 1000, at most 10000).
     #[serde(default)]
-    #[schema(value_type = Option<u64>)]
+    #[schema(schema_with = super::schema_rules::moves_limit)]
     pub limit: Option<Nat>,
     /// `next_cursor` of the previous page.
     #[serde(default)]
@@ -240,10 +242,7 @@ async fn sequence(
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
 #[utoipa::path(
     get, path = "/v1/octal/{code}/value/{heap}", operation_id = "octal_heap_value", tag = "octal",
-    params(
-        ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
-        ("heap" = u64, Path, description = "Heap size"),
-    ),
+    params(super::schema_rules::HeapValuePath),
     responses(
         (status = 200, description = "The value", body = HeapValueResponse),
         (status = 400, description = "A path segment is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),

@@ -46,7 +46,7 @@ fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
 #[schema(example = json!({"position": [0, 0, 3, 5], "play": "normal"}))]
 pub struct AntonimRequest {
     /// Squares; only 0 may repeat.
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::antonim_squares)]
     pub position: Vec<Nat>,
     #[serde(default)]
     pub play: Play,
@@ -149,10 +149,10 @@ async fn antonim_winning_moves(
 #[schema(example = json!({"positrons": [1, 4], "electrons": [2], "play": "normal"}))]
 pub struct AntimatterRequest {
     /// Positron squares (distinct).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub positrons: Vec<Nat>,
     /// Electron squares (distinct). A square given for both kinds annihilates both.
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub electrons: Vec<Nat>,
     #[serde(default)]
     pub play: Play,

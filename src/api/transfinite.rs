@@ -20,6 +20,7 @@ use crate::state::AppState;
 #[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
 pub struct OrdinalPositionRequest {
     /// Ordinals below ε0: `w`/`ω`, `^`, `*`/`·`, `+`, parentheses, natural numbers.
+    #[schema(schema_with = super::schema_rules::nim_ordinals)]
     pub position: Vec<String>,
 }
 

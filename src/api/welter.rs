@@ -76,7 +76,7 @@ impl From<core::Outcome> for Outcome {
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"}))]
 pub struct PositionRequest {
     /// The occupied squares (distinct non-negative integers, any order).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// `normal` (default) or `misere`.
     #[serde(default)]
@@ -136,10 +136,10 @@ pub struct WinningMovesResponse {
 #[schema(example = json!({"position": [1, 5, 7], "target": 0}))]
 pub struct PrimesRequest {
     /// The occupied squares (distinct; the response keeps this order).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// The target value k'.
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::nat)]
     pub target: Nat,
 }
 
