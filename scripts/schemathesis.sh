@@ -136,8 +136,9 @@ curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "server unhealthy aft
 # --- schemathesis ---------------------------------------------------------------------------------
 # run from the work directory: schemathesis and hypothesis write .schemathesis/ and .hypothesis/
 # into the current directory, which must not be the repository
-st() {
-  (cd "$WORK" && PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks timeout 600 \
+st() { # st NAME ARGS...: one schemathesis run; schema-valid requests refused go to refused-NAME.tsv
+  local name=$1; shift
+  (cd "$WORK" && PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks ST_REFUSALS="$WORK/refused-$name.tsv" timeout 600 \
     "$VENV/bin/schemathesis" --config-file "$ROOT/schemathesis.toml" run "$BASE/openapi.json" \
     --checks all \
     --workers 1 \
@@ -145,20 +146,30 @@ st() {
     --suppress-health-check too_slow,filter_too_much,data_too_large,large_base_example \
     --no-color --output-truncate false "$@")
 }
+# Schema-valid requests the server refused in run NAME, by operation and problem type.
+refusals() {
+  local f="$WORK/refused-$1.tsv"
+  local n=0; [[ -f $f ]] && n=$(wc -l <"$f")
+  echo "schema-valid requests refused in the $1 run: $n"
+  [[ -f $f ]] && cut -f1,2 "$f" | sort | uniq -c | sed 's/^/    /'
+  return 0
+}
 say "schemathesis run 1: every check, max-examples=$MAX_EXAMPLES, deterministic generation"
 ST_START=$(date +%s)
 st_rc=0
-st --phases examples,coverage,fuzzing,stateful --max-examples "$MAX_EXAMPLES" --generation-deterministic \
+st deterministic --phases examples,coverage,fuzzing,stateful --max-examples "$MAX_EXAMPLES" --generation-deterministic \
   --report junit --report-dir "$WORK/report" || st_rc=$?
 ST_SECS=$(( $(date +%s) - ST_START ))
+refusals deterministic
 st2_rc=0
 ST2_SECS=0
 if [[ $RANDOM_EXAMPLES -gt 0 ]]; then
   say "schemathesis run 2: every check, max-examples=$RANDOM_EXAMPLES, random generation, seed $SEED (replay: ST_SEED=$SEED)"
   ST2_START=$(date +%s)
-  st --phases fuzzing,stateful --max-examples "$RANDOM_EXAMPLES" --seed "$SEED" \
+  st random --phases fuzzing,stateful --max-examples "$RANDOM_EXAMPLES" --seed "$SEED" \
     --report junit --report-dir "$WORK/report-random" || st2_rc=$?
   ST2_SECS=$(( $(date +%s) - ST2_START ))
+  refusals random
 fi
 # keep the JUnit report (the work directory is removed on exit)
 for f in "$WORK"/report/junit*.xml; do

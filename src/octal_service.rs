@@ -129,14 +129,14 @@ where
             match solver.run(need.n, need.until_proved, &mut stop) {
                 Ok(_) => {}
                 Err(OctalError::Stopped { computed }) => {
-                    failure = Some(ApiError::invalid(
-                        "n",
-                        format!(
+                    failure = Some(ApiError::BudgetExceeded {
+                        field: "n".into(),
+                        detail: format!(
                             "n: computing this game beyond {computed} values takes longer than the synchronous limit of {} ms \
                              (GRUNDY_OCTAL_SYNC_MS); submit a job with POST /v1/octal/jobs",
                             limit.as_millis()
                         ),
-                    ));
+                    });
                 }
                 Err(other) => failure = Some(ApiError::invalid("code", format!("code: {other}"))),
             }

@@ -122,7 +122,8 @@ pub struct ListParams {
     /// Jobs per page (1..=1000, default 50).
     #[param(minimum = 1, maximum = 1000, default = 50)]
     pub limit: Option<u64>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page (`<created_at_ms>:<id>`; empty for the first page).
+    #[param(pattern = r"^(-?[0-9]{1,18}:[\s\S]*)?$")]
     pub cursor: Option<String>,
 }
 
@@ -158,6 +159,7 @@ fn not_found(id: &str) -> ApiError {
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
     )

@@ -39,7 +39,7 @@ use crate::state::AppState;
         (name = "operations", description = "Health, readiness and metrics."),
         (name = "problems", description = "One page per problem type: every error is an RFC 9457 problem document whose `type` (`/problems/invalid-value`, `/problems/budget-exceeded`, …) is served here.")
     ),
-    components(schemas(error::Problem))
+    components(schemas(error::Problem, problems::ProblemTypeName))
 )]
 struct ApiDoc;
 

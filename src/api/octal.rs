@@ -151,6 +151,7 @@ pub struct WinningMovesRequest {
     pub limit: Option<Nat>,
     /// `next_cursor` of the previous page.
     #[serde(default)]
+    #[schema(schema_with = super::schema_rules::moves_cursor)]
     pub cursor: Option<String>,
 }
 
@@ -204,6 +205,7 @@ fn octal_error(field: &str, e: core::OctalError) -> ApiError {
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -303,6 +305,7 @@ async fn heap_value(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -227,3 +227,19 @@ pub fn moves_limit() -> Object {
     o.default = Some(serde_json::json!(1000));
     o
 }
+
+/// `cursor` of `POST /v1/octal/winning-moves`: null, or a `next_cursor` as the server writes
+/// it. Only the cursor of the previous page of the same query is accepted (it carries a
+/// fingerprint of the game and heaps), which no schema can state.
+pub fn moves_cursor() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .pattern(Some(
+            r"^[0-9]{1,19}\.[0-3]\.-?[0-9]{1,38}\.[0-9]{1,19}\.[0-9]{1,19}\.[0-9a-f]{16}$",
+        ))
+        .description(Some(
+            "`next_cursor` of the previous page of the same query (it carries a fingerprint of the \
+             game and heaps; another query's cursor is refused).",
+        ))
+        .build()
+}

@@ -14,13 +14,22 @@ use crate::core::ordinal::Ordinal;
 use crate::core::transfinite::{self as core, TransfiniteError};
 use crate::state::AppState;
 
-/// A transfinite position: heap sizes (Nim) or occupied squares (Welter) as ordinal strings.
+/// A transfinite Nim position: heap sizes as ordinal strings.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
 pub struct OrdinalPositionRequest {
     /// Ordinals below ε0: `w`/`ω`, `^`, `*`/`·`, `+`, parentheses, natural numbers.
     #[schema(schema_with = super::schema_rules::nim_ordinals)]
+    pub position: Vec<String>,
+}
+
+/// A transfinite Welter position: occupied squares, distinct ordinals.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
+pub struct WelterOrdinalPositionRequest {
+    #[schema(schema_with = super::schema_rules::welter_ordinals)]
     pub position: Vec<String>,
 }
 
@@ -158,6 +167,7 @@ fn weight(position: &[Ordinal]) -> usize {
         (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -185,6 +195,7 @@ async fn nim_value(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -211,17 +222,18 @@ async fn nim_winning_moves(
 /// Transfinite Welter: [α1|…|αn] = ω·(λ1 ⊕ … ⊕ λn) + ⊕_λ [S_λ] with αi = ω·λi + mi (Abuku).
 #[utoipa::path(
     post, path = "/v1/transfinite/welter/value", operation_id = "transfinite_welter_value", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
+    request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An ordinal does not parse, squares repeat, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn welter_value(
     State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+    ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     app.respond(None, weight(&position), move || {
@@ -238,17 +250,18 @@ async fn welter_value(
 /// Transfinite Welter: every winning move.
 #[utoipa::path(
     post, path = "/v1/transfinite/welter/winning-moves", operation_id = "transfinite_welter_winning_moves", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
+    request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
         (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An ordinal does not parse, squares repeat, a target is not representable, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn welter_winning_moves(
     State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+    ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = parse_position(&app, &req.position)?;
     let app2 = app.clone();
