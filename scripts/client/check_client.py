@@ -23,7 +23,6 @@ from grundy_client.api.welter import welter_value  # noqa: E402
 from grundy_client.api.welter import welter_winning_moves as welter_moves  # noqa: E402
 from grundy_client.models import (  # noqa: E402
     OrdinalMovesResponse,
-    OrdinalPositionRequest,
     OrdinalValueResponse,
     Outcome,
     Play,
@@ -32,6 +31,7 @@ from grundy_client.models import (  # noqa: E402
     PrimesResponse,
     Problem,
     ValueResponse,
+    WelterOrdinalPositionRequest,
     WinningMovesResponse,
 )
 
@@ -100,10 +100,10 @@ with Client(base_url=base_url, timeout=30.0, raise_on_unexpected_status=True) as
 
     # Transfinite Welter (Abuku's Example 2.11, corrected move target).
     tf = ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]
-    tv = typed(tf_welter_value.sync_detailed(client=client, body=OrdinalPositionRequest(position=tf)),
+    tv = typed(tf_welter_value.sync_detailed(client=client, body=WelterOrdinalPositionRequest(position=tf)),
                OrdinalValueResponse, "transfinite welter value")
     ok(tv.value == "w+4" and tv.outcome == Outcome.N, f"transfinite welter value is w+4, N (got {tv.value} {tv.outcome})")
-    tm = typed(tf_welter_moves.sync_detailed(client=client, body=OrdinalPositionRequest(position=tf)),
+    tm = typed(tf_welter_moves.sync_detailed(client=client, body=WelterOrdinalPositionRequest(position=tf)),
                OrdinalMovesResponse, "transfinite welter winning-moves")
     tmoves = [(x.from_, x.to) for x in tm.moves]
     ok(tmoves == [("w^2+w*5+25", "w^2+w*4+30")], f"transfinite winning move w^2+w*5+25 -> w^2+w*4+30 (got {tmoves})")
