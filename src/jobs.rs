@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::core::octal::{Game, OctalError, Periodicity, Solver};
-use crate::octal_service::periodicity_json;
+use crate::core::octal::{Game, OctalError, Periodicity};
+use crate::octal_service::OctalServiceError;
 use crate::state::AppState;
-use crate::store::{tail_offset, Checkpoint, Job, JobStatus, Store};
+use crate::store::{tail_offset, Checkpoint, Job, JobStatus, PeriodicityRecord, Store, StoreError};
 
 /// Handles of the running workers, to stop them at shutdown.
 pub struct Workers {
@@ -105,7 +105,7 @@ async fn run(
     store: &Store,
     job: Job,
     shutdown: &Arc<AtomicBool>,
-) -> Result<(), crate::store::StoreError> {
+) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
     let game = match Game::parse(&job.code) {
@@ -125,36 +125,28 @@ async fn run(
         }
     };
     let code = game.canonical();
-    let stored = store.load_sequence(&code).await?;
-    let values = stored.map(|s| s.values).unwrap_or_default();
-    let mut already = values.len();
-    let g = game.clone();
-    let solver = tokio::task::spawn_blocking(move || {
-        Solver::resume(&g, values).unwrap_or_else(|_| Solver::new(&g))
-    })
-    .await
-    .map_err(|e| crate::store::StoreError::Corrupt(format!("resume task: {e}")))?;
-    if solver.values().len() != already {
-        already = 0;
-    }
-    let solver = Arc::new(std::sync::Mutex::new(solver));
+    let resumed = app.octal.resume(store, &game).await.map_err(|e| match e {
+        OctalServiceError::Store(e) => e,
+        other => StoreError::Corrupt(format!("resume task: {other}")),
+    })?;
+    let mut already = resumed.stored;
+    // The job owns its solver outright: it moves into each slice's blocking task and back, so
+    // there is no lock to poison (see `crate::octal_service` for the policy).
+    let mut solver = resumed.solver;
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     loop {
-        let (len, proved) = {
-            let s = solver.lock().expect("solver lock");
-            (
-                s.values().len(),
-                matches!(s.periodicity(), Periodicity::Proved(_)),
-            )
-        };
+        let (len, proved) = (
+            solver.values().len(),
+            matches!(solver.periodicity(), Periodicity::Proved(_)),
+        );
         if proved || len >= max_n {
-            let (computed, json) = {
-                let s = solver.lock().expect("solver lock");
-                (s.values().len(), periodicity_json(s.periodicity()))
-            };
+            let (computed, json) = (
+                solver.values().len(),
+                PeriodicityRecord::json_of(solver.periodicity()),
+            );
             // Final values first (conditional on the lease), then the status.
             let offset = tail_offset(already);
-            let tail = solver.lock().expect("solver lock").values()[offset..].to_vec();
+            let tail = solver.values()[offset..].to_vec();
             match store
                 .checkpoint(
                     &job.id,
@@ -182,36 +174,55 @@ async fn run(
                         .await?;
                 }
             }
-            app.sequences.invalidate(&code);
+            app.octal.invalidate(&code);
             metrics::counter!("grundy_jobs_finished_total", "status" => "done").increment(1);
             tracing::info!(job = %job.id, computed, "job done");
             return Ok(());
         }
         // One slice of about a checkpoint interval on the blocking pool.
         let slice_time = app.config.job_checkpoint;
-        let (s2, sd) = (solver.clone(), shutdown.clone());
+        let sd = shutdown.clone();
         let started = Instant::now();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let slice = tokio::task::spawn_blocking(move || {
             let deadline = Instant::now() + slice_time;
             let mut stop = || Instant::now() >= deadline || sd.load(Ordering::SeqCst);
-            let mut s = s2.lock().expect("solver lock");
-            match s.run(max_n, true, &mut stop) {
+            let outcome = match solver.run(max_n, true, &mut stop) {
                 Ok(_) => Slice::Progress,
                 Err(OctalError::Stopped { .. }) if sd.load(Ordering::SeqCst) => Slice::Shutdown,
                 Err(OctalError::Stopped { .. }) => Slice::Progress,
                 Err(e) => Slice::Failed(e.to_string()),
-            }
+            };
+            (solver, outcome)
         })
-        .await
-        .unwrap_or_else(|e| Slice::Failed(format!("computation panicked: {e}")));
-        let offset = tail_offset(already);
-        let (tail, json) = {
-            let s = solver.lock().expect("solver lock");
-            (
-                s.values()[offset..].to_vec(),
-                periodicity_json(s.periodicity()),
-            )
+        .await;
+        // A panic mid-slice takes the solver with it (its state is not provably consistent):
+        // the job fails, keeping what its last checkpoint stored.
+        let outcome = match slice {
+            Ok((s, outcome)) => {
+                solver = s;
+                outcome
+            }
+            Err(e) => {
+                let msg = format!("computation panicked: {e}");
+                store
+                    .finish_job(
+                        &job.id,
+                        &owner,
+                        JobStatus::Failed,
+                        already as u64,
+                        Some(&msg),
+                        None,
+                    )
+                    .await?;
+                metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
+                return Ok(());
+            }
         };
+        let offset = tail_offset(already);
+        let (tail, json) = (
+            solver.values()[offset..].to_vec(),
+            PeriodicityRecord::json_of(solver.periodicity()),
+        );
         let total = offset + tail.len();
         let grown = total.saturating_sub(len);
         metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);

@@ -12,4 +12,5 @@ pub mod jobs;
 pub mod octal_service;
 pub mod state;
 pub mod store;
+pub mod store_slot;
 pub mod telemetry;

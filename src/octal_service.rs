@@ -1,52 +1,58 @@
-//! The octal-game service between the HTTP handlers and the pure engine: one resumable
-//! [`Solver`] per canonical code, kept in an LRU cache (weighted by the values it holds), fed
-//! from the store on a miss and written back to it after growing.
+//! The octal-game service between the HTTP handlers (and the job workers) and the pure engine:
+//! one resumable [`Solver`] per canonical code, kept in an LRU cache (weighted by the values it
+//! holds), fed from the store on a miss and written back to it after growing.
 //!
 //! A later request for a shorter or equal `n`, or for a heap within a proved period, costs no
 //! recomputation; a longer one resumes where the cached (or stored) prefix ends. Requests for
 //! the same code serialise on the solver's lock, so concurrent callers never compute twice.
+//!
+//! [`OctalService`] is the only way to obtain a solver: requests borrow a cached one through
+//! [`OctalService::with_solver`], job workers take a private one resumed from the store through
+//! [`OctalService::resume`]. It knows nothing of HTTP: failures are [`OctalServiceError`]s,
+//! which the API turns into problem documents.
+//!
+//! **Poisoned locks.** A solver's lock is poisoned when a computation panicked while holding
+//! it. [`Solver::run`] extends the values and the periodicity detector in several steps, so
+//! after a panic its state is not provably consistent (values may be half-appended, the
+//! verdict stale). The policy is therefore never to read through the poison: the entry is
+//! dropped from the cache (the next request rebuilds it from the store, which only ever
+//! received consistent snapshots) and the request fails with [`OctalServiceError::Internal`].
+//! The job workers own their solver outright (it moves into the blocking task and back), so a
+//! panic there loses the solver with the task and the job fails; no lock is involved.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::api::error::ApiError;
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
-use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{PeriodicityRecord, Store, StoreError};
+use crate::store_slot::StoreSlot;
+
+/// What the service can fail with. HTTP status and wording are the API's business.
+#[derive(Debug, thiserror::Error)]
+pub enum OctalServiceError {
+    /// Meeting the request would take longer than the synchronous limit; the values computed
+    /// before the stop are kept for the next request.
+    #[error("computing this game beyond {computed} values takes longer than the synchronous limit of {} ms", limit.as_millis())]
+    TooSlow { computed: usize, limit: Duration },
+    /// The engine refused the game or the request.
+    #[error(transparent)]
+    Game(#[from] OctalError),
+    /// The store failed where it is needed (job workers; requests compute without it).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A bug: a computation task panicked or a solver's lock was poisoned.
+    #[error("{0}")]
+    Internal(String),
+}
 
 /// A cached solver and how much of it the store already has.
-pub struct Entry {
-    pub solver: Mutex<Solver>,
+struct Entry {
+    solver: Mutex<Solver>,
     stored: AtomicUsize,
     /// Values held, for the cache's weigher (which must never wait on the solver's lock: it
     /// runs on the async workers while another request may be computing).
     len: AtomicUsize,
-}
-
-/// The per-code solver cache.
-#[derive(Clone)]
-pub struct SequenceCache {
-    inner: moka::sync::Cache<String, Arc<Entry>>,
-}
-
-impl SequenceCache {
-    /// A cache holding about `bytes` of computed values (4 bytes each).
-    pub fn new(bytes: u64) -> Self {
-        let inner = moka::sync::Cache::builder()
-            .max_capacity(bytes.max(1))
-            .weigher(|_k: &String, e: &Arc<Entry>| {
-                let len = e.len.load(Ordering::Relaxed);
-                u32::try_from(len.saturating_mul(4).saturating_add(1024)).unwrap_or(u32::MAX)
-            })
-            .build();
-        SequenceCache { inner }
-    }
-
-    /// Forgets a code (e.g. after a job stored a longer prefix than the cached one).
-    pub fn invalidate(&self, code: &str) {
-        self.inner.invalidate(code);
-    }
 }
 
 /// What a request needs from the sequence.
@@ -58,26 +64,149 @@ pub struct Need {
     pub until_proved: bool,
 }
 
-/// Parses a code into a game, as a 422 naming `field`.
-pub fn parse_code(field: &str, code: &str) -> Result<Game, ApiError> {
-    Game::parse(code).map_err(|e| ApiError::invalid(field, format!("{field}: {e} (in {code:?})")))
+/// A solver resumed from the stored prefix, owned by its caller (a job worker).
+pub struct Resumed {
+    pub solver: Solver,
+    /// How many of its values the store holds (0 when the stored ones were rejected).
+    pub stored: usize,
 }
 
-/// The solver for `game`, from the cache, else from the store, else fresh.
-async fn entry(app: &AppState, game: &Game) -> Result<Arc<Entry>, ApiError> {
-    let code = game.canonical();
-    if let Some(e) = app.sequences.inner.get(&code) {
-        return Ok(e);
-    }
-    let mut values = Vec::new();
-    if let Some(store) = app.store() {
-        match store.load_sequence(&code).await {
-            Ok(Some(s)) => values = s.values,
-            Ok(None) => {}
-            // The store is an accelerator here: compute without it rather than fail.
-            Err(e) => tracing::warn!(error = %e, code, "could not load a stored sequence"),
+/// The per-code solver cache, the synchronous time limit and the store handle.
+#[derive(Clone)]
+pub struct OctalService {
+    cache: moka::sync::Cache<String, Arc<Entry>>,
+    sync_time: Duration,
+    store: StoreSlot,
+}
+
+impl OctalService {
+    /// A service caching about `cache_bytes` of computed values (4 bytes each), computing at
+    /// most `sync_time` per request, reading and writing values through `store` once it is set.
+    pub fn new(cache_bytes: u64, sync_time: Duration, store: StoreSlot) -> Self {
+        let cache = moka::sync::Cache::builder()
+            .max_capacity(cache_bytes.max(1))
+            .weigher(|_k: &String, e: &Arc<Entry>| {
+                let len = e.len.load(Ordering::Relaxed);
+                u32::try_from(len.saturating_mul(4).saturating_add(1024)).unwrap_or(u32::MAX)
+            })
+            .build();
+        OctalService {
+            cache,
+            sync_time,
+            store,
         }
     }
+
+    /// Forgets a code (e.g. after a job stored a longer prefix than the cached one).
+    pub fn invalidate(&self, code: &str) {
+        self.cache.invalidate(code);
+    }
+
+    /// A fresh solver for `game` resumed from what `store` holds, for a caller that owns it
+    /// (a job worker). Unlike a request, a job needs the store: its failure is an error.
+    pub async fn resume(&self, store: &Store, game: &Game) -> Result<Resumed, OctalServiceError> {
+        let values = store
+            .load_sequence(&game.canonical())
+            .await?
+            .map(|s| s.values)
+            .unwrap_or_default();
+        resume(game, values).await
+    }
+
+    /// The solver for `game`, from the cache, else from the store, else fresh.
+    async fn entry(&self, game: &Game) -> Result<Arc<Entry>, OctalServiceError> {
+        let code = game.canonical();
+        if let Some(e) = self.cache.get(&code) {
+            return Ok(e);
+        }
+        let mut values = Vec::new();
+        if let Some(store) = self.store.get() {
+            match store.load_sequence(&code).await {
+                Ok(Some(s)) => values = s.values,
+                Ok(None) => {}
+                // The store is an accelerator here: compute without it rather than fail.
+                Err(e) => tracing::warn!(error = %e, code, "could not load a stored sequence"),
+            }
+        }
+        let Resumed { solver, stored } = resume(game, values).await?;
+        let e = Arc::new(Entry {
+            len: AtomicUsize::new(solver.values().len()),
+            solver: Mutex::new(solver),
+            stored: AtomicUsize::new(stored),
+        });
+        self.cache.insert(code, e.clone());
+        Ok(e)
+    }
+
+    /// Runs `query` on the code's solver after making sure `need` is met (within the
+    /// synchronous time limit), then writes new values back to the store in the background.
+    pub async fn with_solver<T, F>(
+        &self,
+        game: &Game,
+        need: Need,
+        query: F,
+    ) -> Result<T, OctalServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Solver) -> T + Send + 'static,
+    {
+        let e = self.entry(game).await?;
+        let limit = self.sync_time;
+        let code = game.canonical();
+        let e2 = e.clone();
+        let (result, grew) = tokio::task::spawn_blocking(move || {
+            let Ok(mut solver) = e2.solver.lock() else {
+                return (Err(poisoned()), false);
+            };
+            let proved = matches!(solver.periodicity(), Periodicity::Proved(_));
+            let enough = solver.values().len() >= need.n || (need.until_proved && proved);
+            let mut failure = None;
+            if !enough {
+                let deadline = Instant::now() + limit;
+                let mut stop = || Instant::now() >= deadline;
+                match solver.run(need.n, need.until_proved, &mut stop) {
+                    Ok(_) => {}
+                    Err(OctalError::Stopped { computed }) => {
+                        failure = Some(OctalServiceError::TooSlow { computed, limit });
+                    }
+                    Err(other) => failure = Some(OctalServiceError::Game(other)),
+                }
+            }
+            // Values computed before a stop are kept (and stored) for the next request.
+            e2.len.store(solver.values().len(), Ordering::Relaxed);
+            let grew = solver.values().len() > e2.stored.load(Ordering::Relaxed);
+            let out = match failure {
+                Some(f) => Err(f),
+                None => Ok(query(&solver)),
+            };
+            (out, grew)
+        })
+        .await
+        .map_err(|e| {
+            // The computation panicked holding the lock: see the module docs.
+            self.cache.invalidate(&code);
+            OctalServiceError::Internal(format!("octal computation failed: {e}"))
+        })?;
+        if let Err(OctalServiceError::Internal(_)) = &result {
+            self.cache.invalidate(&code); // a poisoned entry is never served again
+        }
+        if grew {
+            self.cache.insert(code.clone(), e.clone()); // re-weigh
+            if let Some(store) = self.store.get() {
+                tokio::spawn(persist(store, code, e));
+            }
+        }
+        result
+    }
+}
+
+fn poisoned() -> OctalServiceError {
+    OctalServiceError::Internal("solver lock poisoned".into())
+}
+
+/// Resumes a solver from stored values on the blocking pool; values the engine rejects are
+/// dropped and the solver starts afresh (the `stored` count then is 0).
+async fn resume(game: &Game, values: Vec<u32>) -> Result<Resumed, OctalServiceError> {
     let stored = values.len();
     let game = game.clone();
     let solver = tokio::task::spawn_blocking(move || match Solver::resume(&game, values) {
@@ -88,77 +217,13 @@ async fn entry(app: &AppState, game: &Game) -> Result<Arc<Entry>, ApiError> {
         }
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("loading a solver: {e}")))?;
-    let len = solver.values().len();
-    let stored = if len == stored { stored } else { 0 };
-    let e = Arc::new(Entry {
-        solver: Mutex::new(solver),
-        stored: AtomicUsize::new(stored),
-        len: AtomicUsize::new(len),
-    });
-    app.sequences.inner.insert(code, e.clone());
-    Ok(e)
-}
-
-/// Runs `query` on the code's solver after making sure `need` is met (within the synchronous
-/// time limit), then writes new values back to the store in the background.
-pub async fn with_solver<T, F>(
-    app: &AppState,
-    game: &Game,
-    need: Need,
-    query: F,
-) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&Solver) -> Result<T, ApiError> + Send + 'static,
-{
-    let e = entry(app, game).await?;
-    let limit = app.config.octal_sync_time;
-    let code = game.canonical();
-    let e2 = e.clone();
-    let (result, grew) = tokio::task::spawn_blocking(move || {
-        let Ok(mut solver) = e2.solver.lock() else {
-            return (Err(ApiError::Internal("solver lock poisoned".into())), false);
-        };
-        let proved = matches!(solver.periodicity(), Periodicity::Proved(_));
-        let enough = solver.values().len() >= need.n || (need.until_proved && proved);
-        let mut failure = None;
-        if !enough {
-            let deadline = Instant::now() + limit;
-            let mut stop = || Instant::now() >= deadline;
-            match solver.run(need.n, need.until_proved, &mut stop) {
-                Ok(_) => {}
-                Err(OctalError::Stopped { computed }) => {
-                    failure = Some(ApiError::BudgetExceeded {
-                        field: "n".into(),
-                        detail: format!(
-                            "n: computing this game beyond {computed} values takes longer than the synchronous limit of {} ms \
-                             (GRUNDY_OCTAL_SYNC_MS); submit a job with POST /v1/octal/jobs",
-                            limit.as_millis()
-                        ),
-                    });
-                }
-                Err(other) => failure = Some(ApiError::invalid("code", format!("code: {other}"))),
-            }
-        }
-        // Values computed before a stop are kept (and stored) for the next request.
-        e2.len.store(solver.values().len(), Ordering::Relaxed);
-        let grew = solver.values().len() > e2.stored.load(Ordering::Relaxed);
-        let out = match failure {
-            Some(f) => Err(f),
-            None => query(&solver),
-        };
-        (out, grew)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("octal computation failed: {e}")))?;
-    if grew {
-        app.sequences.inner.insert(code.clone(), e.clone()); // re-weigh
-        if let Some(store) = app.store() {
-            tokio::spawn(persist(store, code, e));
-        }
-    }
-    result
+    .map_err(|e| OctalServiceError::Internal(format!("loading a solver: {e}")))?;
+    let stored = if solver.values().len() == stored {
+        stored
+    } else {
+        0
+    };
+    Ok(Resumed { solver, stored })
 }
 
 /// Writes the solver's values beyond what is stored. Failures are logged: the values can
@@ -166,7 +231,8 @@ where
 async fn persist(store: Store, code: String, e: Arc<Entry>) {
     let snapshot = {
         // Never wait on the lock from an async worker: if a request is computing right now, it
-        // will persist its (longer) result itself when it is done.
+        // will persist its (longer) result itself when it is done. A poisoned solver is never
+        // persisted (see the module docs).
         let Ok(solver) = e.solver.try_lock() else {
             return;
         };
@@ -177,7 +243,7 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
         (
             solver.values().to_vec(),
             stored,
-            periodicity_json(solver.periodicity()),
+            PeriodicityRecord::json_of(solver.periodicity()),
         )
     };
     let (values, stored, periodicity) = snapshot;
@@ -192,13 +258,54 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
     }
 }
 
-/// The periodicity verdict as stored JSON (the API's `periodicity` object).
-pub fn periodicity_json(p: &Periodicity) -> Option<String> {
-    p.proof().map(|_| {
-        serde_json::to_string(&crate::api::octal::PeriodicityInfo::from_core(p, None))
-            .unwrap_or_default()
-    })
-}
-
 /// Default of `GRUNDY_OCTAL_SYNC_MS`.
 pub const DEFAULT_SYNC_TIME: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service() -> OctalService {
+        OctalService::new(1 << 20, Duration::from_secs(10), StoreSlot::default())
+    }
+
+    const NEED: Need = Need {
+        n: 50,
+        until_proved: false,
+    };
+
+    #[tokio::test]
+    async fn serves_and_caches_a_solver() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        let first = svc.with_solver(&game, NEED, |s| s.sequence(16)).await;
+        let values = first.unwrap().unwrap();
+        assert_eq!(values, [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]);
+        assert!(svc.cache.get(&game.canonical()).is_some());
+    }
+
+    /// The poisoned-lock policy: a panic while a solver is held drops it from the cache and
+    /// reports an internal error; the next request gets a fresh solver.
+    #[tokio::test]
+    async fn a_panic_holding_a_solver_evicts_it() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        let code = game.canonical();
+        svc.with_solver(&game, NEED, |_| ()).await.unwrap();
+        let entry = svc.cache.get(&code).unwrap();
+        let failed = svc
+            .with_solver(&game, NEED, |_| -> () {
+                panic!("a query panics holding the lock")
+            })
+            .await;
+        assert!(matches!(failed, Err(OctalServiceError::Internal(_))));
+        assert!(entry.solver.is_poisoned());
+        assert!(
+            svc.cache.get(&code).is_none(),
+            "the poisoned entry is dropped"
+        );
+        let len = svc.with_solver(&game, NEED, |s| s.values().len()).await;
+        assert!(len.unwrap() >= NEED.n);
+        assert!(!svc.cache.get(&code).unwrap().solver.is_poisoned());
+    }
+}

@@ -1,244 +1,54 @@
 //! The bad-input catalogue: every malformed or invalid request gets the right RFC 9457
 //! problem (status, type, title, detail naming the field and value) — never a 500 or a hang.
+//! In-process (`common::app`): a new case is one line of `CASES`.
 
 mod common;
 
 use grundy::config::Config;
 use serde_json::json;
 
-/// (path, raw body, status, text the detail must contain, field if any)
+/// (path, raw body, status, text the detail must contain, field if any) — one line per case.
+#[rustfmt::skip]
 const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
     // 400: not JSON / wrong JSON type
     ("/v1/welter/value", "", 400, "empty", None),
     ("/v1/welter/value", "   ", 400, "empty", None),
     ("/v1/welter/value", "{", 400, "not valid JSON", None),
     ("/v1/welter/value", "not json", 400, "not valid JSON", None),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1, 2,]}",
-        400,
-        "not valid JSON",
-        None,
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1]} trailing",
-        400,
-        "not valid JSON",
-        None,
-    ),
-    (
-        "/v1/welter/value",
-        "[1, 2, 3]",
-        400,
-        "must be a JSON object",
-        None,
-    ),
+    ("/v1/welter/value", r#"{"position": [1, 2,]}"#, 400, "not valid JSON", None),
+    ("/v1/welter/value", r#"{"position": [1]} trailing"#, 400, "not valid JSON", None),
+    ("/v1/welter/value", "[1, 2, 3]", 400, "must be a JSON object", None),
     ("/v1/welter/value", "42", 400, "must be a JSON object", None),
-    (
-        "/v1/welter/value",
-        "null",
-        400,
-        "must be a JSON object",
-        None,
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": \"1,2,3\"}",
-        400,
-        "position",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": {\"a\": 1}}",
-        400,
-        "position",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1, \"2\"]}",
-        400,
-        "position[1]",
-        Some("position[1]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1, null]}",
-        400,
-        "position[1]",
-        Some("position[1]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [[1]]}",
-        400,
-        "position[0]",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1], \"play\": 3}",
-        400,
-        "play",
-        Some("play"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1e999]}",
-        422,
-        "too large",
-        Some("position[0]"),
-    ),
+    ("/v1/welter/value", "null", 400, "must be a JSON object", None),
+    ("/v1/welter/value", r#"{"position": "1,2,3"}"#, 400, "position", Some("position")),
+    ("/v1/welter/value", r#"{"position": {"a": 1}}"#, 400, "position", Some("position")),
+    ("/v1/welter/value", r#"{"position": [1, "2"]}"#, 400, "position[1]", Some("position[1]")),
+    ("/v1/welter/value", r#"{"position": [1, null]}"#, 400, "position[1]", Some("position[1]")),
+    ("/v1/welter/value", r#"{"position": [[1]]}"#, 400, "position[0]", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [1], "play": 3}"#, 400, "play", Some("play")),
+    ("/v1/welter/value", r#"{"position": [1e999]}"#, 422, "too large", Some("position[0]")),
     // 422: well-formed but invalid
-    (
-        "/v1/welter/value",
-        "{}",
-        422,
-        "missing field `position`",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1, -3]}",
-        422,
-        "-3 is negative",
-        Some("position[1]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [-9223372036854775809]}",
-        422,
-        "negative",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1.5]}",
-        422,
-        "1.5 is not an integer",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [2.5e0]}",
-        422,
-        "not an integer",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1e20]}",
-        422,
-        "too large",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [18446744073709551616]}",
-        422,
-        "too large",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [99999999999999999999999999]}",
-        422,
-        "too large",
-        Some("position[0]"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [4, 2, 4]}",
-        422,
-        "square 4 appears more than once",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1], \"play\": \"misery\"}",
-        422,
-        "unknown variant `misery`",
-        Some("play"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [1], \"plya\": \"misere\"}",
-        422,
-        "unknown field `plya`",
-        Some("plya"),
-    ),
-    (
-        "/v1/welter/value",
-        "{\"position\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}",
-        422,
-        "exceed the limit of 10",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/winning-moves",
-        "{\"position\": [0, 0]}",
-        422,
-        "appears more than once",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/winning-moves",
-        "{\"position\": [1], \"play\": \"NORMAL\"}",
-        422,
-        "unknown variant",
-        Some("play"),
-    ),
-    (
-        "/v1/welter/winning-moves",
-        "{\"play\": \"misere\"}",
-        422,
-        "missing field `position`",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 7]}",
-        422,
-        "missing field `target`",
-        Some("target"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 7], \"target\": -1}",
-        422,
-        "-1 is negative",
-        Some("target"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 7], \"target\": 18446744073709551616}",
-        422,
-        "too large",
-        Some("target"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 7], \"target\": 0.5}",
-        422,
-        "not an integer",
-        Some("target"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 5], \"target\": 0}",
-        422,
-        "square 5",
-        Some("position"),
-    ),
-    (
-        "/v1/welter/primes",
-        "{\"position\": [1, 5, 7], \"target\": \"0\"}",
-        400,
-        "target",
-        Some("target"),
-    ),
+    ("/v1/welter/value", "{}", 422, "missing field `position`", Some("position")),
+    ("/v1/welter/value", r#"{"position": [1, -3]}"#, 422, "-3 is negative", Some("position[1]")),
+    ("/v1/welter/value", r#"{"position": [-9223372036854775809]}"#, 422, "negative", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [1.5]}"#, 422, "1.5 is not an integer", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [2.5e0]}"#, 422, "not an integer", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [1e20]}"#, 422, "too large", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [18446744073709551616]}"#, 422, "too large", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [99999999999999999999999999]}"#, 422, "too large", Some("position[0]")),
+    ("/v1/welter/value", r#"{"position": [4, 2, 4]}"#, 422, "square 4 appears more than once", Some("position")),
+    ("/v1/welter/value", r#"{"position": [1], "play": "misery"}"#, 422, "unknown variant `misery`", Some("play")),
+    ("/v1/welter/value", r#"{"position": [1], "plya": "misere"}"#, 422, "unknown field `plya`", Some("plya")),
+    ("/v1/welter/value", r#"{"position": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}"#, 422, "exceed the limit of 10", Some("position")),
+    ("/v1/welter/winning-moves", r#"{"position": [0, 0]}"#, 422, "appears more than once", Some("position")),
+    ("/v1/welter/winning-moves", r#"{"position": [1], "play": "NORMAL"}"#, 422, "unknown variant", Some("play")),
+    ("/v1/welter/winning-moves", r#"{"play": "misere"}"#, 422, "missing field `position`", Some("position")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 7]}"#, 422, "missing field `target`", Some("target")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": -1}"#, 422, "-1 is negative", Some("target")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": 18446744073709551616}"#, 422, "too large", Some("target")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": 0.5}"#, 422, "not an integer", Some("target")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 5], "target": 0}"#, 422, "square 5", Some("position")),
+    ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": "0"}"#, 400, "target", Some("target")),
 ];
 
 #[tokio::test]
@@ -248,7 +58,7 @@ async fn catalogue() {
         max_coins: 10,
         ..Config::default()
     };
-    let s = common::start_with(config).await;
+    let s = common::app_with(config).await;
     for &(path, body, status, needle, field) in CASES {
         let r = s.post_raw(path, body.to_owned()).await;
         common::assert_problem(&r, status, needle);
@@ -266,7 +76,7 @@ async fn catalogue() {
 #[tokio::test]
 async fn whole_number_floats_are_integers() {
     // JSON Schema's `integer` includes 5.0; exact below 2^53.
-    let s = common::start().await;
+    let s = common::app().await;
     let r = s
         .post_raw(
             "/v1/welter/value",
@@ -283,7 +93,7 @@ async fn body_limit_is_413() {
         max_body_bytes: 1000,
         ..Config::default()
     };
-    let s = common::start_with(config).await;
+    let s = common::app_with(config).await;
     let big: Vec<u64> = (0..1000).collect();
     let r = s
         .post("/v1/welter/value", &json!({ "position": big }))
@@ -298,14 +108,14 @@ async fn body_limit_is_413() {
 
 #[tokio::test]
 async fn unknown_paths_and_methods() {
-    let s = common::start().await;
+    let s = common::app().await;
     common::assert_problem(&s.get("/v1/welter/nope").await, 404, "/v1/welter/nope");
     common::assert_problem(&s.get("/v1/welter/value").await, 405, "not allowed");
 }
 
 #[tokio::test]
 async fn deep_nesting_and_garbage_never_500() {
-    let s = common::start().await;
+    let s = common::app().await;
     let deep = format!(
         "{{\"position\": {}1{}}}",
         "[".repeat(10_000),

@@ -1,9 +1,11 @@
 //! Black-box tests of the octal endpoints: Austin's tables and known constants through HTTP,
 //! every winning move checked against an independent brute-force G-sequence, pagination,
-//! values for huge heaps, and the limits.
+//! values for huge heaps, and the limits. In-process (`common::app`); jobs, restarts and
+//! replicas are in `jobs_api.rs` and `replicas_pg.rs` (real servers).
 
 mod common;
 
+use common::u64s;
 use grundy::config::Config;
 use serde_json::{json, Value};
 
@@ -39,17 +41,9 @@ fn brute_octal(digits: &[u8], n: usize) -> Vec<u64> {
     g
 }
 
-fn u64s(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
-}
-
 #[tokio::test]
 async fn sequences_and_known_periods() {
-    let s = common::start().await;
+    let s = common::app().await;
     let r = s
         .ok("/v1/octal/sequence", &json!({"code": ".07", "n": 16}))
         .await;
@@ -126,7 +120,7 @@ async fn sequences_and_known_periods() {
 #[tokio::test]
 async fn acceptance_tables_through_http() {
     // Austin's chapter 7 rows that agree with brute force: the prefix and the period.
-    let s = common::start().await;
+    let s = common::app().await;
     let data: Value = serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/austin_acceptance.json"
@@ -181,7 +175,7 @@ async fn acceptance_tables_through_http() {
 
 #[tokio::test]
 async fn values_for_huge_heaps() {
-    let s = common::start().await;
+    let s = common::app().await;
     // Dawson's Kayles at heap 10^18 from the proved period 34 (preperiod 53).
     let r = s.get("/v1/octal/0.07/value/1000000000000000000").await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
@@ -205,7 +199,7 @@ async fn values_for_huge_heaps() {
 
 #[tokio::test]
 async fn every_winning_move_and_pagination() {
-    let s = common::start().await;
+    let s = common::app().await;
     let g = brute_octal(&[7, 7], 400);
     let heaps = [5u64, 9, 20, 33, 60];
     let first = s
@@ -288,7 +282,7 @@ async fn bad_codes_and_limits() {
         octal_sync_time: std::time::Duration::from_millis(300),
         ..Config::default()
     };
-    let s = common::start_with(config).await;
+    let s = common::app_with(config).await;
     for (body, field, needle) in [
         (json!({"code": "0.0x", "n": 5}), "code", "invalid character"),
         (json!({"code": "", "n": 5}), "code", "empty"),
@@ -336,7 +330,7 @@ async fn bad_codes_and_limits() {
 #[tokio::test]
 async fn answers_do_not_depend_on_earlier_requests() {
     // The same request gives the same body whatever was computed before it.
-    let s = common::start().await;
+    let s = common::app().await;
     let seq = json!({"code": "0.07", "n": 20});
     let small = json!({"code": "0.07", "n": 300});
     let a1 = s.post("/v1/octal/sequence", &seq).await.text;

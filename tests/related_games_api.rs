@@ -1,18 +1,12 @@
 //! Black-box tests of Max-Welter, Antonim and Antimatter through HTTP: the papers' examples and
 //! tables, and an independent brute force (mex over followers, written here) on small positions.
+//! In-process (`common::app`).
 
 mod common;
 
+use common::{u64s, vectors};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-fn vectors() -> Value {
-    serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/welter_vectors.json"
-    )))
-    .unwrap()
-}
 
 /// Max-Welter brute force on bitmask positions: (normal value, misère: player to move wins).
 struct MaxWelterBrute {
@@ -65,7 +59,7 @@ fn expand(moves: &Value, position: &[u64]) -> Vec<u64> {
 
 #[tokio::test]
 async fn max_welter_matches_brute_force_on_squares_below_10() {
-    let s = common::start().await;
+    let s = common::app().await;
     let mut brute = MaxWelterBrute {
         memo: HashMap::new(),
     };
@@ -101,7 +95,7 @@ async fn max_welter_matches_brute_force_on_squares_below_10() {
 
 #[tokio::test]
 async fn max_welter_papers_and_huge_positions() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["max_welter"]["values"].as_array().unwrap() {
         let v = s
@@ -185,7 +179,7 @@ fn antonim_brute(set: u32, memo: &mut HashMap<u32, u64>) -> u64 {
 
 #[tokio::test]
 async fn antonim_examples_and_brute_force() {
-    let s = common::start().await;
+    let s = common::app().await;
     for case in vectors()["antonim_values"].as_array().unwrap() {
         let v = s
             .ok("/v1/antonim/value", &json!({"position": case["position"]}))
@@ -219,7 +213,7 @@ async fn antonim_examples_and_brute_force() {
 
 #[tokio::test]
 async fn antimatter_examples_and_tables() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["antimatter_values"].as_array().unwrap() {
         let v = s
@@ -232,12 +226,7 @@ async fn antimatter_examples_and_tables() {
     }
     // Table 5: (p1, p2 | e) is a P-position for the printed e.
     let t = &d["tables"]["table5"];
-    let cols: Vec<u64> = t["cols"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_u64().unwrap())
-        .collect();
+    let cols: Vec<u64> = u64s(&t["cols"]);
     for (row, cells) in t["rows"].as_object().unwrap() {
         let p1: u64 = row.parse().unwrap();
         for (p2, cell) in cols.iter().zip(cells.as_array().unwrap()) {

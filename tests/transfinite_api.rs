@@ -1,5 +1,6 @@
 //! Black-box tests of the transfinite endpoints: the papers' examples (with the printed slip in
 //! Example 2.11 corrected), agreement with finite Welter/Nim, and every move reaching value 0.
+//! In-process (`common::app`).
 
 mod common;
 
@@ -7,7 +8,7 @@ use serde_json::{json, Value};
 
 #[tokio::test]
 async fn abuku_examples() {
-    let s = common::start().await;
+    let s = common::app().await;
     let nim = json!({"position": ["1", "ω·2+4", "ω^2·3+9", "ω^2·2+ω·4+16", "ω^2+ω·5+25"]});
     let v = s.ok("/v1/transfinite/nim/value", &nim).await;
     assert_eq!(v["value"], "w*3+5");
@@ -54,7 +55,7 @@ async fn abuku_examples() {
 
 #[tokio::test]
 async fn finite_inputs_match_finite_games() {
-    let s = common::start().await;
+    let s = common::app().await;
     for pos in [
         vec![1u64, 3, 7, 8, 11, 19],
         vec![1, 5, 7],
@@ -91,7 +92,7 @@ async fn finite_inputs_match_finite_games() {
 
 #[tokio::test]
 async fn normalisation_and_every_move_reaches_zero() {
-    let s = common::start().await;
+    let s = common::app().await;
     let v = s
         .ok(
             "/v1/transfinite/nim/value",
@@ -135,7 +136,7 @@ async fn normalisation_and_every_move_reaches_zero() {
 
 #[tokio::test]
 async fn bad_ordinals() {
-    let s = common::start().await;
+    let s = common::app().await;
     let cases = [
         (
             json!({"position": ["w*x"]}),

@@ -1,17 +1,11 @@
 //! Black-box tests of the Welter endpoints against the thesis's worked examples and tables,
-//! and self-consistency on random positions (every winning move reaches value 0).
+//! and self-consistency on random positions (every winning move reaches value 0). In-process
+//! (`common::app`) except for one test over a real socket.
 
 mod common;
 
+use common::{u64s, vectors, Rng};
 use serde_json::{json, Value};
-
-fn vectors() -> Value {
-    serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/welter_vectors.json"
-    )))
-    .unwrap()
-}
 
 fn pairs(v: &Value) -> Vec<(u64, u64)> {
     v.as_array()
@@ -29,7 +23,7 @@ fn pairs(v: &Value) -> Vec<(u64, u64)> {
 
 #[tokio::test]
 async fn contract_examples() {
-    let s = common::start().await;
+    let s = common::app().await;
     let v = s
         .ok(
             "/v1/welter/value",
@@ -70,7 +64,7 @@ async fn contract_examples() {
 
 #[tokio::test]
 async fn thesis_vectors() {
-    let s = common::start().await;
+    let s = common::app().await;
     let d = vectors();
     for case in d["welter_values"].as_array().unwrap() {
         let v = s
@@ -156,12 +150,7 @@ async fn thesis_vectors() {
     }
     // Triangle (Ex 3.15): every window of consecutive coins has the printed value.
     for case in d["triangles"].as_array().unwrap() {
-        let xs: Vec<u64> = case["position"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect();
+        let xs: Vec<u64> = u64s(&case["position"]);
         for (r, row) in case["rows"].as_array().unwrap().iter().enumerate().skip(1) {
             for (j, want) in row.as_array().unwrap().iter().enumerate() {
                 let v = s
@@ -188,12 +177,7 @@ async fn thesis_vectors() {
     // Tables 1–3: the printed completion z makes a P-position; Table 4: [x1|x2].
     for name in ["table1", "table2", "table3", "table4"] {
         let t = &d["tables"][name];
-        let cols: Vec<u64> = t["cols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
+        let cols: Vec<u64> = u64s(&t["cols"]);
         for (row, cells) in t["rows"].as_object().unwrap() {
             let x: u64 = row.parse().unwrap();
             for (c, cell) in cols.iter().zip(cells.as_array().unwrap()) {
@@ -215,23 +199,11 @@ async fn thesis_vectors() {
     }
 }
 
-/// splitmix64, for reproducible random positions.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    }
-}
-
 #[tokio::test]
 async fn random_positions_are_self_consistent() {
     // Every returned normal winning move reaches value 0; the primes for target 0 that lie
     // below their coins are exactly those moves; positions of value 0 have no moves.
-    let s = common::start().await;
+    let s = common::app().await;
     let mut rng = Rng(2026);
     for round in 0..150 {
         let n = 1 + (rng.next() % 12) as usize;
@@ -276,7 +248,7 @@ async fn cache_uses_canonical_keys() {
         cache_min_coins: 0, // cache even tiny positions here
         ..Default::default()
     };
-    let s = common::start_with(config).await;
+    let s = common::app_with(config).await;
     let a = s
         .post("/v1/welter/value", &json!({"position": [3, 1, 2]}))
         .await;
@@ -324,7 +296,7 @@ async fn cache_uses_canonical_keys() {
 
 #[tokio::test]
 async fn big_positions_and_huge_primes() {
-    let s = common::start().await;
+    let s = common::app().await;
     // 200k coins: computed off the async workers, exact.
     let pos: Vec<u64> = (0..200_000u64)
         .map(|i| i * 3 + (i % 7))
@@ -354,6 +326,7 @@ async fn big_positions_and_huge_primes() {
 
 #[tokio::test]
 async fn operations_endpoints() {
+    // Over a real socket: the service really serves HTTP (the other tests here run in-process).
     let s = common::start().await;
     assert_eq!(s.get("/healthz").await.body["status"], "ok");
     assert_eq!(s.get("/readyz").await.status.as_u16(), 200);
@@ -384,7 +357,7 @@ async fn operations_endpoints() {
 
 #[tokio::test]
 async fn explain_shows_the_thesis_methods() {
-    let s = common::start().await;
+    let s = common::app().await;
     let e = s
         .ok(
             "/v1/welter/explain",

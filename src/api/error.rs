@@ -6,6 +6,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::problems::ProblemType;
+use crate::octal_service::OctalServiceError;
+use crate::store::StoreError;
 
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.
@@ -54,6 +56,11 @@ impl ApiError {
             field: field.into(),
             detail: detail.into(),
         }
+    }
+
+    /// A 422 naming `field`, its detail `field: reason`.
+    pub fn invalid_field(field: &str, reason: impl std::fmt::Display) -> Self {
+        ApiError::invalid(field, format!("{field}: {reason}"))
     }
 
     pub fn status(&self) -> StatusCode {
@@ -151,5 +158,37 @@ impl IntoResponse for ApiError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         resp
+    }
+}
+
+/// The octal service's failures: a computation too slow for a request or a game the engine
+/// refuses are the request's fault (422); a failing store is a dependency (503); the rest are
+/// bugs (500).
+impl From<OctalServiceError> for ApiError {
+    fn from(e: OctalServiceError) -> Self {
+        match e {
+            OctalServiceError::TooSlow { computed, limit } => ApiError::BudgetExceeded {
+                field: "n".into(),
+                detail: format!(
+                    "n: computing this game beyond {computed} values takes longer than the synchronous limit of {} ms \
+                     (GRUNDY_OCTAL_SYNC_MS); submit a job with POST /v1/octal/jobs",
+                    limit.as_millis()
+                ),
+            },
+            OctalServiceError::Game(e) => ApiError::invalid("code", format!("code: {e}")),
+            OctalServiceError::Store(e) => e.into(),
+            OctalServiceError::Internal(msg) => ApiError::Internal(msg),
+        }
+    }
+}
+
+/// The store is a dependency, not the input: its failures are 503s (logged here, once).
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        tracing::error!(error = %e, "store error");
+        ApiError::Unavailable {
+            detail: format!("the job store failed: {e}"),
+            retry_after_secs: 2,
+        }
     }
 }

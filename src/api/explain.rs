@@ -6,11 +6,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
-use super::welter::{Move, Outcome};
+use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::explain as core;
 use crate::state::AppState;
@@ -128,9 +130,9 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
     request_body = ExplainRequest,
     responses(
         (status = 200, description = "The worked computation", body = ExplainResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position or more coins than GRUNDY_EXPLAIN_MAX_COINS", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -143,8 +145,7 @@ async fn explain(
         distinct_sorted_limit("position", &req.position, max, "GRUNDY_EXPLAIN_MAX_COINS")?;
     let key = cache::key("welter/explain", "", &position);
     // Quadratic work and output: worth caching at every size.
-    app.respond_search(key, move || Ok(to_api(core::explain(&position))))
-        .await
+    respond_search(&app, key, move || Ok(to_api(core::explain(&position)))).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -11,11 +11,13 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
-use super::octal::PeriodicityInfo;
+use super::octal::{parse_code, PeriodicityInfo};
 use super::params::{ApiPath, ApiQuery};
-use crate::octal_service::parse_code;
+use super::responses::{
+    BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable, UnsupportedMediaType,
+};
 use crate::state::AppState;
-use crate::store::{Job, JobStatus, NewJob, Store, StoreError};
+use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -79,7 +81,8 @@ impl From<Job> for JobResponse {
         let periodicity = j
             .periodicity
             .as_deref()
-            .and_then(|p| serde_json::from_str::<PeriodicityInfo>(p).ok())
+            .and_then(PeriodicityRecord::from_json)
+            .map(PeriodicityInfo::from)
             .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None));
         JobResponse {
             progress: Progress {
@@ -136,18 +139,17 @@ fn store(app: &AppState) -> Result<Store, ApiError> {
     })
 }
 
-fn store_error(e: StoreError) -> ApiError {
-    tracing::error!(error = %e, "store error");
-    ApiError::Unavailable {
-        detail: format!("the job store failed: {e}"),
-        retry_after_secs: 2,
-    }
-}
-
 fn not_found(id: &str) -> ApiError {
     ApiError::NotFound {
         detail: format!("no job with id {id:?}"),
     }
+}
+
+/// The store and the job `id` in it (404 when there is none).
+async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
+    let store = store(app)?;
+    let job = store.get_job(id).await?.ok_or_else(|| not_found(id))?;
+    Ok((store, job))
 }
 
 /// Submit a long computation.
@@ -157,11 +159,11 @@ fn not_found(id: &str) -> ApiError {
     responses(
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn create(
@@ -190,8 +192,7 @@ async fn create(
             &id,
             0,
         )
-        .await
-        .map_err(store_error)?;
+        .await?;
     app.job_notify.notify_one();
     metrics::counter!("grundy_jobs_submitted_total").increment(1);
     let location = format!("/v1/octal/jobs/{id}");
@@ -210,7 +211,7 @@ async fn create(
     responses(
         (status = 200, description = "A page of jobs", body = JobList),
         (status = 422, description = "Bad limit or cursor (out of range or not a number)", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn list(
@@ -241,7 +242,7 @@ async fn list(
         }
     };
     let store = store(&app)?;
-    let jobs = store.list_jobs(limit, after).await.map_err(store_error)?;
+    let jobs = store.list_jobs(limit, after).await?;
     let next_cursor = (jobs.len() == limit as usize)
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
         .flatten();
@@ -258,20 +259,15 @@ async fn list(
     responses(
         (status = 200, description = "The job", body = JobResponse),
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 404, response = JobNotFound),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn get(
     State(app): State<AppState>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let store = store(&app)?;
-    let job = store
-        .get_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let (_, job) = existing(&app, &id).await?;
     Ok(Json(job.into()))
 }
 
@@ -283,29 +279,20 @@ async fn get(
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such job", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The store is unavailable", body = Problem, content_type = "application/problem+json"),
+        (status = 404, response = JobNotFound),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn cancel(
     State(app): State<AppState>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let store = store(&app)?;
-    let job = store
-        .get_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let (store, job) = existing(&app, &id).await?;
     if job.status.is_final() {
-        store.delete_job(&id).await.map_err(store_error)?;
+        store.delete_job(&id).await?;
         return Ok(Json(job.into()));
     }
-    let job = store
-        .cancel_job(&id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&id))?;
+    let job = store.cancel_job(&id).await?.ok_or_else(|| not_found(&id))?;
     Ok(Json(job.into()))
 }
 

@@ -8,10 +8,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
-use super::welter::{Outcome, Play, PositionRequest};
+use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
+use super::welter::PositionRequest;
 use crate::cache;
 use crate::core::max_welter as core;
 use crate::state::AppState;
@@ -57,17 +60,10 @@ pub struct MaxWelterMovesResponse {
     pub moves: Vec<MoveRange>,
 }
 
-fn play_tag(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
-
 fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Analysis), ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let a = core::analyse(&position, req.play.into(), app.config.search_budget())
-        .map_err(|e| ApiError::invalid("position", format!("position: {e}")))?;
+        .map_err(|e| ApiError::invalid_field("position", e))?;
     // The misère value is the normal one with 0 and 1 swapped (Theorem 9); `value` is always
     // the normal-play value, as for Welter.
     Ok((position, a))
@@ -79,9 +75,9 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -90,10 +86,10 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("max-welter/value", play_tag(req.play), &position);
+    let key = cache::key("max-welter/value", req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let (position, a) = analyse(&app2, req)?;
         Ok(MaxWelterValueResponse {
             coins: position.len(),
@@ -113,9 +109,9 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -124,10 +120,10 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("max-welter/winning-moves", play_tag(req.play), &position);
+    let key = cache::key("max-welter/winning-moves", req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let (position, a) = analyse(&app2, req)?;
         Ok(MaxWelterMovesResponse {
             position,

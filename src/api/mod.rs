@@ -1,5 +1,6 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 
+pub mod common;
 pub mod error;
 pub mod explain;
 pub mod jobs;
@@ -13,6 +14,8 @@ pub mod params;
 pub mod position;
 pub mod problems;
 pub mod related;
+pub mod respond;
+pub mod responses;
 pub mod schema_rules;
 pub mod transfinite;
 pub mod welter;
@@ -39,7 +42,16 @@ use crate::state::AppState;
         (name = "operations", description = "Health, readiness and metrics."),
         (name = "problems", description = "One page per problem type: every error is an RFC 9457 problem document whose `type` (`/problems/invalid-value`, `/problems/budget-exceeded`, …) is served here.")
     ),
-    components(schemas(error::Problem, problems::ProblemTypeName))
+    components(
+        schemas(error::Problem, problems::ProblemTypeName),
+        responses(
+            responses::BadRequest,
+            responses::PayloadTooLarge,
+            responses::UnsupportedMediaType,
+            responses::JobNotFound,
+            responses::StoreUnavailable
+        )
+    )
 )]
 struct ApiDoc;
 

@@ -7,14 +7,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::params::ApiPath;
-use super::welter::Outcome;
+use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::octal::{self as core, Game, Periodicity};
-use crate::octal_service::{parse_code, with_solver, Need};
+use crate::octal_service::Need;
 use crate::state::AppState;
+use crate::store::PeriodicityRecord;
 
 /// The periodicity verdict. `status` is `periodic` or `arithmetic-periodic` only when proved
 /// by a theorem (Austin Thm 4.1 and its take-and-break generalisations, Thms 6.8–6.10) from
@@ -40,28 +43,43 @@ pub struct PeriodicityInfo {
 }
 
 impl PeriodicityInfo {
+    /// The verdict on `p`: the proof's record when proved, else `unknown` with null fields.
     pub fn from_core(p: &Periodicity, computed: Option<u64>) -> Self {
-        match p.proof() {
-            None => PeriodicityInfo {
-                status: "unknown".into(),
-                preperiod: None,
-                period: None,
-                saltus: None,
-                proved_at: None,
-                theorem: None,
-                computed,
-            },
-            Some(proof) => PeriodicityInfo {
-                status: p.status().into(),
-                preperiod: Some(proof.preperiod),
-                period: Some(proof.period),
-                saltus: Some(proof.saltus),
-                proved_at: Some(proof.proved_at),
-                theorem: Some(proof.theorem.name().into()),
-                computed,
-            },
+        let mut info = PeriodicityRecord::of(p).map_or_else(Self::unknown, Self::from);
+        info.computed = computed;
+        info
+    }
+
+    fn unknown() -> Self {
+        PeriodicityInfo {
+            status: "unknown".into(),
+            preperiod: None,
+            period: None,
+            saltus: None,
+            proved_at: None,
+            theorem: None,
+            computed: None,
         }
     }
+}
+
+impl From<PeriodicityRecord> for PeriodicityInfo {
+    fn from(r: PeriodicityRecord) -> Self {
+        PeriodicityInfo {
+            status: r.status,
+            preperiod: r.preperiod,
+            period: r.period,
+            saltus: r.saltus,
+            proved_at: r.proved_at,
+            theorem: r.theorem,
+            computed: None,
+        }
+    }
+}
+
+/// Parses a code into a game, as a 422 naming `field`.
+pub fn parse_code(field: &str, code: &str) -> Result<Game, ApiError> {
+    Game::parse(code).map_err(|e| ApiError::invalid(field, format!("{field}: {e} (in {code:?})")))
 }
 
 /// The verdict as established from the first `within` values: a proof that needs more values
@@ -193,19 +211,15 @@ fn too_big(field: &str, n: u64, max: usize) -> ApiError {
     )
 }
 
-fn octal_error(field: &str, e: core::OctalError) -> ApiError {
-    ApiError::invalid(field, format!("{field}: {e}"))
-}
-
 /// G-sequence g(0..n−1) with the periodicity verdict.
 #[utoipa::path(
     post, path = "/v1/octal/sequence", operation_id = "octal_sequence", tag = "octal",
     request_body = SequenceRequest,
     responses(
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -227,18 +241,22 @@ async fn sequence(
     };
     let code = game.canonical();
     let sf = standard_form(&game);
-    let resp = with_solver(&app, &game, need, move |solver| {
-        let values = solver.sequence(n).map_err(|e| octal_error("n", e))?;
-        Ok(SequenceResponse {
-            code,
-            standard_form: sf,
-            n: n as u64,
-            values,
-            periodicity: verdict_within(solver.periodicity(), n as u64),
+    let resp = app
+        .octal
+        .with_solver(&game, need, move |solver| -> Result<_, ApiError> {
+            let values = solver
+                .sequence(n)
+                .map_err(|e| ApiError::invalid_field("n", e))?;
+            Ok(SequenceResponse {
+                code,
+                standard_form: sf,
+                n: n as u64,
+                values,
+                periodicity: verdict_within(solver.periodicity(), n as u64),
+            })
         })
-    })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+        .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
@@ -268,7 +286,7 @@ async fn heap_value(
         until_proved: true,
     };
     let canonical = game.canonical();
-    let resp = with_solver(&app, &game, need, move |solver| {
+    let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let computed = solver.values().len();
         let value = solver.value_at(heap).map_err(|e| match e {
             core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
@@ -278,7 +296,7 @@ async fn heap_value(
                      (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
                 ),
             },
-            other => octal_error("heap", other),
+            other => ApiError::invalid_field("heap", other),
         })?;
         // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
         // values a request for this heap computes) or when it fits within g(0..=heap).
@@ -293,8 +311,8 @@ async fn heap_value(
             periodicity: verdict_within(solver.periodicity(), within),
         })
     })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+    .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 /// Nim-sum and every winning move of a sum of heaps, paginated.
@@ -303,9 +321,9 @@ async fn heap_value(
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -344,9 +362,9 @@ async fn winning_moves(
     let budget = app.config.octal_moves_budget;
     let canonical = game.canonical();
     let cursor = req.cursor;
-    let resp = with_solver(&app, &game, need, move |solver| {
+    let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
-            core::OctalError::BadCursor { .. } => octal_error("cursor", e),
+            core::OctalError::BadCursor { .. } => ApiError::invalid_field("cursor", e),
             core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
                 field: "heaps".into(),
                 detail: format!(
@@ -354,7 +372,7 @@ async fn winning_moves(
                      a job (POST /v1/octal/jobs) can compute further"
                 ),
             },
-            other => octal_error("heaps", other),
+            other => ApiError::invalid_field("heaps", other),
         })?;
         Ok(WinningMovesResponse {
             code: canonical,
@@ -369,8 +387,8 @@ async fn winning_moves(
             next_cursor: page.next_cursor,
         })
     })
-    .await?;
-    app.respond(None, 0, move || Ok(resp)).await
+    .await??;
+    respond(&app, None, 0, move || Ok(resp)).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -378,4 +396,29 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(sequence))
         .routes(routes!(heap_value))
         .routes(routes!(winning_moves))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The store records a proof in its own type; the text must stay what earlier versions
+    /// wrote (the API's verdict object), and read back as the same verdict.
+    #[test]
+    fn stored_periodicity_record_matches_the_api_verdict() {
+        let game = Game::parse("0.07").unwrap();
+        let mut solver = core::Solver::new(&game);
+        solver.run(100_000, true, &mut || false).unwrap();
+        let p = solver.periodicity();
+        let json = PeriodicityRecord::json_of(p).expect("0.07 is proved periodic");
+        assert_eq!(
+            json,
+            r#"{"status":"periodic","preperiod":53,"period":34,"saltus":0,"proved_at":175,"theorem":"Austin Thm 4.1 (Guy-Smith periodicity)"}"#
+        );
+        let api = serde_json::to_string(&PeriodicityInfo::from_core(p, None)).unwrap();
+        assert_eq!(json, api, "the earlier stored format");
+        let back = PeriodicityInfo::from(PeriodicityRecord::from_json(&json).unwrap());
+        assert_eq!(serde_json::to_string(&back).unwrap(), api);
+        assert_eq!(PeriodicityRecord::json_of(&Periodicity::Unknown), None);
+    }
 }

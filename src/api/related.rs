@@ -8,22 +8,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
-use super::welter::{Move, Outcome, Play};
+use super::respond::respond_search;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
 use crate::state::AppState;
-
-fn play_tag(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
 
 fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
     ApiError::BudgetExceeded {
@@ -81,15 +76,15 @@ async fn antonim_answer(
     } else {
         "antonim/value"
     };
-    let key = cache::key(tag, play_tag(req.play), &position);
+    let key = cache::key(tag, req.play.as_str(), &position);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let a =
             antonim::analyse(&position, play.into(), app2.config.search_budget()).map_err(|e| {
                 match e {
                     AntonimError::BudgetExceeded => budget_problem(&app2, "position", "Antonim"),
-                    other => ApiError::invalid("position", format!("position: {other}")),
+                    other => ApiError::invalid_field("position", other),
                 }
             })?;
         Ok(AntonimResponse {
@@ -109,9 +104,9 @@ async fn antonim_answer(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntonimResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -128,9 +123,9 @@ async fn antonim_value(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntonimResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -205,11 +200,9 @@ async fn antimatter_answer(
             AntimatterError::SharedSquare {
                 particle: Particle::Positron,
                 ..
-            } => ApiError::invalid("positrons", format!("positrons: {e}")),
-            AntimatterError::SharedSquare { .. } => {
-                ApiError::invalid("electrons", format!("electrons: {e}"))
-            }
-            other => ApiError::invalid("positrons", format!("positrons: {other}")),
+            } => ApiError::invalid_field("positrons", e),
+            AntimatterError::SharedSquare { .. } => ApiError::invalid_field("electrons", e),
+            other => ApiError::invalid_field("positrons", other),
         },
     )?;
     let (positrons, electrons) = (pos.positrons().to_vec(), pos.electrons().to_vec());
@@ -222,10 +215,10 @@ async fn antimatter_answer(
     numbers.push(u64::MAX); // separator (squares can be u64::MAX too, so add the count)
     numbers.push(positrons.len() as u64);
     numbers.extend(&electrons);
-    let key = cache::key(tag, play_tag(req.play), &numbers);
+    let key = cache::key(tag, req.play.as_str(), &numbers);
     let play = req.play;
     let app2 = app.clone();
-    app.respond_search(key, move || {
+    respond_search(&app, key, move || {
         let a = antimatter::analyse(
             &positrons,
             &electrons,
@@ -234,7 +227,7 @@ async fn antimatter_answer(
         )
         .map_err(|e| match e {
             AntimatterError::BudgetExceeded => budget_problem(&app2, "positrons", "Antimatter"),
-            other => ApiError::invalid("positrons", format!("positrons: {other}")),
+            other => ApiError::invalid_field("positrons", other),
         })?;
         Ok(AntimatterResponse {
             positrons,
@@ -266,9 +259,9 @@ async fn antimatter_answer(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntimatterResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -285,9 +278,9 @@ async fn antimatter_value(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntimatterResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]

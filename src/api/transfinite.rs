@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
-use super::welter::Outcome;
+use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::ordinal::Ordinal;
-use crate::core::transfinite::{self as core, TransfiniteError};
+use crate::core::transfinite as core;
 use crate::state::AppState;
 
 /// A transfinite Nim position: heap sizes as ordinal strings.
@@ -120,15 +122,6 @@ fn sorted_strings(position: &[Ordinal]) -> Vec<String> {
     sorted.into_iter().map(|o| o.to_string()).collect()
 }
 
-fn welter_error(e: TransfiniteError) -> ApiError {
-    match e {
-        TransfiniteError::DuplicateSquare(_) => {
-            ApiError::invalid("position", format!("position: {e}"))
-        }
-        other => ApiError::invalid("position", format!("position: {other}")),
-    }
-}
-
 /// Refuses answers too large to send (each move can carry most terms of the nim-sum).
 fn check_output(app: &AppState, moves: &[core::Move]) -> Result<(), ApiError> {
     let terms: usize = moves
@@ -159,25 +152,38 @@ fn weight(position: &[Ordinal]) -> usize {
     position.iter().map(|o| o.node_count()).sum()
 }
 
-/// Transfinite Nim: the value is the ordinal nim-sum of the heaps.
-#[utoipa::path(
-    post, path = "/v1/transfinite/nim/value", operation_id = "transfinite_nim_value", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
-    responses(
-        (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-async fn nim_value(
-    State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
-) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    app.respond(None, weight(&position), move || {
-        let value = core::nim_value(&position);
+/// The two transfinite games: their handlers differ only in how value and moves are found.
+#[derive(Debug, Clone, Copy)]
+enum Rules {
+    /// Heaps; the value is the ordinal nim-sum.
+    Nim,
+    /// Coins on distinct squares; the value is Abuku's transfinite Welter function.
+    Welter,
+}
+
+impl Rules {
+    fn value(self, position: &[Ordinal]) -> Result<Ordinal, ApiError> {
+        match self {
+            Rules::Nim => Ok(core::nim_value(position)),
+            Rules::Welter => {
+                core::welter_value(position).map_err(|e| ApiError::invalid_field("position", e))
+            }
+        }
+    }
+
+    fn winning_moves(self, position: &[Ordinal]) -> Result<Vec<core::Move>, ApiError> {
+        match self {
+            Rules::Nim => Ok(core::nim_winning_moves(position)),
+            Rules::Welter => core::welter_winning_moves(position)
+                .map_err(|e| ApiError::invalid_field("position", e)),
+        }
+    }
+}
+
+async fn answer_value(app: AppState, raw: Vec<String>, rules: Rules) -> Result<Response, ApiError> {
+    let position = parse_position(&app, &raw)?;
+    respond(&app, None, weight(&position), move || {
+        let value = rules.value(&position)?;
         Ok(OrdinalValueResponse {
             position: sorted_strings(&position),
             outcome: outcome(&value),
@@ -185,6 +191,46 @@ async fn nim_value(
         })
     })
     .await
+}
+
+async fn answer_winning_moves(
+    app: AppState,
+    raw: Vec<String>,
+    rules: Rules,
+) -> Result<Response, ApiError> {
+    let position = parse_position(&app, &raw)?;
+    let app2 = app.clone();
+    respond(&app, None, weight(&position), move || {
+        let value = rules.value(&position)?;
+        let moves = rules.winning_moves(&position)?;
+        check_output(&app2, &moves)?;
+        Ok(OrdinalMovesResponse {
+            position: sorted_strings(&position),
+            outcome: outcome(&value),
+            value: value.to_string(),
+            moves: moves_to_api(moves),
+        })
+    })
+    .await
+}
+
+/// Transfinite Nim: the value is the ordinal nim-sum of the heaps.
+#[utoipa::path(
+    post, path = "/v1/transfinite/nim/value", operation_id = "transfinite_nim_value", tag = "transfinite",
+    request_body = OrdinalPositionRequest,
+    responses(
+        (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn nim_value(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+) -> Result<Response, ApiError> {
+    answer_value(app, req.position, Rules::Nim).await
 }
 
 /// Transfinite Nim: every winning move.
@@ -193,9 +239,9 @@ async fn nim_value(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -203,20 +249,7 @@ async fn nim_winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    let app2 = app.clone();
-    app.respond(None, weight(&position), move || {
-        let value = core::nim_value(&position);
-        let moves = core::nim_winning_moves(&position);
-        check_output(&app2, &moves)?;
-        Ok(OrdinalMovesResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-            moves: moves_to_api(moves),
-        })
-    })
-    .await
+    answer_winning_moves(app, req.position, Rules::Nim).await
 }
 
 /// Transfinite Welter: [α1|…|αn] = ω·(λ1 ⊕ … ⊕ λn) + ⊕_λ [S_λ] with αi = ω·λi + mi (Abuku).
@@ -225,9 +258,9 @@ async fn nim_winning_moves(
     request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, squares repeat, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -235,16 +268,7 @@ async fn welter_value(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    app.respond(None, weight(&position), move || {
-        let value = core::welter_value(&position).map_err(welter_error)?;
-        Ok(OrdinalValueResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-        })
-    })
-    .await
+    answer_value(app, req.position, Rules::Welter).await
 }
 
 /// Transfinite Welter: every winning move.
@@ -253,9 +277,9 @@ async fn welter_value(
     request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, squares repeat, a target is not representable, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -263,20 +287,7 @@ async fn welter_winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
-    let app2 = app.clone();
-    app.respond(None, weight(&position), move || {
-        let value = core::welter_value(&position).map_err(welter_error)?;
-        let moves = core::welter_winning_moves(&position).map_err(welter_error)?;
-        check_output(&app2, &moves)?;
-        Ok(OrdinalMovesResponse {
-            position: sorted_strings(&position),
-            outcome: outcome(&value),
-            value: value.to_string(),
-            moves: moves_to_api(moves),
-        })
-    })
-    .await
+    answer_winning_moves(app, req.position, Rules::Welter).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -6,69 +6,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::common::{Move, Outcome, Play};
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
+use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::welter as core;
 use crate::state::AppState;
-
-/// Normal play (whoever cannot move loses) or misère play (whoever cannot move wins).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Play {
-    #[default]
-    Normal,
-    Misere,
-}
-
-// By hand rather than derived: serde_json reports a non-string enum value as a *syntax*
-// error ("expected value"), which would be a misleading 400; this says what is wrong.
-impl<'de> Deserialize<'de> for Play {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Play;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("the string \"normal\" or \"misere\"")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Play, E> {
-                match v {
-                    "normal" => Ok(Play::Normal),
-                    "misere" | "misère" => Ok(Play::Misere),
-                    other => Err(E::unknown_variant(other, &["normal", "misere"])),
-                }
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl From<Play> for core::Play {
-    fn from(p: Play) -> Self {
-        match p {
-            Play::Normal => core::Play::Normal,
-            Play::Misere => core::Play::Misere,
-        }
-    }
-}
-
-/// `P`: the previous player (who just moved) wins; `N`: the next player (to move) wins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub enum Outcome {
-    P,
-    N,
-}
-
-impl From<core::Outcome> for Outcome {
-    fn from(o: core::Outcome) -> Self {
-        match o {
-            core::Outcome::P => Outcome::P,
-            core::Outcome::N => Outcome::N,
-        }
-    }
-}
 
 /// A position of Welter's game and the rules to play it under.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -97,22 +44,6 @@ pub struct ValueResponse {
     pub outcome: Outcome,
     /// The play the outcome refers to.
     pub play: Play,
-}
-
-/// A move: slide the coin on `from` to the empty square `to < from`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct Move {
-    pub from: u64,
-    pub to: u64,
-}
-
-impl From<core::Move> for Move {
-    fn from(m: core::Move) -> Self {
-        Move {
-            from: m.from,
-            to: m.to,
-        }
-    }
 }
 
 /// Every winning move: each leaves the opponent a P-position under the requested play.
@@ -162,22 +93,15 @@ pub struct PrimesResponse {
     pub moves: Vec<Move>,
 }
 
-fn options(play: Play) -> &'static str {
-    match play {
-        Play::Normal => "normal",
-        Play::Misere => "misere",
-    }
-}
-
 /// Welter value and outcome.
 #[utoipa::path(
     post, path = "/v1/welter/value", operation_id = "welter_value", tag = "welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = ValueResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -186,9 +110,9 @@ async fn value(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/value", options(req.play), &position);
+    let key = cache::key("welter/value", req.play.as_str(), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let (value, outcome) = core::evaluate(&position, req.play.into());
         Ok(ValueResponse {
             coins: position.len(),
@@ -207,9 +131,9 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -218,9 +142,9 @@ async fn winning_moves(
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let key = cache::key("welter/winning-moves", options(req.play), &position);
+    let key = cache::key("welter/winning-moves", req.play.as_str(), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let a = core::analyse(&position, req.play.into());
         Ok(WinningMovesResponse {
             position,
@@ -239,9 +163,9 @@ async fn winning_moves(
     request_body = PrimesRequest,
     responses(
         (status = 200, description = "The primes, in request order", body = PrimesResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type application/json)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -255,7 +179,7 @@ async fn primes(
     // Request order matters here, so the key keeps it.
     let key = cache::key("welter/primes", &target.to_string(), &position);
     let size = position.len();
-    app.respond(Some(key), size, move || {
+    respond(&app, Some(key), size, move || {
         let (value, primes) = core::value_and_primes(&position, target);
         let moves = position
             .iter()

@@ -3,7 +3,7 @@
 //! a coin from `x` to a lower square `y` that is empty or is 0.
 //!
 //! No formula for the Sprague–Grundy value is known, so values come from a memoised mex search
-//! ([`crate::core::budget::Solver`]) bounded by a [`Budget`]. Proved structure used:
+//! ([`crate::core::budget::MemoSearch`]) bounded by a [`Budget`]. Proved structure used:
 //!
 //! * Coins on 0 never move and never block (0 is always a legal target), so a position is the
 //!   **set of occupied non-zero squares**; the number of coins on 0 is irrelevant.
@@ -25,8 +25,8 @@
 //! early, but they also compute the normal value). Coins on 0 cost nothing; one non-zero coin is
 //! O(1) for any square.
 
-use crate::core::budget::{Budget, BudgetExceeded, Game, Mode, Solver};
-use crate::core::welter::{Move, Outcome, Play};
+use crate::core::budget::{Budget, BudgetExceeded, MemoSearch, Mode, SearchGame};
+use crate::core::game::{Move, Outcome, Play};
 
 /// Largest accepted number of coins (including coins on 0).
 pub const MAX_COINS: usize = 1_000_000;
@@ -187,8 +187,8 @@ fn mode_of(play: Play) -> Mode {
 }
 
 /// Solve the root, then every follower, and keep the moves into P-positions.
-fn moves_with<G: Game>(
-    solver: &mut Solver<G>,
+fn moves_with<G: SearchGame>(
+    solver: &mut MemoSearch<G>,
     root: &G::State,
     pos: &Position,
     encode: impl Fn(Vec<u64>) -> G::State,
@@ -234,19 +234,19 @@ fn mask_of(nonzero: Vec<u64>) -> u128 {
 }
 
 enum Searcher {
-    Small(Solver<SmallGame>, u128),
-    Large(Solver<LargeGame>, Box<[u64]>),
+    Small(MemoSearch<SmallGame>, u128),
+    Large(MemoSearch<LargeGame>, Box<[u64]>),
 }
 
 impl Searcher {
     fn new(pos: &Position, mode: Mode, budget: Budget) -> Self {
         match pos.nonzero.last() {
             Some(&m) if m >= 128 => Searcher::Large(
-                Solver::new(LargeGame, mode, budget),
+                MemoSearch::new(LargeGame, mode, budget),
                 pos.nonzero.clone().into(),
             ),
             _ => Searcher::Small(
-                Solver::new(SmallGame, mode, budget),
+                MemoSearch::new(SmallGame, mode, budget),
                 mask_of(pos.nonzero.clone()),
             ),
         }
@@ -273,7 +273,7 @@ pub struct SmallCursor {
     targets: u128,
 }
 
-impl Game for SmallGame {
+impl SearchGame for SmallGame {
     type State = u128;
     type Cursor = SmallCursor;
 
@@ -320,7 +320,7 @@ pub struct LargeCursor {
     j: usize,
 }
 
-impl Game for LargeGame {
+impl SearchGame for LargeGame {
     type State = Box<[u64]>;
     type Cursor = LargeCursor;
 
@@ -371,260 +371,4 @@ impl Game for LargeGame {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::test_support::{u64s, vectors};
-    use std::collections::HashMap;
-
-    /// Independent brute force on the literal definition: coins as a sorted tuple (coins on 0
-    /// included), followers = one coin to a lower square that is empty or 0.
-    struct Brute {
-        normal: HashMap<Vec<u64>, u64>,
-        misere: HashMap<Vec<u64>, bool>,
-    }
-
-    impl Brute {
-        fn new() -> Self {
-            Brute {
-                normal: HashMap::new(),
-                misere: HashMap::new(),
-            }
-        }
-
-        fn followers(p: &[u64]) -> Vec<(u64, u64, Vec<u64>)> {
-            let mut out = Vec::new();
-            for (i, &x) in p.iter().enumerate() {
-                for y in 0..x {
-                    if y == 0 || !p.contains(&y) {
-                        let mut f = p.to_vec();
-                        f[i] = y;
-                        f.sort();
-                        out.push((x, y, f));
-                    }
-                }
-            }
-            out
-        }
-
-        fn value(&mut self, p: &[u64]) -> u64 {
-            if let Some(&v) = self.normal.get(p) {
-                return v;
-            }
-            let mut seen: Vec<u64> = Self::followers(p)
-                .iter()
-                .map(|f| self.value(&f.2))
-                .collect();
-            seen.sort();
-            let mut m = 0;
-            for v in seen {
-                if v == m {
-                    m += 1;
-                }
-            }
-            self.normal.insert(p.to_vec(), m);
-            m
-        }
-
-        /// misère: true = P (every follower N; terminal positions are N)
-        fn misere_p(&mut self, p: &[u64]) -> bool {
-            if let Some(&v) = self.misere.get(p) {
-                return v;
-            }
-            let fs = Self::followers(p);
-            let v = !fs.is_empty() && fs.iter().all(|f| !self.misere_p(&f.2));
-            self.misere.insert(p.to_vec(), v);
-            v
-        }
-
-        fn moves(&mut self, p: &[u64], play: Play) -> Vec<Move> {
-            let mut m: Vec<Move> = Self::followers(p)
-                .into_iter()
-                .filter(|f| match play {
-                    Play::Normal => self.value(&f.2) == 0,
-                    Play::Misere => self.misere_p(&f.2),
-                })
-                .map(|(from, to, _)| Move { from, to })
-                .collect();
-            m.sort();
-            m.dedup();
-            m
-        }
-    }
-
-    fn subsets(max: u64, k: usize) -> Vec<Vec<u64>> {
-        let mut out = vec![vec![]];
-        for x in 1..max {
-            let mut more = Vec::new();
-            for s in &out {
-                if s.len() < k {
-                    let mut t: Vec<u64> = s.clone();
-                    t.push(x);
-                    more.push(t);
-                }
-            }
-            out.extend(more);
-        }
-        out
-    }
-
-    #[test]
-    fn matches_brute_force() {
-        let mut b = Brute::new();
-        let mut n = 0;
-        for s in subsets(11, 4) {
-            for zeros in 0..=2 {
-                let mut p = vec![0; zeros];
-                p.extend_from_slice(&s);
-                let want_v = b.value(&p);
-                for play in [Play::Normal, Play::Misere] {
-                    let a = analyse(&p, play, Budget::DEFAULT).unwrap();
-                    assert_eq!(a.value, want_v, "{p:?}");
-                    let want_p = match play {
-                        Play::Normal => want_v == 0,
-                        Play::Misere => b.misere_p(&p),
-                    };
-                    assert_eq!(a.outcome == Outcome::P, want_p, "{play:?} {p:?}");
-                    assert_eq!(a.moves, b.moves(&p, play), "{play:?} {p:?}");
-                    n += 1;
-                }
-            }
-        }
-        assert!(n > 2000);
-    }
-
-    /// The vector (bitmask) and large (boxed) searches agree: shift into squares ≥ 128 is not a
-    /// symmetry, so compare the two games directly on the same small positions.
-    #[test]
-    fn large_representation_agrees() {
-        for s in subsets(10, 3) {
-            for mode in [Mode::NormalValue, Mode::MisereOutcome] {
-                let mut small = Solver::new(SmallGame, mode, Budget::DEFAULT);
-                let mut large = Solver::new(LargeGame, mode, Budget::DEFAULT);
-                let a = small.solve(&mask_of(s.clone())).unwrap();
-                let b = large.solve(&s.clone().into()).unwrap();
-                assert_eq!(a, b, "{s:?} {mode:?}");
-            }
-        }
-        // and on a genuinely large position with a brute-force check
-        let mut b = Brute::new();
-        for p in [vec![1, 3, 130], vec![0, 20, 130], vec![2, 9, 128]] {
-            for play in [Play::Normal, Play::Misere] {
-                let a = analyse(&p, play, Budget::DEFAULT).unwrap();
-                assert_eq!(a.value, b.value(&p), "{p:?}");
-                assert_eq!(a.moves, b.moves(&p, play), "{p:?} {play:?}");
-            }
-        }
-    }
-
-    fn val(p: &[u64]) -> u64 {
-        value(&Position::new(p).unwrap(), Budget::DEFAULT).unwrap()
-    }
-
-    #[test]
-    fn vectors_antonim() {
-        let v = vectors();
-        let cases = v["antonim_values"].as_array().unwrap();
-        assert_eq!(cases.len(), 6);
-        for case in cases {
-            assert_eq!(
-                Some(val(&u64s(&case["position"]))),
-                case["value"].as_u64(),
-                "{case}"
-            );
-        }
-        // Even Alteration fails: [5|6|7|8|9] = 9, primes for k' = 7 are x2 → 1 and x4 → 4, each
-        // alone gives 7, but both together do not give 9.
-        let ce = &v["antonim_even_alteration_counterexample"];
-        assert_eq!(u64s(&ce["position"]), vec![5, 6, 7, 8, 9]);
-        assert_eq!(ce["k_prime"], 7);
-        assert_eq!(val(&[5, 6, 7, 8, 9]), 9);
-        assert_eq!(val(&[5, 1, 7, 8, 9]), 7);
-        assert_eq!(val(&[5, 6, 7, 4, 9]), 7);
-        assert_eq!(val(&[5, 1, 7, 4, 9]), 4);
-        assert_ne!(val(&[5, 1, 7, 4, 9]), 9);
-    }
-
-    /// The empirical facts of the notes, checked (not used) on squares < 24 / < 16.
-    #[test]
-    fn empirical_two_and_three_coin_p_positions() {
-        let mut solver = Solver::new(SmallGame, Mode::NormalValue, Budget::DEFAULT);
-        for b in 2..24u64 {
-            for a in 1..b {
-                let p = solver.solve(&mask_of(vec![a, b])).unwrap() == 0;
-                assert_eq!(p, b == a + 1 && a % 2 == 1, "{a} {b}");
-            }
-        }
-        for c in 3..16u64 {
-            for b in 2..c {
-                for a in 1..b {
-                    let p = solver.solve(&mask_of(vec![a, b, c])).unwrap() == 0;
-                    assert_eq!(p, (a + 1) ^ (b + 1) ^ (c + 1) == 0, "{a} {b} {c}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn validation_and_limits() {
-        assert_eq!(
-            Position::new(&[0, 0, 3, 3]),
-            Err(AntonimError::DuplicateSquare(3))
-        );
-        let p = Position::new(&[5, 0, 3, 0]).unwrap();
-        assert_eq!(
-            (p.nonzero(), p.zeros(), p.squares()),
-            (&[3, 5][..], 2, vec![0, 0, 3, 5])
-        );
-        let zeros = vec![0; MAX_COINS + 1];
-        assert!(matches!(
-            Position::new(&zeros),
-            Err(AntonimError::TooManyCoins { .. })
-        ));
-        // a million coins on 0 plus one coin: closed form, instant
-        let mut many = vec![0; MAX_COINS - 1];
-        many.push(u64::MAX);
-        let a = analyse(&many, Play::Normal, Budget::new(1000, 1000)).unwrap();
-        assert_eq!((a.value, a.outcome), (u64::MAX, Outcome::N));
-        assert_eq!(
-            a.moves,
-            vec![Move {
-                from: u64::MAX,
-                to: 0
-            }]
-        );
-        let a = analyse(&many, Play::Misere, Budget::new(1000, 1000)).unwrap();
-        assert_eq!((a.value, a.outcome), (u64::MAX, Outcome::N));
-        assert_eq!(
-            a.moves,
-            vec![Move {
-                from: u64::MAX,
-                to: 1
-            }]
-        );
-        let a = analyse(&[0, 1], Play::Misere, Budget::DEFAULT).unwrap();
-        assert_eq!((a.value, a.outcome, a.moves.len()), (1, Outcome::P, 0));
-        let huge = analyse(&[1 << 40, 1 << 41], Play::Normal, Budget::DEFAULT);
-        assert_eq!(huge, Err(AntonimError::BudgetExceeded));
-        assert_eq!(
-            value(&Position::new(&[u64::MAX]).unwrap(), Budget::DEFAULT),
-            Some(u64::MAX)
-        );
-        assert_eq!(
-            outcome(&Position::new(&[1]).unwrap(), Play::Misere, Budget::DEFAULT),
-            Some(Outcome::P)
-        );
-        assert_eq!(
-            outcome(
-                &Position::new(&[0, 0]).unwrap(),
-                Play::Misere,
-                Budget::DEFAULT
-            ),
-            Some(Outcome::N)
-        );
-        let empty = analyse(&[], Play::Normal, Budget::DEFAULT).unwrap();
-        assert_eq!(
-            (empty.value, empty.outcome, empty.moves.len()),
-            (0, Outcome::P, 0)
-        );
-    }
-}
+mod tests;

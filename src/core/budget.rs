@@ -5,7 +5,7 @@
 //! search runs against a caller-chosen [`Budget`] and stops with [`BudgetExceeded`] instead of
 //! running away, so a service can answer "limit exceeded" in bounded time and memory.
 //!
-//! The search ([`Solver`]) uses an explicit stack, never native recursion: game trees here can be
+//! The search ([`MemoSearch`]) uses an explicit stack, never native recursion: game trees here can be
 //! thousands of moves deep and must not overflow a thread stack.
 
 use std::collections::HashMap;
@@ -159,8 +159,8 @@ impl Hasher for FxHasher {
 /// Hash map with [`FxHasher`].
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
-/// An impartial game given by its follower relation, for [`Solver`].
-pub trait Game {
+/// An impartial game given by its follower relation, for [`MemoSearch`].
+pub trait SearchGame {
     /// A position in canonical form (equal positions must compare equal).
     type State: Clone + Eq + Hash;
     /// Iteration state over the followers of one position.
@@ -186,8 +186,8 @@ pub enum Mode {
     MisereOutcome,
 }
 
-/// Memoised, explicit-stack search over a [`Game`].
-pub struct Solver<G: Game> {
+/// Memoised, explicit-stack search over a [`SearchGame`].
+pub struct MemoSearch<G: SearchGame> {
     game: G,
     mode: Mode,
     memo: FxMap<G::State, u64>,
@@ -202,9 +202,9 @@ struct Frame<S, C> {
     won: bool,
 }
 
-impl<G: Game> Solver<G> {
+impl<G: SearchGame> MemoSearch<G> {
     pub fn new(game: G, mode: Mode, budget: Budget) -> Self {
-        Solver {
+        MemoSearch {
             game,
             mode,
             memo: FxMap::default(),

@@ -3,6 +3,7 @@ pub mod antimatter;
 pub mod antonim;
 pub mod budget;
 pub mod explain;
+pub mod game;
 pub mod max_welter;
 pub mod octal;
 pub mod ordinal;

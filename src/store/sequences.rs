@@ -1,9 +1,11 @@
 //! Computed G-sequences. Values are u32 little-endian, stored in chunks of [`CHUNK`] values
 //! so that a checkpoint rewrites only the last (partial) chunk and the new ones.
 
+use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 use super::{now_ms, Store, StoreError};
+use crate::core::octal::Periodicity;
 
 /// Values per stored chunk (256 KiB of u32).
 pub const CHUNK: usize = 65_536;
@@ -13,6 +15,44 @@ pub const CHUNK: usize = 65_536;
 pub struct StoredSequence {
     pub values: Vec<u32>,
     pub periodicity: Option<String>,
+}
+
+/// A proved periodicity as the store records it: JSON in the `periodicity` columns of
+/// `sequences` and `jobs`. The store's own type, so that the recorded format does not follow
+/// the HTTP types; its fields are those of the API's `periodicity` object, which reads it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodicityRecord {
+    /// `periodic` or `arithmetic-periodic`.
+    pub status: String,
+    pub preperiod: Option<u64>,
+    pub period: Option<u64>,
+    pub saltus: Option<u64>,
+    pub proved_at: Option<u64>,
+    pub theorem: Option<String>,
+}
+
+impl PeriodicityRecord {
+    /// The record of a proved verdict; `None` while periodicity is unknown (nothing is stored).
+    pub fn of(p: &Periodicity) -> Option<Self> {
+        p.proof().map(|proof| PeriodicityRecord {
+            status: p.status().into(),
+            preperiod: Some(proof.preperiod),
+            period: Some(proof.period),
+            saltus: Some(proof.saltus),
+            proved_at: Some(proof.proved_at),
+            theorem: Some(proof.theorem.name().into()),
+        })
+    }
+
+    /// [`PeriodicityRecord::of`] as the stored JSON text.
+    pub fn json_of(p: &Periodicity) -> Option<String> {
+        Self::of(p).map(|r| serde_json::to_string(&r).unwrap_or_default())
+    }
+
+    /// Reads a stored record; `None` when the text is not one.
+    pub fn from_json(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
 }
 
 fn encode(values: &[u32]) -> Vec<u8> {

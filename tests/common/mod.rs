@@ -1,115 +1,64 @@
-//! Starts the real server on an ephemeral port and talks to it with reqwest.
+//! Helpers for the integration tests.
+//!
+//! * [`app`] / [`app_with`]: the router built by `grundy::app::build`, called in-process with
+//!   `tower::ServiceExt::oneshot` — no sockets, fast. Use it for contract and bad-input tests.
+//! * [`start`] / [`start_with`] / [`Process`]: a real server on a loopback port, or a real
+//!   `grundy` process — for restarts, kill -9, replicas and job workers.
+//!
+//! Both answer with a [`Reply`] and have the same request methods (`post_raw`, `post`, `get`,
+//! `ok`), so a new case is one line, e.g.
+//! `common::assert_problem(&s.post_raw("/v1/welter/value", "{").await, 400, "not valid JSON")`.
 #![allow(dead_code)]
 
-use grundy::config::Config;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-pub struct Server {
-    pub base: String,
-    pub client: reqwest::Client,
-    /// The in-process job workers (kept so they live as long as the server handle).
-    _workers: Option<std::sync::Arc<grundy::jobs::Workers>>,
-}
+// The PRNG and the papers' data are the core's unit-test helpers, compiled here from the same
+// files (the lib's `#[cfg(test)]` items are not visible to integration tests).
+#[path = "../../src/core/test_support/data.rs"]
+mod data;
+#[path = "../../src/core/test_support/rng.rs"]
+mod rng;
+#[allow(unused_imports)] // not every test binary uses every helper
+pub use data::{u64s, vectors};
+#[allow(unused_imports)]
+pub use rng::Rng;
 
-pub async fn start() -> Server {
-    start_with(Config::default()).await
-}
+mod in_process;
+mod server;
+#[allow(unused_imports)]
+pub use in_process::{app, app_with, App};
+#[allow(unused_imports)]
+pub use server::{
+    fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, Process, Server,
+};
 
-/// A fresh SQLite file under the system temp dir, unique per call.
-pub fn temp_sqlite_url() -> String {
-    let dir = std::env::temp_dir().join("grundy-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    format!("sqlite://{}/{}.db", dir.display(), uuid::Uuid::new_v4())
-}
-
-/// Starts a server; a default database URL is replaced by a private temporary SQLite file.
-pub async fn start_with(mut config: Config) -> Server {
-    if config.database_url.as_deref() == Config::default().database_url.as_deref() {
-        config.database_url = Some(temp_sqlite_url());
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    config.addr = listener.local_addr().unwrap();
-    let base = format!("http://{}", config.addr);
-    let state = grundy::state::AppState::new(config);
-    if let Err(e) = state.connect_store().await {
-        eprintln!("store not connected: {e}");
-    }
-    let workers = std::sync::Arc::new(grundy::jobs::Workers::start(&state));
-    let app = grundy::app::build(state);
-    tokio::spawn(async move {
-        grundy::app::serve(listener, app, std::future::pending())
-            .await
-            .unwrap();
-    });
-    Server {
-        base,
-        client: reqwest::Client::new(),
-        _workers: Some(workers),
-    }
-}
-
+/// An HTTP answer, however it was obtained.
 pub struct Reply {
     pub status: StatusCode,
     pub content_type: String,
     pub headers: reqwest::header::HeaderMap,
+    /// The body as JSON (`Null` when it is not JSON).
     pub body: Value,
     pub text: String,
 }
 
-impl Server {
-    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> Reply {
-        let resp = self
-            .client
-            .post(format!("{}{}", self.base, path))
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
-            .await
-            .expect("request");
-        reply(resp).await
-    }
-
-    pub async fn post(&self, path: &str, body: &Value) -> Reply {
-        self.post_raw(path, serde_json::to_vec(body).unwrap()).await
-    }
-
-    pub async fn get(&self, path: &str) -> Reply {
-        let resp = self
-            .client
-            .get(format!("{}{}", self.base, path))
-            .send()
-            .await
-            .expect("request");
-        reply(resp).await
-    }
-
-    /// POST and expect 200; returns the JSON body.
-    pub async fn ok(&self, path: &str, body: &Value) -> Value {
-        let r = self.post(path, body).await;
-        assert_eq!(r.status, StatusCode::OK, "{path} {body} -> {}", r.text);
-        r.body
-    }
-}
-
-async fn reply(resp: reqwest::Response) -> Reply {
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let content_type = headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let text = resp.text().await.unwrap_or_default();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Reply {
-        status,
-        content_type,
-        headers,
-        body,
-        text,
+impl Reply {
+    pub fn new(status: StatusCode, headers: reqwest::header::HeaderMap, bytes: &[u8]) -> Reply {
+        let content_type = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply {
+            status,
+            content_type,
+            headers,
+            body,
+            text,
+        }
     }
 }
 
@@ -133,109 +82,4 @@ pub fn assert_problem(r: &Reply, status: u16, needle: &str) {
         detail.contains(needle),
         "detail {detail:?} should mention {needle:?}"
     );
-}
-
-/// A real `grundy` process (the binary cargo built for these tests), killed on drop.
-pub struct Process {
-    pub child: std::process::Child,
-    pub base: String,
-}
-
-impl Process {
-    /// Starts the binary with `env` on a free port and waits until /healthz answers.
-    pub async fn spawn(env: &[(&str, String)]) -> Process {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
-        cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
-            .env("RUST_LOG", "warn");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        if std::env::var_os("GRUNDY_TEST_LOGS").is_none() {
-            cmd.stdout(std::process::Stdio::null());
-        }
-        let mut child = cmd.spawn().expect("spawn grundy");
-        let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        for _ in 0..200 {
-            if client
-                .get(format!("{base}/readyz"))
-                .send()
-                .await
-                .is_ok_and(|r| r.status().is_success())
-            {
-                return Process { child, base };
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("grundy did not become ready");
-    }
-
-    pub fn server(&self) -> Server {
-        Server {
-            base: self.base.clone(),
-            client: reqwest::Client::new(),
-            _workers: None,
-        }
-    }
-
-    /// SIGKILL: no checkpoint, no release — a crash.
-    pub fn kill9(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    /// SIGTERM: graceful shutdown.
-    pub fn terminate(&mut self) {
-        let _ = std::process::Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        self.kill9();
-    }
-}
-
-/// Polls a job until it reaches a final status (or the deadline).
-pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    loop {
-        let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
-        let status = r.body["status"].as_str().unwrap_or("").to_owned();
-        if ["done", "failed", "cancelled"].contains(&status.as_str())
-            || std::time::Instant::now() > deadline
-        {
-            return r.body;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-}
-
-/// A fresh PostgreSQL database on the local server (`GRUNDY_TEST_POSTGRES_URL`, default
-/// postgres://postgres@127.0.0.1:5432/test); returns its URL.
-pub async fn fresh_postgres_url() -> String {
-    let admin = std::env::var("GRUNDY_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    let name = format!("grundy_test_{}", uuid::Uuid::new_v4().simple());
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(&admin)
-        .await
-        .expect("PostgreSQL reachable (GRUNDY_TEST_POSTGRES_URL)");
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&pool)
-        .await
-        .unwrap();
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap();
-    format!("{base}/{name}")
 }

@@ -83,59 +83,8 @@ fn mark(seen: &mut Vec<bool>, v: u32) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    pub(crate) use crate::core::test_support::{random_code, Rng};
     use std::collections::HashMap;
-
-    /// Tiny deterministic PRNG for tests (xorshift64*).
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        pub fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        pub fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
-
-    /// A random code: 1–4 digits after the point (octal or hex), sometimes digits before the
-    /// point, sometimes a repeating block.
-    pub(crate) fn random_code(rng: &mut Rng) -> String {
-        let hex = rng.below(3) == 0;
-        let digit = |rng: &mut Rng| {
-            let d = if hex { rng.below(16) } else { rng.below(8) };
-            char::from_digit(d as u32, 16).unwrap().to_ascii_uppercase()
-        };
-        let mut s = String::new();
-        if rng.below(5) == 0 {
-            let opts: &[char] = if hex {
-                &['4', '8', 'C', '0']
-            } else {
-                &['4', '0']
-            };
-            for _ in 0..1 + rng.below(2) {
-                s.push(opts[rng.below(opts.len() as u64) as usize]);
-            }
-        }
-        s.push('.');
-        let len = 1 + rng.below(4) as usize;
-        let rec = if rng.below(5) == 0 {
-            Some(rng.below(len as u64) as usize)
-        } else {
-            None
-        };
-        for i in 0..len {
-            if rec == Some(i) {
-                s.push('(');
-            }
-            s.push(digit(rng));
-        }
-        if rec.is_some() {
-            s.push(')');
-        }
-        s
-    }
 
     /// Grundy value of an arbitrary multiset of heaps by exploring the game tree, without the
     /// Sprague–Grundy sum theorem and with an independent move generator (ordered compositions,

@@ -1,0 +1,21 @@
+//! The worked examples of the papers as data, in a file of its own so that the integration
+//! tests (`tests/common/`) use the same source.
+
+/// `tests/data/welter_vectors.json`: every worked example and table of the Welter thesis and
+/// the Max-Welter paper (see `../shared/notes/welter/`).
+pub fn vectors() -> serde_json::Value {
+    serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/welter_vectors.json"
+    )))
+    .expect("welter_vectors.json parses")
+}
+
+/// A JSON array of naturals.
+pub fn u64s(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_u64().expect("a natural"))
+        .collect()
+}

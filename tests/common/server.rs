@@ -1,0 +1,202 @@
+//! The real server: on an ephemeral loopback port (talked to with reqwest), or as a separate
+//! `grundy` process. Use it for what needs sockets or processes — restarts, kill -9, replicas,
+//! job workers; everything else goes through [`super::app`] (in-process, no sockets).
+
+use grundy::config::Config;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::Reply;
+
+pub struct Server {
+    pub base: String,
+    pub client: reqwest::Client,
+    /// The in-process job workers (kept so they live as long as the server handle).
+    _workers: Option<std::sync::Arc<grundy::jobs::Workers>>,
+}
+
+pub async fn start() -> Server {
+    start_with(Config::default()).await
+}
+
+/// A fresh SQLite file under the system temp dir, unique per call.
+pub fn temp_sqlite_url() -> String {
+    let dir = std::env::temp_dir().join("grundy-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    format!("sqlite://{}/{}.db", dir.display(), uuid::Uuid::new_v4())
+}
+
+/// Starts a server; a default database URL is replaced by a private temporary SQLite file.
+pub async fn start_with(mut config: Config) -> Server {
+    if config.database_url.as_deref() == Config::default().database_url.as_deref() {
+        config.database_url = Some(temp_sqlite_url());
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    config.addr = listener.local_addr().unwrap();
+    let base = format!("http://{}", config.addr);
+    let state = grundy::state::AppState::new(config);
+    if let Err(e) = state.connect_store().await {
+        eprintln!("store not connected: {e}");
+    }
+    let workers = std::sync::Arc::new(grundy::jobs::Workers::start(&state));
+    let app = grundy::app::build(state);
+    tokio::spawn(async move {
+        grundy::app::serve(listener, app, std::future::pending())
+            .await
+            .unwrap();
+    });
+    Server {
+        base,
+        client: reqwest::Client::new(),
+        _workers: Some(workers),
+    }
+}
+
+impl Server {
+    pub async fn post_raw(&self, path: &str, body: impl Into<reqwest::Body>) -> Reply {
+        let resp = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        reply(resp).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> Reply {
+        self.post_raw(path, serde_json::to_vec(body).unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        let resp = self
+            .client
+            .get(format!("{}{}", self.base, path))
+            .send()
+            .await
+            .expect("request");
+        reply(resp).await
+    }
+
+    /// POST and expect 200; returns the JSON body.
+    pub async fn ok(&self, path: &str, body: &Value) -> Value {
+        let r = self.post(path, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{path} {body} -> {}", r.text);
+        r.body
+    }
+}
+
+async fn reply(resp: reqwest::Response) -> Reply {
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = resp.bytes().await.unwrap_or_default();
+    Reply::new(status, headers, &bytes)
+}
+
+/// A real `grundy` process (the binary cargo built for these tests), killed on drop.
+pub struct Process {
+    pub child: std::process::Child,
+    pub base: String,
+}
+
+impl Process {
+    /// Starts the binary with `env` on a free port and waits until /healthz answers.
+    pub async fn spawn(env: &[(&str, String)]) -> Process {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
+        cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        if std::env::var_os("GRUNDY_TEST_LOGS").is_none() {
+            cmd.stdout(std::process::Stdio::null());
+        }
+        let mut child = cmd.spawn().expect("spawn grundy");
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        for _ in 0..200 {
+            if client
+                .get(format!("{base}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Process { child, base };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("grundy did not become ready");
+    }
+
+    pub fn server(&self) -> Server {
+        Server {
+            base: self.base.clone(),
+            client: reqwest::Client::new(),
+            _workers: None,
+        }
+    }
+
+    /// SIGKILL: no checkpoint, no release — a crash.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM: graceful shutdown.
+    pub fn terminate(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Polls a job until it reaches a final status (or the deadline).
+pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
+        let status = r.body["status"].as_str().unwrap_or("").to_owned();
+        if ["done", "failed", "cancelled"].contains(&status.as_str())
+            || std::time::Instant::now() > deadline
+        {
+            return r.body;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// A fresh PostgreSQL database on the local server (`GRUNDY_TEST_POSTGRES_URL`, default
+/// postgres://postgres@127.0.0.1:5432/test); returns its URL.
+pub async fn fresh_postgres_url() -> String {
+    let admin = std::env::var("GRUNDY_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let name = format!("grundy_test_{}", uuid::Uuid::new_v4().simple());
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&admin)
+        .await
+        .expect("PostgreSQL reachable (GRUNDY_TEST_POSTGRES_URL)");
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&pool)
+        .await
+        .unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap();
+    format!("{base}/{name}")
+}
