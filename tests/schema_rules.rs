@@ -53,6 +53,30 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The other direction, for short strings (the pattern bounds each part of a digit code at
+    /// 16 digits or more): whatever the parser accepts, the pattern states. A new notation
+    /// (Grundy's game is being added as `grundy`) fails here until the pattern has it.
+    #[test]
+    fn every_short_code_the_parser_accepts_matches_the_pattern(s in proptest::string::string_regex(r"[ 0-9a-fA-FsSgGrRuUnNyY.(),\t]{0,16}").unwrap()) {
+        if Game::parse(&s).is_ok() {
+            prop_assert!(code_regex().is_match(&s), "{:?} parses but the pattern refuses it", s);
+        }
+    }
+}
+
+#[test]
+fn known_notations_match_when_the_parser_accepts_them() {
+    for s in ["grundy", "Grundy", "GRUNDY", " grundy ", "g", "G(1)"] {
+        if Game::parse(s).is_ok() {
+            assert!(
+                code_regex().is_match(s),
+                "{s:?} parses but the pattern refuses it"
+            );
+        }
+    }
+}
+
 #[test]
 fn documented_examples_match_and_near_misses_do_not() {
     let code = code_regex();
