@@ -3,7 +3,9 @@
 # openapi-python-client (pinned in scripts/client/requirements.txt; the code goes to a temporary
 # directory, never committed) and runs scripts/client/check_client.py with it against the live
 # release server: Welter value and winning move, misère moves, primes, a 422 problem, transfinite
-# Welter, and the octal sequence of 0.07 when the document has that endpoint.
+# Welter, and the octal sequence of 0.07 when the document has that endpoint; and pydantic models
+# generated from the same document (datamodel-code-generator) refuse out-of-range values and
+# malformed game codes before anything is sent.
 #
 #   scripts/client-check.sh          # ~20 s after the build
 #
@@ -67,6 +69,12 @@ if grep -q 'Warning' "$WORK/generate.log"; then
   cat "$WORK/generate.log"; die "openapi-python-client warned: parts of the client may be missing"
 fi
 echo "generated $(find "$WORK/gen/grundy_client" -name '*.py' | wc -l) Python files"
+# Validating request models (pydantic) from the same document: openapi-python-client carries
+# the schema's ranges and patterns into its models only as types, so the check uses these to
+# refuse out-of-range values before sending.
+(cd "$WORK" && timeout 120 "$VENV/bin/datamodel-codegen" --input "$SPEC" --input-file-type openapi \
+  --output "$WORK/gen/grundy_models.py" --output-model-type pydantic_v2.BaseModel --field-constraints \
+  >"$WORK/models.log" 2>&1) || { cat "$WORK/models.log"; die "datamodel-codegen could not generate the models"; }
 
 # --- server -----------------------------------------------------------------------------------
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

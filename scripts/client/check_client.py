@@ -23,7 +23,6 @@ from grundy_client.api.welter import welter_value  # noqa: E402
 from grundy_client.api.welter import welter_winning_moves as welter_moves  # noqa: E402
 from grundy_client.models import (  # noqa: E402
     OrdinalMovesResponse,
-    OrdinalPositionRequest,
     OrdinalValueResponse,
     Outcome,
     Play,
@@ -32,6 +31,7 @@ from grundy_client.models import (  # noqa: E402
     PrimesResponse,
     Problem,
     ValueResponse,
+    WelterOrdinalPositionRequest,
     WinningMovesResponse,
 )
 
@@ -100,10 +100,10 @@ with Client(base_url=base_url, timeout=30.0, raise_on_unexpected_status=True) as
 
     # Transfinite Welter (Abuku's Example 2.11, corrected move target).
     tf = ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]
-    tv = typed(tf_welter_value.sync_detailed(client=client, body=OrdinalPositionRequest(position=tf)),
+    tv = typed(tf_welter_value.sync_detailed(client=client, body=WelterOrdinalPositionRequest(position=tf)),
                OrdinalValueResponse, "transfinite welter value")
     ok(tv.value == "w+4" and tv.outcome == Outcome.N, f"transfinite welter value is w+4, N (got {tv.value} {tv.outcome})")
-    tm = typed(tf_welter_moves.sync_detailed(client=client, body=OrdinalPositionRequest(position=tf)),
+    tm = typed(tf_welter_moves.sync_detailed(client=client, body=WelterOrdinalPositionRequest(position=tf)),
                OrdinalMovesResponse, "transfinite welter winning-moves")
     tmoves = [(x.from_, x.to) for x in tm.moves]
     ok(tmoves == [("w^2+w*5+25", "w^2+w*4+30")], f"transfinite winning move w^2+w*5+25 -> w^2+w*4+30 (got {tmoves})")
@@ -123,6 +123,35 @@ with Client(base_url=base_url, timeout=30.0, raise_on_unexpected_status=True) as
         ok(s.code == "0.07" and s.n == 100 and len(s.values) == 100, f"0.07 n=100 gives 100 values (got n={s.n}, {len(s.values)})")
         ok(s.values[:16] == want, f"Dawson's Kayles 0.07 starts {want} (got {s.values[:16]})")
         print(f"  info 0.07 periodicity: {s.periodicity.to_dict()}")
+
+# The schema's rules reach a generated client: pydantic models generated from the same document
+# (grundy_models.py, datamodel-code-generator) refuse an out-of-range value or a malformed game
+# code before anything is sent; openapi-python-client's models are not validating.
+import pydantic  # noqa: E402
+
+import grundy_models  # noqa: E402
+
+refused = []
+for what, build in [
+    ("max_n = 0 (minimum 1)", lambda: grundy_models.JobRequest(code="0.6", max_n=0)),
+    ("limit = 10001 (maximum 10000)", lambda: grundy_models.OctalWinningMovesRequest(code="0.07", heaps=[5], limit=10001)),
+    ("square 2^64 (maximum 2^64-1)", lambda: grundy_models.PrimesRequest(position=[1], target=2**64)),
+    ("code '0' (no point: pattern)", lambda: grundy_models.SequenceRequest(code="0", n=5)),
+]:
+    try:
+        build()
+    except pydantic.ValidationError:
+        refused.append(what)
+        ok(True, f"generated model refuses {what} before sending")
+    else:
+        ok(False, f"generated model accepted {what}")
+valid = grundy_models.JobRequest(code="0.6", max_n=100)
+with Client(base_url=base_url, timeout=30.0) as client:
+    from grundy_client.api.octal_jobs import create_octal_job
+    from grundy_client.models import JobRequest
+
+    r = create_octal_job.sync_detailed(client=client, body=JobRequest.from_dict(valid.model_dump()))
+    ok(r.status_code == 202, f"a body the model validates is accepted (got {int(r.status_code)})")
 
 print(f"client-check: calls took {time.monotonic() - started:.1f}s")
 print(f"client-check: {passed} passed, 0 failed")

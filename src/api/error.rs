@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::problems::ProblemType;
 use crate::octal_service::OctalServiceError;
 use crate::store::StoreError;
 
@@ -21,6 +22,13 @@ pub enum ApiError {
     /// Well-formed but invalid: a value out of range, a duplicate coin, a limit exceeded (422).
     #[error("{detail}")]
     Invalid { field: String, detail: String },
+    /// Well-formed and valid, but answering needs more than a configured compute budget (422):
+    /// a search or a synchronous computation that no schema rule can foresee.
+    #[error("{detail}")]
+    BudgetExceeded { field: String, detail: String },
+    /// The body is not declared as JSON (415).
+    #[error("{detail}")]
+    UnsupportedMediaType { detail: String },
     /// The body is larger than the configured limit (413).
     #[error("request body exceeds the limit of {limit} bytes")]
     PayloadTooLarge { limit: usize },
@@ -64,7 +72,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            ApiError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Invalid { .. } | ApiError::BudgetExceeded { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -74,31 +85,35 @@ impl ApiError {
         }
     }
 
-    fn slug_and_title(&self) -> (&'static str, &'static str) {
+    /// The problem type (its page is served at `/problems/{slug}`, see [`super::problems`]).
+    pub fn problem_type(&self) -> &'static ProblemType {
+        use super::problems as p;
         match self {
-            ApiError::BadRequest { .. } => ("bad-request", "Malformed request"),
-            ApiError::Invalid { .. } => ("invalid-value", "Invalid value"),
-            ApiError::PayloadTooLarge { .. } => ("payload-too-large", "Request body too large"),
-            ApiError::NotFound { .. } => ("not-found", "Not found"),
-            ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
-            ApiError::Unavailable { .. } => ("unavailable", "Service unavailable"),
-            ApiError::InsufficientStorage { .. } => {
-                ("insufficient-storage", "Insufficient storage")
-            }
-            ApiError::Internal(_) => ("internal", "Internal server error"),
+            ApiError::BadRequest { .. } => &p::BAD_REQUEST,
+            ApiError::Invalid { .. } => &p::INVALID_VALUE,
+            ApiError::BudgetExceeded { .. } => &p::BUDGET_EXCEEDED,
+            ApiError::UnsupportedMediaType { .. } => &p::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::PayloadTooLarge { .. } => &p::PAYLOAD_TOO_LARGE,
+            ApiError::NotFound { .. } => &p::NOT_FOUND,
+            ApiError::MethodNotAllowed => &p::METHOD_NOT_ALLOWED,
+            ApiError::Unavailable { .. } => &p::UNAVAILABLE,
+            ApiError::InsufficientStorage { .. } => &p::INSUFFICIENT_STORAGE,
+            ApiError::Internal(_) => &p::INTERNAL,
         }
     }
 
     /// The problem document for this error.
     pub fn problem(&self) -> Problem {
-        let (slug, title) = self.slug_and_title();
+        let kind = self.problem_type();
         Problem {
-            r#type: format!("https://grundy.dev/problems/{slug}"),
-            title: title.to_owned(),
+            r#type: kind.uri(),
+            title: kind.title.to_owned(),
             status: self.status().as_u16(),
             detail: self.to_string(),
             field: match self {
-                ApiError::Invalid { field, .. } => Some(field.clone()),
+                ApiError::Invalid { field, .. } | ApiError::BudgetExceeded { field, .. } => {
+                    Some(field.clone())
+                }
                 ApiError::BadRequest { field, .. } => field.clone(),
                 _ => None,
             },
@@ -109,14 +124,16 @@ impl ApiError {
 /// An RFC 9457 problem document (`application/problem+json`).
 #[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
 #[schema(example = json!({
-    "type": "https://grundy.dev/problems/invalid-value",
+    "type": "/problems/invalid-value",
     "title": "Invalid value",
     "status": 422,
     "detail": "position: square 7 appears twice (coins must be on distinct squares)",
     "field": "position"
 }))]
 pub struct Problem {
-    /// A URI identifying the problem type.
+    /// The problem type: a URI reference resolved against the service's own address, where a
+    /// page (`GET /problems/{type}`) explains it — `/problems/invalid-value`,
+    /// `/problems/budget-exceeded`, …
     pub r#type: String,
     /// A short summary of the problem type.
     pub title: String,
@@ -161,14 +178,14 @@ impl IntoResponse for ApiError {
 impl From<OctalServiceError> for ApiError {
     fn from(e: OctalServiceError) -> Self {
         match e {
-            OctalServiceError::TooSlow { computed, limit } => ApiError::invalid(
-                "n",
-                format!(
+            OctalServiceError::TooSlow { computed, limit } => ApiError::BudgetExceeded {
+                field: "n".into(),
+                detail: format!(
                     "n: computing this game beyond {computed} values takes longer than the synchronous limit of {} ms \
                      (GRUNDY_OCTAL_SYNC_MS); submit a job with POST /v1/octal/jobs",
                     limit.as_millis()
                 ),
-            ),
+            },
             OctalServiceError::Game(e) => ApiError::invalid("code", format!("code: {e}")),
             OctalServiceError::Store(e) => e.into(),
             OctalServiceError::Internal(msg) => ApiError::Internal(msg),

@@ -12,7 +12,7 @@ use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
 use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::explain as core;
 use crate::state::AppState;
@@ -23,7 +23,7 @@ use crate::state::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19]}))]
 pub struct ExplainRequest {
     /// The occupied squares (distinct; at most `GRUNDY_EXPLAIN_MAX_COINS`, default 256).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::explain_squares)]
     pub position: Vec<Nat>,
 }
 
@@ -132,6 +132,7 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
         (status = 200, description = "The worked computation", body = ExplainResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position or more coins than GRUNDY_EXPLAIN_MAX_COINS", body = Problem, content_type = "application/problem+json"),
     )
 )]

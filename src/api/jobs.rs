@@ -1,6 +1,6 @@
 //! `/v1/octal/jobs`: durable long-running octal computations (see `crate::jobs`).
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -12,7 +12,10 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::{parse_code, PeriodicityInfo};
-use super::responses::{BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable};
+use super::params::{ApiPath, ApiQuery};
+use super::responses::{
+    BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable, UnsupportedMediaType,
+};
 use crate::state::AppState;
 use crate::store::{FaultKind, Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
 
@@ -22,9 +25,10 @@ use crate::store::{FaultKind, Job, JobStatus, NewJob, PeriodicityRecord, Stall, 
 #[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
 pub struct JobRequest {
     /// A game code (as for `/v1/octal/sequence`).
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 200,000,000).
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
 }
 
@@ -177,8 +181,10 @@ pub struct JobList {
 #[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// Jobs per page (1..=1000, default 50).
-    pub limit: Option<u32>,
-    /// `next_cursor` of the previous page.
+    #[param(minimum = 1, maximum = 1000, default = 50)]
+    pub limit: Option<u64>,
+    /// `next_cursor` of the previous page (`<created_at_ms>:<id>`; empty for the first page).
+    #[param(pattern = r"^(-?[0-9]{1,18}:[\s\S]*)?$")]
     pub cursor: Option<String>,
 }
 
@@ -213,6 +219,7 @@ async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
         (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
@@ -262,26 +269,23 @@ async fn create(
     params(ListParams),
     responses(
         (status = 200, description = "A page of jobs", body = JobList),
-        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad limit or cursor (out of range or not a number)", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
     )
 )]
 async fn list(
     State(app): State<AppState>,
-    params: Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(params): ApiQuery<ListParams>,
 ) -> Result<Json<JobList>, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::BadRequest {
-        field: None,
-        detail: format!("query string: {}", e.body_text()),
-    })?;
-    let limit = params.limit.unwrap_or(50);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::invalid(
-            "limit",
-            format!("limit: {limit} is outside 1..=1000"),
-        ));
-    }
+    let limit = match params.limit.unwrap_or(50) {
+        l @ 1..=1000 => l as u32,
+        l => {
+            return Err(ApiError::invalid(
+                "limit",
+                format!("limit: {l} is outside 1..=1000"),
+            ))
+        }
+    };
     let after = match params.cursor.as_deref() {
         None | Some("") => None,
         Some(c) => {
@@ -319,13 +323,14 @@ async fn list(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job", body = JobResponse),
+        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
     )
 )]
 async fn get(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let (store, job) = existing(&app, &id).await?;
     let stall = store.stall(&job.id);
@@ -339,6 +344,7 @@ async fn get(
     params(("id" = String, Path, description = "Job id")),
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
+        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
         (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
@@ -346,7 +352,7 @@ async fn get(
 )]
 async fn cancel(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
     let (store, job) = existing(&app, &id).await?;
     if job.status.is_final() {

@@ -1,6 +1,7 @@
 //! The JSON body extractor: every way a body can be wrong becomes an [`ApiError`] that names
-//! the field (as a JSON path such as `position[3]`) — 400 for malformed JSON or a wrong JSON
-//! type, 413 for an oversized body, 422 for well-formed but invalid values.
+//! the field (as a JSON path such as `position[3]`) — 415 for a body that is not declared as
+//! JSON, 400 for malformed JSON or a wrong JSON type, 413 for an oversized body, 422 for
+//! well-formed but invalid values. Numbers are read exactly (see [`super::numbers`]).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -19,6 +20,7 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        check_content_type(req.headers())?;
         let limit = req
             .extensions()
             .get::<BodyLimit>()
@@ -35,6 +37,39 @@ where
             }
         })?;
         parse(&bytes).map(ApiJson)
+    }
+}
+
+/// Like axum's `Json`: the body must be declared as `application/json` or `application/*+json`
+/// (parameters such as `charset` allowed); anything else, or no `Content-Type`, is a 415.
+pub fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
+        return Err(ApiError::UnsupportedMediaType {
+            detail: "the request has no Content-Type; send the body as application/json".into(),
+        });
+    };
+    let text = value.to_str().unwrap_or("");
+    let essence = text
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let is_json = essence.split_once('/').is_some_and(|(kind, sub)| {
+        kind == "application" && (sub == "json" || (sub.ends_with("+json") && sub.len() > 5))
+    });
+    if is_json {
+        Ok(())
+    } else {
+        let shown: String = String::from_utf8_lossy(value.as_bytes())
+            .chars()
+            .take(80)
+            .collect();
+        Err(ApiError::UnsupportedMediaType {
+            detail: format!(
+                "Content-Type {shown:?} is not JSON; send the body as application/json"
+            ),
+        })
     }
 }
 
@@ -61,12 +96,13 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             },
         });
     }
+    let bytes = super::numbers::normalize(bytes);
     // Fast path: a valid body parses once without path tracking; only a failing body is
     // parsed again to name the field (same result, the tracking costs on every request).
-    if let Ok(value) = serde_json::from_slice(bytes) {
+    if let Ok(value) = serde_json::from_slice(&bytes) {
         return Ok(value);
     }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(|e| ApiError::BadRequest {
         field: None,
@@ -83,9 +119,10 @@ fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
         path
     } else if let Some(name) = message
         .strip_prefix("missing field `")
+        .or_else(|| message.strip_prefix("duplicate field `"))
         .and_then(|m| m.split('`').next())
     {
-        // serde reports a missing field at the parent's path; name the field itself.
+        // serde reports a missing or repeated field at the parent's path; name the field.
         name.to_owned()
     } else {
         "request body".to_owned()

@@ -13,7 +13,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
 use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use super::welter::PositionRequest;
 use crate::cache;
 use crate::core::max_welter as core;
@@ -77,6 +77,7 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -110,6 +111,7 @@ async fn value(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]

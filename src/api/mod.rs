@@ -8,13 +8,17 @@ pub mod jobs;
 pub mod json;
 pub mod max_welter;
 pub mod nat;
+pub mod numbers;
 pub mod octal;
 pub mod ops;
 pub mod pages;
+pub mod params;
 pub mod position;
+pub mod problems;
 pub mod related;
 pub mod respond;
 pub mod responses;
+pub mod schema_rules;
 pub mod transfinite;
 pub mod welter;
 
@@ -37,13 +41,15 @@ use crate::state::AppState;
         (name = "octal", description = "Octal, hexadecimal and take-and-break games (Austin's codes) and subtraction games: G-sequences, proved periodicity, values for any heap, winning moves."),
         (name = "octal-jobs", description = "Durable long-running octal computations (SQLite or PostgreSQL store)."),
         (name = "transfinite", description = "Transfinite Nim and Welter's game on ordinals below epsilon_0 (Cantor normal form strings)."),
-        (name = "operations", description = "Health, readiness and metrics.")
+        (name = "operations", description = "Health, readiness and metrics."),
+        (name = "problems", description = "One page per problem type: every error is an RFC 9457 problem document whose `type` (`/problems/invalid-value`, `/problems/budget-exceeded`, …) is served here.")
     ),
     components(
-        schemas(error::Problem),
+        schemas(error::Problem, problems::ProblemTypeName),
         responses(
             responses::BadRequest,
             responses::PayloadTooLarge,
+            responses::UnsupportedMediaType,
             responses::JobNotFound,
             responses::StoreUnavailable
         )
@@ -63,6 +69,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(octal::router())
         .merge(jobs::router())
         .merge(ops::router())
+        .merge(problems::router())
 }
 
 /// The OpenAPI document generated from the code (the committed `openapi/openapi.json`).

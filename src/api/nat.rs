@@ -1,9 +1,12 @@
-//! `Nat`: a JSON integer in 0..=2^64−1, with errors that say *why* a number was refused.
+//! `Nat`: a JSON integer in 0..=2^64−1, read exactly, with errors that say *why* a number was
+//! refused.
 //!
-//! serde_json reads integer literals that fit `u64`/`i64` as integers and everything else as
-//! `f64`, so a float here means either a fraction/exponent literal or an integer outside the
-//! 64-bit range — each gets its own message instead of a generic type error. Whole-number
-//! floats up to 2^53 (`5.0`, `1e3`) are accepted, as JSON Schema's `integer` allows them.
+//! Request bodies pass through [`super::numbers::normalize`] first, which rewrites every number
+//! literal whose exact value is an integer in range (`5.0`, `1e17`, `9007199254740993e0`) as a
+//! plain integer literal, so serde_json hands this visitor a `u64`/`i64` read exactly. An `f64`
+//! reaching it is therefore a non-integer (`1.5`, and also `4.0000000000000001` or `1e-400`,
+//! which a float rounds to a whole number) or a value beyond 64 bits — each refused with its own
+//! message instead of a generic type error. Nothing is ever rounded.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -33,25 +36,28 @@ impl Visitor<'_> for NatVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Nat, E> {
-        if v.is_finite() && v.fract() == 0.0 {
-            if v < 0.0 {
-                Err(E::custom(format!(
-                    "{v:.0} is negative; expected a non-negative integer"
-                )))
-            } else if v >= 18_446_744_073_709_552_000.0 {
-                Err(E::custom(format!(
-                    "{v:.0} is too large; the maximum is 18446744073709551615 (2^64-1)"
-                )))
-            } else if v <= 9007199254740992.0 {
-                // JSON Schema counts 5.0 as an integer; below 2^53 a float holds it exactly.
-                Ok(Nat(v as u64))
-            } else {
-                Err(E::custom(format!(
-                    "{v} is written as a float above 2^53, where floats are not exact; write it as an integer literal"
-                )))
-            }
+        // Show the value only where the float still spells the literal's magnitude.
+        let shown = if v.is_finite() && v.abs() < 1e15 {
+            v.to_string()
         } else {
+            "the number".to_owned()
+        };
+        if v < 0.0 {
+            Err(E::custom(format!(
+                "{shown} is negative; expected a non-negative integer"
+            )))
+        } else if v >= 2f64.powi(64) || !v.is_finite() {
+            Err(E::custom(
+                "the number is too large; the maximum is 18446744073709551615 (2^64-1)",
+            ))
+        } else if v.fract() != 0.0 {
             Err(E::custom(format!("{v} is not an integer")))
+        } else {
+            // An exact whole number would have been rewritten as an integer literal (see the
+            // module docs): this one has a fraction too small for a float to hold.
+            Err(E::custom(
+                "the number is not an integer (its fraction is below floating-point precision)",
+            ))
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
 //! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -11,8 +11,9 @@ use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
+use super::params::ApiPath;
 use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::octal::{self as core, Game, Periodicity};
 use crate::octal_service::Need;
 use crate::state::AppState;
@@ -114,10 +115,11 @@ pub struct SequenceRequest {
     /// A game code: octal `0.07` / `.137` / `4.07`, hexadecimal digits 8–F, digits before the
     /// point (`44.3`), a repeating block in parentheses (`0.(3)` = Nim, `4.(3)` = Lasker's Nim),
     /// or a subtraction game `S(1,2,5)`.
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// How many values: g(0..n−1). At most `GRUNDY_OCTAL_MAX_N` (default 1,000,000) unless
     /// periodicity is proved, which supplies any number of values up to that same limit.
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::sequence_n)]
     pub n: Nat,
 }
 
@@ -156,16 +158,18 @@ pub struct HeapValueResponse {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null}))]
 pub struct WinningMovesRequest {
+    #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
     /// Heap sizes (any, up to 2^64−1, when periodicity is proved).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::octal_heaps)]
     pub heaps: Vec<Nat>,
     /// Moves per page (default 1000, at most 10000).
     #[serde(default)]
-    #[schema(value_type = Option<u64>)]
+    #[schema(schema_with = super::schema_rules::moves_limit)]
     pub limit: Option<Nat>,
     /// `next_cursor` of the previous page.
     #[serde(default)]
+    #[schema(schema_with = super::schema_rules::moves_cursor)]
     pub cursor: Option<String>,
 }
 
@@ -215,6 +219,7 @@ fn too_big(field: &str, n: u64, max: usize) -> ApiError {
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -257,19 +262,16 @@ async fn sequence(
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
 #[utoipa::path(
     get, path = "/v1/octal/{code}/value/{heap}", operation_id = "octal_heap_value", tag = "octal",
-    params(
-        ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
-        ("heap" = u64, Path, description = "Heap size"),
-    ),
+    params(super::schema_rules::HeapValuePath),
     responses(
         (status = 200, description = "The value", body = HeapValueResponse),
-        (status = 400, description = "Heap is not a non-negative integer", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad code, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A path segment is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, heap not an integer in 0..=2^64-1, or periodicity not proved and the heap beyond the computable range", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn heap_value(
     State(app): State<AppState>,
-    Path((code, heap)): Path<(String, String)>,
+    ApiPath((code, heap)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &code)?;
     let heap: u64 = heap.trim().parse().map_err(|_| {
@@ -287,13 +289,13 @@ async fn heap_value(
     let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let computed = solver.values().len();
         let value = solver.value_at(heap).map_err(|e| match e {
-            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
-                "heap",
-                format!(
+            core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
+                field: "heap".into(),
+                detail: format!(
                     "heap: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values \
                      (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
                 ),
-            ),
+            },
             other => ApiError::invalid_field("heap", other),
         })?;
         // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
@@ -321,6 +323,7 @@ async fn heap_value(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -362,13 +365,13 @@ async fn winning_moves(
     let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
         let page = solver.winning_moves(&heaps, cursor.as_deref(), limit, budget).map_err(|e| match e {
             core::OctalError::BadCursor { .. } => ApiError::invalid_field("cursor", e),
-            core::OctalError::HeapBeyondRange { .. } => ApiError::invalid(
-                "heaps",
-                format!(
+            core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
+                field: "heaps".into(),
+                detail: format!(
                     "heaps: {e}; periodicity of {canonical} is not proved within the synchronous limit (GRUNDY_OCTAL_MAX_N), \
                      a job (POST /v1/octal/jobs) can compute further"
                 ),
-            ),
+            },
             other => ApiError::invalid_field("heaps", other),
         })?;
         Ok(WinningMovesResponse {

@@ -14,21 +14,21 @@ use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
 use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
 use crate::state::AppState;
 
 fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
-    ApiError::invalid(
-        field,
-        format!(
+    ApiError::BudgetExceeded {
+        field: field.to_owned(),
+        detail: format!(
             "{field}: this {game} position needs more than the compute budget ({} steps, {} memo entries: \
              GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES); no closed form is known, so only smaller positions are answered",
             app.config.search_max_steps, app.config.search_max_entries
         ),
-    )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -41,7 +41,7 @@ fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
 #[schema(example = json!({"position": [0, 0, 3, 5], "play": "normal"}))]
 pub struct AntonimRequest {
     /// Squares; only 0 may repeat.
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::antonim_squares)]
     pub position: Vec<Nat>,
     #[serde(default)]
     pub play: Play,
@@ -106,6 +106,7 @@ async fn antonim_answer(
         (status = 200, description = "Value and outcome", body = AntonimResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -124,6 +125,7 @@ async fn antonim_value(
         (status = 200, description = "Every winning move", body = AntonimResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -144,10 +146,10 @@ async fn antonim_winning_moves(
 #[schema(example = json!({"positrons": [1, 4], "electrons": [2], "play": "normal"}))]
 pub struct AntimatterRequest {
     /// Positron squares (distinct).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub positrons: Vec<Nat>,
     /// Electron squares (distinct). A square given for both kinds annihilates both.
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub electrons: Vec<Nat>,
     #[serde(default)]
     pub play: Play,
@@ -259,6 +261,7 @@ async fn antimatter_answer(
         (status = 200, description = "Value and outcome", body = AntimatterResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -277,6 +280,7 @@ async fn antimatter_value(
         (status = 200, description = "Every winning move", body = AntimatterResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]

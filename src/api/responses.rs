@@ -23,6 +23,14 @@ pub struct BadRequest(pub Problem);
 )]
 pub struct PayloadTooLarge(pub Problem);
 
+/// 415: the body is not declared as JSON.
+#[derive(ToResponse)]
+#[response(
+    description = "The body is not declared as JSON (Content-Type application/json or application/*+json)",
+    content_type = "application/problem+json"
+)]
+pub struct UnsupportedMediaType(pub Problem);
+
 /// 404: no job has this id.
 #[derive(ToResponse)]
 #[response(description = "No such job", content_type = "application/problem+json")]

@@ -11,17 +11,27 @@ use super::common::Outcome;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite as core;
 use crate::state::AppState;
 
-/// A transfinite position: heap sizes (Nim) or occupied squares (Welter) as ordinal strings.
+/// A transfinite Nim position: heap sizes as ordinal strings.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
 pub struct OrdinalPositionRequest {
     /// Ordinals below ε0: `w`/`ω`, `^`, `*`/`·`, `+`, parentheses, natural numbers.
+    #[schema(schema_with = super::schema_rules::nim_ordinals)]
+    pub position: Vec<String>,
+}
+
+/// A transfinite Welter position: occupied squares, distinct ordinals.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
+pub struct WelterOrdinalPositionRequest {
+    #[schema(schema_with = super::schema_rules::welter_ordinals)]
     pub position: Vec<String>,
 }
 
@@ -170,12 +180,8 @@ impl Rules {
     }
 }
 
-async fn answer_value(
-    app: AppState,
-    req: OrdinalPositionRequest,
-    rules: Rules,
-) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
+async fn answer_value(app: AppState, raw: Vec<String>, rules: Rules) -> Result<Response, ApiError> {
+    let position = parse_position(&app, &raw)?;
     respond(&app, None, weight(&position), move || {
         let value = rules.value(&position)?;
         Ok(OrdinalValueResponse {
@@ -189,10 +195,10 @@ async fn answer_value(
 
 async fn answer_winning_moves(
     app: AppState,
-    req: OrdinalPositionRequest,
+    raw: Vec<String>,
     rules: Rules,
 ) -> Result<Response, ApiError> {
-    let position = parse_position(&app, &req.position)?;
+    let position = parse_position(&app, &raw)?;
     let app2 = app.clone();
     respond(&app, None, weight(&position), move || {
         let value = rules.value(&position)?;
@@ -216,6 +222,7 @@ async fn answer_winning_moves(
         (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -223,7 +230,7 @@ async fn nim_value(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    answer_value(app, req, Rules::Nim).await
+    answer_value(app, req.position, Rules::Nim).await
 }
 
 /// Transfinite Nim: every winning move.
@@ -234,6 +241,7 @@ async fn nim_value(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -241,43 +249,45 @@ async fn nim_winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<OrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    answer_winning_moves(app, req, Rules::Nim).await
+    answer_winning_moves(app, req.position, Rules::Nim).await
 }
 
 /// Transfinite Welter: [α1|…|αn] = ω·(λ1 ⊕ … ⊕ λn) + ⊕_λ [S_λ] with αi = ω·λi + mi (Abuku).
 #[utoipa::path(
     post, path = "/v1/transfinite/welter/value", operation_id = "transfinite_welter_value", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
+    request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, squares repeat, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn welter_value(
     State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+    ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    answer_value(app, req, Rules::Welter).await
+    answer_value(app, req.position, Rules::Welter).await
 }
 
 /// Transfinite Welter: every winning move.
 #[utoipa::path(
     post, path = "/v1/transfinite/welter/winning-moves", operation_id = "transfinite_welter_winning_moves", tag = "transfinite",
-    request_body = OrdinalPositionRequest,
+    request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "An ordinal does not parse, squares repeat, a target is not representable, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn welter_winning_moves(
     State(app): State<AppState>,
-    ApiJson(req): ApiJson<OrdinalPositionRequest>,
+    ApiJson(req): ApiJson<WelterOrdinalPositionRequest>,
 ) -> Result<Response, ApiError> {
-    answer_winning_moves(app, req, Rules::Welter).await
+    answer_winning_moves(app, req.position, Rules::Welter).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -12,7 +12,7 @@ use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
 use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge};
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::welter as core;
 use crate::state::AppState;
@@ -23,7 +23,7 @@ use crate::state::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"}))]
 pub struct PositionRequest {
     /// The occupied squares (distinct non-negative integers, any order).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// `normal` (default) or `misere`.
     #[serde(default)]
@@ -67,10 +67,10 @@ pub struct WinningMovesResponse {
 #[schema(example = json!({"position": [1, 5, 7], "target": 0}))]
 pub struct PrimesRequest {
     /// The occupied squares (distinct; the response keeps this order).
-    #[schema(value_type = Vec<u64>)]
+    #[schema(schema_with = super::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// The target value k'.
-    #[schema(value_type = u64)]
+    #[schema(schema_with = super::schema_rules::nat)]
     pub target: Nat,
 }
 
@@ -101,6 +101,7 @@ pub struct PrimesResponse {
         (status = 200, description = "The value and outcome", body = ValueResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -137,6 +138,7 @@ async fn value(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -173,6 +175,7 @@ async fn winning_moves(
         (status = 200, description = "The primes, in request order", body = PrimesResponse),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -1,0 +1,281 @@
+//! Exact reading of JSON numbers.
+//!
+//! serde_json reads an integer literal that fits `u64`/`i64` exactly, and every other number —
+//! `5.0`, `1e17`, `9007199254740993e0`, `18446744073709551616` — as an `f64`, which rounds:
+//! `9007199254740993e0` becomes 2^53, `4.0000000000000001` becomes 4, `1e-400` becomes 0. A
+//! check made on the `f64` cannot tell these apart from exact values, so the request body is
+//! normalised *before* serde sees it, working on the literal's digits (never on a float):
+//!
+//! * a literal whose exact value is an integer in `−2^63..=2^64−1` is rewritten as a plain
+//!   integer literal (`1e17` → `100000000000000000`, `9007199254740993e0` →
+//!   `9007199254740993`, `-0.0` → `0`), which serde_json then reads exactly;
+//! * a literal whose magnitude is at least 2^64 (integer or not) becomes the literal
+//!   `18446744073709551616` (or `-18446744073709551616`): every such value is refused as too large
+//!   (or negative) anyway, and serde_json would fail with a syntax error ("number out of range")
+//!   on those beyond `f64`;
+//! * every other literal (a non-integer of modest size) is left alone: after this pass an
+//!   `f64` reaching an integer field always stands for a non-integer, whatever it rounded to,
+//!   and [`super::nat::Nat`] refuses it.
+//!
+//! Only number tokens outside strings that match the JSON grammar are touched, and each is
+//! replaced by another valid number token, so a body's validity and structure never change.
+//! The pass is one linear scan with no recursion (deep nesting costs nothing) and allocates only
+//! when something is rewritten.
+
+use std::borrow::Cow;
+
+/// The replacement for literals of magnitude ≥ 2^64.
+const TOO_LARGE: &str = "18446744073709551616";
+
+/// Rewrites the number literals of a JSON text as described in the module docs.
+pub fn normalize(text: &[u8]) -> Cow<'_, [u8]> {
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut i = 0;
+    let n = text.len();
+    while i < n {
+        match text[i] {
+            b'"' => {
+                // Skip a string, honouring backslash escapes (an unterminated string runs to
+                // the end; serde reports it).
+                i += 1;
+                while i < n && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < n && matches!(text[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if let Some(replacement) = std::str::from_utf8(token).ok().and_then(rewrite) {
+                    edits.push((start, i, replacement));
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if edits.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, replacement) in edits {
+        out.extend_from_slice(&text[at..start]);
+        out.extend_from_slice(replacement.as_bytes());
+        at = end;
+    }
+    out.extend_from_slice(&text[at..]);
+    Cow::Owned(out)
+}
+
+/// A JSON number literal split into sign, significant digits and a power of ten:
+/// value = ±digits × 10^exp, `digits` without leading or trailing zeros (empty for zero).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Decimal {
+    pub negative: bool,
+    pub digits: String,
+    pub exp: i64,
+}
+
+/// Parses `token` if it is exactly a JSON number (RFC 8259 §6 grammar), else `None`.
+pub fn parse_decimal(token: &str) -> Option<Decimal> {
+    let b = token.as_bytes();
+    let mut i = 0;
+    let negative = b.first() == Some(&b'-');
+    if negative {
+        i += 1;
+    }
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int = &token[int_start..i];
+    if int.is_empty() || (int.len() > 1 && int.starts_with('0')) {
+        return None;
+    }
+    let mut frac = "";
+    if b.get(i) == Some(&b'.') {
+        let s = i + 1;
+        i = s;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        frac = &token[s..i];
+        if frac.is_empty() {
+            return None;
+        }
+    }
+    let mut exp: i64 = 0;
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let exp_negative = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            // Saturate: beyond ±10^15 the answer (zero or huge) no longer depends on it.
+            exp = (exp * 10 + i64::from(b[i] - b'0')).min(1_000_000_000_000_000);
+            i += 1;
+        }
+        if i == s {
+            return None;
+        }
+        if exp_negative {
+            exp = -exp;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    // digits = int ++ frac, value = digits × 10^(exp − |frac|); then strip zeros.
+    let mut digits = String::with_capacity(int.len() + frac.len());
+    digits.push_str(int);
+    digits.push_str(frac);
+    let mut exp = exp - frac.len() as i64;
+    let trimmed_end = digits.trim_end_matches('0').len();
+    exp += (digits.len() - trimmed_end) as i64;
+    digits.truncate(trimmed_end);
+    let digits = digits.trim_start_matches('0').to_owned();
+    if digits.is_empty() {
+        exp = 0;
+    }
+    Some(Decimal {
+        negative,
+        digits,
+        exp,
+    })
+}
+
+impl Decimal {
+    /// The exact value when it is an integer in `i128` range (zero included), else `None`.
+    pub fn to_i128(&self) -> Option<i128> {
+        if self.digits.is_empty() {
+            return Some(0);
+        }
+        if self.exp < 0 || self.digits.len() as i64 + self.exp > 38 {
+            return None;
+        }
+        let mut v: i128 = self.digits.parse().ok()?;
+        for _ in 0..self.exp {
+            v = v.checked_mul(10)?;
+        }
+        Some(if self.negative { -v } else { v })
+    }
+
+    /// Whether |value| ≥ 2^64 (so ≥ 10^20 when it has more than 20 integer digits).
+    fn at_least_2_pow_64(&self) -> bool {
+        let int_digits = self.digits.len() as i64 + self.exp;
+        if int_digits > 20 {
+            return true;
+        }
+        if int_digits < 20 {
+            return false;
+        }
+        // Exactly 20 integer digits: compare the integer part (fraction digits cannot lift a
+        // value below 2^64 to it, since 2^64 is an integer).
+        let int_part: String = if self.exp >= 0 {
+            let mut s = self.digits.clone();
+            s.push_str(&"0".repeat(self.exp as usize));
+            s
+        } else {
+            self.digits[..20].to_owned()
+        };
+        int_part.as_str() >= TOO_LARGE
+    }
+}
+
+/// The replacement for one number token, or `None` to leave it as it is.
+fn rewrite(token: &str) -> Option<String> {
+    let d = parse_decimal(token)?;
+    if d.at_least_2_pow_64() {
+        return Some(if d.negative {
+            format!("-{TOO_LARGE}")
+        } else {
+            TOO_LARGE.to_owned()
+        });
+    }
+    let v = d.to_i128()?; // a non-integer of modest size: serde and Nat deal with it
+    let plain = v.to_string();
+    (plain != token).then_some(plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> String {
+        String::from_utf8(normalize(s.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn float_forms_of_integers_become_integers() {
+        assert_eq!(
+            norm("[9007199254740993e0, 1e17, 5.0, -0.0, 0e5, 12.50e1, 1E+2, 2500e-2]"),
+            "[9007199254740993, 100000000000000000, 5, 0, 0, 125, 100, 25]"
+        );
+        assert_eq!(
+            norm("[18446744073709551615e0, 1844674407370955161.5e1]"),
+            "[18446744073709551615, 18446744073709551615]"
+        );
+        assert_eq!(
+            norm("[-9223372036854775808e0, -1.0]"),
+            "[-9223372036854775808, -1]"
+        );
+    }
+
+    #[test]
+    fn huge_values_become_the_too_large_literal() {
+        assert_eq!(
+            norm("[18446744073709551616, 1e400, 1.5e400, -1e999999999999999999999, 18446744073709551616.5]"),
+            "[18446744073709551616, 18446744073709551616, 18446744073709551616, -18446744073709551616, 18446744073709551616]"
+        );
+        let long = format!("[1{}]", "0".repeat(500));
+        assert_eq!(norm(&long), "[18446744073709551616]");
+    }
+
+    #[test]
+    fn non_integers_and_plain_integers_are_untouched() {
+        for s in [
+            "[1.5, 4.0000000000000001, 1e-400, -0.5, 2.5e0, 18446744073709551615.5]",
+            "[0, 7, 18446744073709551615, -9223372036854775808]",
+            r#"{"code": "1e5", "s": "\"5.0\"", "t": "\\", "u": 1}"#,
+        ] {
+            assert!(matches!(normalize(s.as_bytes()), Cow::Borrowed(_)), "{s}");
+        }
+    }
+
+    #[test]
+    fn invalid_number_syntax_is_left_for_serde() {
+        for s in [
+            "[01.0]", "[1.]", "[.5]", "[1e]", "[1.0.0]", "[--1]", "[1e5e]", "[+1]",
+        ] {
+            assert_eq!(norm(s), s);
+        }
+    }
+
+    #[test]
+    fn decimals_are_exact() {
+        let d = parse_decimal("-12.3400e-1").unwrap();
+        assert_eq!(
+            d,
+            Decimal {
+                negative: true,
+                digits: "1234".into(),
+                exp: -3
+            }
+        );
+        assert_eq!(parse_decimal("0.000").unwrap().to_i128(), Some(0));
+        assert_eq!(parse_decimal("1.25e2").unwrap().to_i128(), Some(125));
+        assert_eq!(parse_decimal("1.25e1").unwrap().to_i128(), None);
+    }
+}
