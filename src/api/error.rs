@@ -30,6 +30,12 @@ pub enum ApiError {
     /// The method is not allowed on this path (405).
     #[error("method not allowed on this path")]
     MethodNotAllowed,
+    /// The `Accept` header names no format the operation produces (406).
+    #[error("{detail}")]
+    NotAcceptable { detail: String },
+    /// Valid, but what the service holds cannot answer it yet, e.g. values not computed (409).
+    #[error("{detail}")]
+    Conflict { field: String, detail: String },
     /// The server is at capacity or the request ran out of time (503 + Retry-After).
     #[error("{detail}")]
     Unavailable {
@@ -62,6 +68,8 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable { .. } => StatusCode::NOT_ACCEPTABLE,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -74,6 +82,8 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => ("payload-too-large", "Request body too large"),
             ApiError::NotFound { .. } => ("not-found", "Not found"),
             ApiError::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            ApiError::NotAcceptable { .. } => ("not-acceptable", "Not acceptable"),
+            ApiError::Conflict { .. } => ("not-available", "Not available yet"),
             ApiError::Unavailable { .. } => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
@@ -88,7 +98,9 @@ impl ApiError {
             status: self.status().as_u16(),
             detail: self.to_string(),
             field: match self {
-                ApiError::Invalid { field, .. } => Some(field.clone()),
+                ApiError::Invalid { field, .. } | ApiError::Conflict { field, .. } => {
+                    Some(field.clone())
+                }
                 ApiError::BadRequest { field, .. } => field.clone(),
                 _ => None,
             },

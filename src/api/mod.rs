@@ -2,6 +2,7 @@
 
 pub mod common;
 pub mod error;
+pub mod events;
 pub mod explain;
 pub mod jobs;
 pub mod json;
@@ -14,6 +15,7 @@ pub mod related;
 pub mod respond;
 pub mod responses;
 pub mod transfinite;
+pub mod values;
 pub mod welter;
 
 use utoipa::OpenApi;
@@ -58,7 +60,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(max_welter::router())
         .merge(related::router())
         .merge(octal::router())
+        .merge(values::router())
         .merge(jobs::router())
+        .merge(events::router())
         .merge(ops::router())
 }
 

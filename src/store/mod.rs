@@ -10,7 +10,7 @@ mod jobs;
 mod sequences;
 
 pub use jobs::{Checkpoint, Job, JobStatus, NewJob};
-pub use sequences::{tail_offset, PeriodicityRecord, StoredSequence, CHUNK};
+pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence, CHUNK};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
