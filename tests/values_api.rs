@@ -501,3 +501,22 @@ async fn job_events_need_the_store() {
         .await
         .problem(503, None);
 }
+
+#[test]
+fn both_operations_are_documented() {
+    let doc: Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
+    let values = &doc["paths"]["/v1/octal/{code}/values"]["get"];
+    let ok = &values["responses"]["200"];
+    for ct in FORMATS {
+        assert!(ok["content"][ct].is_object(), "{ct}");
+    }
+    assert!(ok["headers"]["x-grundy-value-bytes"].is_object());
+    for status in ["400", "406", "409", "422", "503"] {
+        assert!(values["responses"][status].is_object(), "values {status}");
+    }
+    let events = &doc["paths"]["/v1/octal/jobs/{id}/events"]["get"];
+    assert!(events["responses"]["200"]["content"]["text/event-stream"].is_object());
+    for status in ["404", "503"] {
+        assert!(events["responses"][status].is_object(), "events {status}");
+    }
+}
