@@ -520,3 +520,39 @@ fn both_operations_are_documented() {
         assert!(events["responses"][status].is_object(), "events {status}");
     }
 }
+
+#[tokio::test]
+async fn a_cancelled_job_ends_its_stream_with_cancelled() {
+    let s = common::start_with(fast_jobs()).await;
+    let r = s
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.6", "max_n": 100000000}),
+        )
+        .await;
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let stream = s
+        .client
+        .get(format!("{}/v1/octal/jobs/{id}/events", s.base))
+        .timeout(Duration::from_secs(120))
+        .send();
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        s.client
+            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+            .send()
+            .await
+            .unwrap()
+    };
+    let (resp, cancelled) = tokio::join!(stream, cancel);
+    assert_eq!(cancelled.status(), 200);
+    let text = resp.unwrap().text().await.unwrap();
+    let events = sse(&text);
+    let (last, data) = events.last().expect("events");
+    assert_eq!(last, "cancelled", "{text}");
+    let job: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(job["status"], "cancelled");
+    assert!(events[..events.len() - 1]
+        .iter()
+        .all(|(e, _)| e == "progress"));
+}
