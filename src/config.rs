@@ -49,6 +49,8 @@ pub struct Config {
     pub octal_cache_bytes: u64,
     /// `GRUNDY_OCTAL_MOVES_BUDGET` — steps one winning-moves page may spend.
     pub octal_moves_budget: u64,
+    /// `GRUNDY_VALUES_MAX_COUNT` — most values one `/v1/octal/{code}/values` download streams.
+    pub values_max_count: u64,
     /// `GRUNDY_JOB_WORKERS` — jobs computed at once by this replica (default: cores; 0 = none).
     pub job_workers: usize,
     /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
@@ -107,6 +109,7 @@ impl Default for Config {
             octal_sync_time: Duration::from_secs(10),
             octal_cache_bytes: 1 << 30,
             octal_moves_budget: 20_000_000,
+            values_max_count: 1_000_000_000,
             job_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             job_max_n: 200_000_000,
             job_checkpoint: Duration::from_secs(2),
@@ -204,6 +207,7 @@ impl Config {
             )?),
             octal_cache_bytes: var("GRUNDY_OCTAL_CACHE_BYTES", d.octal_cache_bytes)?,
             octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,
+            values_max_count: var("GRUNDY_VALUES_MAX_COUNT", d.values_max_count)?,
             job_workers: var("GRUNDY_JOB_WORKERS", d.job_workers)?,
             job_max_n: var("GRUNDY_JOB_MAX_N", d.job_max_n)?,
             job_checkpoint: Duration::from_millis(var(

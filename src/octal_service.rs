@@ -200,6 +200,32 @@ impl OctalService {
     }
 }
 
+/// A cached solver, held for reading what it has computed (see [`OctalService::cached`]).
+/// Values are only ever appended, so reads under successive locks see one consistent prefix.
+#[derive(Clone)]
+pub struct CachedSolver(Arc<Entry>);
+
+impl CachedSolver {
+    /// Runs `read` on the solver under its lock; `None` when the lock is poisoned (see the
+    /// module docs). It waits while a request computes: call it on the blocking pool.
+    pub fn read<T>(&self, read: impl FnOnce(&Solver) -> T) -> Option<T> {
+        self.0.solver.lock().ok().map(|s| read(&s))
+    }
+}
+
+impl OctalService {
+    /// The cached solver for `game`, if there is one: never loads from the store nor computes.
+    pub fn cached(&self, game: &Game) -> Option<CachedSolver> {
+        self.cache.get(&game.canonical()).map(CachedSolver)
+    }
+
+    /// Meets `need` as [`OctalService::with_solver`] does and hands back the solver to read.
+    pub async fn ensure(&self, game: &Game, need: Need) -> Result<CachedSolver, OctalServiceError> {
+        self.with_solver(game, need, |_| ()).await?;
+        Ok(CachedSolver(self.entry(game).await?))
+    }
+}
+
 fn poisoned() -> OctalServiceError {
     OctalServiceError::Internal("solver lock poisoned".into())
 }

@@ -38,6 +38,12 @@ pub enum ApiError {
     /// The method is not allowed on this path (405).
     #[error("method not allowed on this path")]
     MethodNotAllowed,
+    /// The `Accept` header names no format the operation produces (406).
+    #[error("{detail}")]
+    NotAcceptable { detail: String },
+    /// Valid, but what the service holds cannot answer it yet, e.g. values not computed (409).
+    #[error("{detail}")]
+    Conflict { field: String, detail: String },
     /// The server is at capacity or the request ran out of time (503 + Retry-After).
     #[error("{detail}")]
     Unavailable {
@@ -79,6 +85,8 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable { .. } => StatusCode::NOT_ACCEPTABLE,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::InsufficientStorage { .. } => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -96,6 +104,8 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => &p::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => &p::NOT_FOUND,
             ApiError::MethodNotAllowed => &p::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable { .. } => &p::NOT_ACCEPTABLE,
+            ApiError::Conflict { .. } => &p::NOT_AVAILABLE,
             ApiError::Unavailable { .. } => &p::UNAVAILABLE,
             ApiError::InsufficientStorage { .. } => &p::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => &p::INTERNAL,
@@ -111,9 +121,9 @@ impl ApiError {
             status: self.status().as_u16(),
             detail: self.to_string(),
             field: match self {
-                ApiError::Invalid { field, .. } | ApiError::BudgetExceeded { field, .. } => {
-                    Some(field.clone())
-                }
+                ApiError::Invalid { field, .. }
+                | ApiError::BudgetExceeded { field, .. }
+                | ApiError::Conflict { field, .. } => Some(field.clone()),
                 ApiError::BadRequest { field, .. } => field.clone(),
                 _ => None,
             },

@@ -204,7 +204,7 @@ fn not_found(id: &str) -> ApiError {
 }
 
 /// The store and the job `id` in it (404 when there is none).
-async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
+pub(super) async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
     let store = store(app)?;
     let job = store.get_job(id).await?.ok_or_else(|| not_found(id))?;
     Ok((store, job))

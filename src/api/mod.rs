@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod common;
 pub mod error;
+pub mod events;
 pub mod explain;
 pub mod jobs;
 pub mod json;
@@ -20,6 +21,7 @@ pub mod respond;
 pub mod responses;
 pub mod schema_rules;
 pub mod transfinite;
+pub mod values;
 pub mod welter;
 
 use utoipa::OpenApi;
@@ -67,7 +69,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(max_welter::router())
         .merge(related::router())
         .merge(octal::router())
+        .merge(values::router())
         .merge(jobs::router())
+        .merge(events::router())
         .merge(ops::router())
         .merge(problems::router())
 }

@@ -101,6 +101,24 @@ pub const METHOD_NOT_ALLOWED: ProblemType = ProblemType {
     fix: "Use the method the OpenAPI document gives for the path.",
 };
 
+pub const NOT_ACCEPTABLE: ProblemType = ProblemType {
+    slug: "not-acceptable",
+    title: "Not acceptable",
+    status: 406,
+    when: "The Accept header asks for a format this operation cannot produce (the values download \
+           offers application/json, text/csv and application/octet-stream).",
+    fix: "Ask for one of the formats the operation lists, or send no Accept header for JSON.",
+};
+
+pub const NOT_AVAILABLE: ProblemType = ProblemType {
+    slug: "not-available",
+    title: "Not available yet",
+    status: 409,
+    when: "The values asked for are neither computed (in memory or in the store) nor covered by \
+           a proved periodicity. The detail says how far the values go.",
+    fix: "Submit a job (POST /v1/octal/jobs) with max_n at least start + count, then ask again.",
+};
+
 pub const UNAVAILABLE: ProblemType = ProblemType {
     slug: "unavailable",
     title: "Service unavailable",
@@ -138,7 +156,7 @@ pub const INTERNAL: ProblemType = ProblemType {
 };
 
 /// Every problem type, in the order the index page lists them.
-pub const ALL: [&ProblemType; 11] = [
+pub const ALL: [&ProblemType; 13] = [
     &BAD_REQUEST,
     &INVALID_VALUE,
     &BUDGET_EXCEEDED,
@@ -146,6 +164,8 @@ pub const ALL: [&ProblemType; 11] = [
     &PAYLOAD_TOO_LARGE,
     &NOT_FOUND,
     &METHOD_NOT_ALLOWED,
+    &NOT_ACCEPTABLE,
+    &NOT_AVAILABLE,
     &UNAVAILABLE,
     &INSUFFICIENT_STORAGE,
     &INTERNAL,
@@ -163,6 +183,8 @@ pub enum ProblemTypeName {
     PayloadTooLarge,
     NotFound,
     MethodNotAllowed,
+    NotAcceptable,
+    NotAvailable,
     Unavailable,
     InsufficientStorage,
     Internal,
@@ -304,6 +326,13 @@ mod tests {
                 detail: String::new(),
             },
             ApiError::MethodNotAllowed,
+            ApiError::NotAcceptable {
+                detail: String::new(),
+            },
+            ApiError::Conflict {
+                field: String::new(),
+                detail: String::new(),
+            },
             ApiError::Unavailable {
                 detail: String::new(),
                 retry_after_secs: 1,

@@ -13,7 +13,7 @@ mod tx;
 
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
-pub use sequences::{tail_offset, PeriodicityRecord, StoredSequence, CHUNK};
+pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence, CHUNK};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Connection, Executor};

@@ -149,6 +149,73 @@ impl Store {
     }
 }
 
+/// Decodes one stored chunk (the inverse of `encode`); `None` when it is misaligned.
+fn decode(data: &[u8]) -> Option<Vec<u32>> {
+    (data.len() % 4 == 0).then(|| {
+        data.chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    })
+}
+
+/// How much of a sequence the store holds, read without its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceExtent {
+    /// The stored prefix is g(0..computed).
+    pub computed: usize,
+    /// The proof record (opaque JSON, see [`PeriodicityRecord`]), once proved.
+    pub periodicity: Option<String>,
+}
+
+impl Store {
+    /// The extent of the stored sequence for a canonical code, if any: one small row, no values.
+    pub async fn sequence_extent(&self, code: &str) -> Result<Option<SequenceExtent>, StoreError> {
+        let Some(row) = sqlx::query("SELECT computed, periodicity FROM sequences WHERE code = $1")
+            .bind(code)
+            .fetch_optional(&self.pool())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let computed: i64 = row.try_get("computed")?;
+        Ok(Some(SequenceExtent {
+            computed: usize::try_from(computed)
+                .map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?,
+            periodicity: row.try_get("periodicity")?,
+        }))
+    }
+
+    /// The stored chunks `first..=last` that exist, decoded, in order: values
+    /// `chunk·CHUNK ..` of each. For reading a range a few chunks at a time without loading
+    /// the whole sequence (the values download streams through it).
+    pub async fn read_chunks(
+        &self,
+        code: &str,
+        first: usize,
+        last: usize,
+    ) -> Result<Vec<(usize, Vec<u32>)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT chunk, data FROM sequence_chunks WHERE code = $1 AND chunk >= $2 AND chunk <= $3 \
+             ORDER BY chunk",
+        )
+        .bind(code)
+        .bind(first as i64)
+        .bind(last as i64)
+        .fetch_all(&self.pool())
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let chunk: i64 = row.try_get("chunk")?;
+                let data: Vec<u8> = row.try_get("data")?;
+                let values = decode(&data).ok_or_else(|| {
+                    StoreError::Corrupt(format!("{code}: chunk {chunk} is misaligned"))
+                })?;
+                Ok((chunk.max(0) as usize, values))
+            })
+            .collect()
+    }
+}
+
 /// The body of [`Store::save_sequence`], on an open connection or transaction so a job
 /// checkpoint can write values and renew its lease atomically.
 pub(super) async fn write_sequence(
