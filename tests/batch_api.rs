@@ -95,7 +95,7 @@ async fn bad_items_get_their_own_problem_and_the_others_are_answered() {
             (5, Some((422, "positions[5][0]"))),
             (6, None),
             (7, Some((400, "positions[7]"))),
-            (8, Some((400, "positions[8]"))), // `positions[8]` or `positions[8][0]`
+            (8, Some((422, "positions[8]"))), // a number beyond 2^64-1: `positions[8][0]`
         ];
         for (i, want) in expect {
             let item = &results[i];

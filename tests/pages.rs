@@ -202,9 +202,10 @@ async fn api_and_docs_keep_working_with_their_own_headers() {
     assert_eq!(r.status, 200);
     // The pages are not API operations.
     let paths = r.body["paths"].as_object().unwrap();
-    assert!(paths
-        .keys()
-        .all(|p| p.starts_with("/v1/") || p.ends_with('z') || p == "/metrics"));
+    assert!(paths.keys().all(|p| p.starts_with("/v1/")
+        || p.starts_with("/problems")
+        || p.ends_with('z')
+        || p == "/metrics"));
     // A page-less path is still a 404 problem.
     assert_problem(&s.get("/nothing-here").await, 404, "/nothing-here");
 }

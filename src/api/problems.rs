@@ -302,8 +302,12 @@ mod tests {
             ProblemTypeName::PayloadTooLarge,
             ProblemTypeName::NotFound,
             ProblemTypeName::MethodNotAllowed,
+            ProblemTypeName::NotAcceptable,
+            ProblemTypeName::NotAvailable,
             ProblemTypeName::Unavailable,
+            ProblemTypeName::InsufficientStorage,
             ProblemTypeName::Internal,
+            ProblemTypeName::RequestTimeout,
         ])
         .unwrap();
         let slugs: Vec<&str> = ALL.iter().map(|k| k.slug).collect();
