@@ -154,7 +154,11 @@ async fn run(
             };
             // Final values first (conditional on the lease), then the status.
             let offset = tail_offset(already);
-            let tail = solver.lock().expect("solver lock").values()[offset..].to_vec();
+            let tail = solver
+                .lock()
+                .expect("solver lock")
+                .values()
+                .range_u32(offset..);
             match store
                 .checkpoint(
                     &job.id,
@@ -208,7 +212,7 @@ async fn run(
         let (tail, json) = {
             let s = solver.lock().expect("solver lock");
             (
-                s.values()[offset..].to_vec(),
+                s.values().range_u32(offset..),
                 periodicity_json(s.periodicity()),
             )
         };

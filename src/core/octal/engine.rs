@@ -20,8 +20,9 @@ use super::error::OctalError;
 use super::rules::Rules;
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
+use super::values::{width_for, with_cells, Cell, Values};
 
-/// Grundy values are stored as `u32`.
+/// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
 pub type Value = u32;
 
 /// Hard limit on the number of values one engine computes (2^31, i.e. 8 GiB of values).
@@ -68,13 +69,13 @@ pub struct EngineStats {
 /// ```text
 /// let mut e = Engine::new(&Game::parse("0.6")?);
 /// e.extend_to(1_000_000, &mut || false)?;
-/// let g: &[u32] = e.values();
+/// let g: &Values = e.values(); // 1, 2 or 4 bytes per value
 /// ```
 #[derive(Debug, Clone)]
 pub struct Engine {
     game: Game,
     rules: Rules,
-    values: Vec<Value>,
+    values: Values,
     threads: usize,
     /// Every value so far is below `2^vbits`.
     vbits: u32,
@@ -123,11 +124,11 @@ impl Engine {
         };
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(8);
+            .min(64);
         Engine {
             game: game.clone(),
             rules,
-            values: Vec::new(),
+            values: Values::new(),
             threads,
             vbits,
             words,
@@ -149,20 +150,22 @@ impl Engine {
     /// from this engine); only their shape is checked. For games that keep full exclusion sets
     /// (three-heap or recurring splitting digits) the sets are rebuilt from the values, which
     /// costs about as much as one pass of the computation without the mex work.
-    pub fn resume(game: &Game, values: Vec<Value>) -> Result<Engine, OctalError> {
+    /// `values` may be a `Vec<u32>` or a [`Values`] (stored in the narrowest width either way).
+    pub fn resume(game: &Game, values: impl Into<Values>) -> Result<Engine, OctalError> {
+        let mut values: Values = values.into();
         if values.len() > MAX_VALUES {
             return Err(OctalError::LengthTooLarge {
                 requested: values.len(),
                 max: MAX_VALUES,
             });
         }
-        if values.first().is_some_and(|&v| v != 0) {
+        if values.get(0).is_some_and(|v| v != 0) {
             return Err(OctalError::InvalidValues {
                 reason: "G(0) must be 0",
             });
         }
         let mut e = Engine::new(game);
-        let max = values.iter().copied().max().unwrap_or(0);
+        let max = values.max();
         if max >= 1 << 30 {
             return Err(OctalError::InvalidValues {
                 reason: "value out of range",
@@ -174,14 +177,18 @@ impl Engine {
         e.words = words_for(e.vbits);
         e.excl = vec![0; e.words];
         e.counts = vec![0; 1 << e.vbits];
-        for &v in values.iter().skip(1) {
+        for v in values.iter().skip(1) {
             e.counts[v as usize] += 1;
         }
         if let Some(sets) = &mut e.sets {
-            for n in 0..values.len() {
-                sets.prepare(&values[..n], n, e.words, &e.rules)?;
-            }
+            let (words, rules) = (e.words, &e.rules);
+            with_cells!(values.as_ref(), |g| {
+                for n in 0..g.len() {
+                    sets.prepare(&g[..n], n, words, rules)?;
+                }
+            });
         }
+        values.widen_to(width_for(max));
         e.values = values;
         e.next_review = 0;
         e.review();
@@ -207,8 +214,9 @@ impl Engine {
         &self.game
     }
 
-    /// G(0), …, G(len−1).
-    pub fn values(&self) -> &[Value] {
+    /// G(0), …, G(len−1), in 1, 2 or 4 bytes per value ([`Values::get`], [`Values::iter`],
+    /// [`Values::to_u32_vec`]).
+    pub fn values(&self) -> &Values {
         &self.values
     }
 
@@ -223,7 +231,7 @@ impl Engine {
     }
 
     /// Gives the values back.
-    pub fn into_values(self) -> Vec<Value> {
+    pub fn into_values(self) -> Values {
         self.values
     }
 
@@ -240,7 +248,7 @@ impl Engine {
             rare_positions: rare,
             rare_scans: scans,
             rare_scan_pairs: pairs,
-            max_value: self.values.iter().copied().max().unwrap_or(0),
+            max_value: self.values.max(),
             threads: self.threads,
         }
     }
@@ -311,49 +319,30 @@ impl Engine {
 
     /// Marks everything but the scanned two-heap digits for heap n into `self.excl`.
     fn exclude_base(&mut self, n: usize) {
-        let g = &self.values;
-        let excl = &mut self.excl[..];
-        if self.game.digit(n as i64) & 1 == 1 {
-            set(excl, 0);
-        }
-        for &u in &self.rules.ones {
-            if u >= n {
-                break;
-            }
-            set(excl, g[n - u]);
-        }
-        for &u in &self.rules.threes_capped {
-            // Add |u| ≥ 2 tokens, split into a ≤ b ≤ c with c ≤ n − 1.
-            let total = n + u.unsigned_abs() as usize;
-            let Some(cap) = n.checked_sub(1) else {
-                continue;
-            };
-            for a in 1..=total / 3 {
-                let b_min = a.max((total - a).saturating_sub(cap));
-                for b in b_min..=(total - a) / 2 {
-                    set(excl, g[a] ^ g[b] ^ g[total - a - b]);
-                }
-            }
-        }
-        if let Some(sets) = &self.sets {
-            sets.exclude(g, n, &self.rules, excl);
-        }
+        let (game, rules, sets, excl) = (&self.game, &self.rules, &self.sets, &mut self.excl[..]);
+        with_cells!(self.values.as_ref(), |g| exclude_base_in(
+            g, game, rules, sets, n, excl
+        ));
     }
 
     /// Computes G(n) = G(len) sequentially.
     fn step(&mut self, n: usize) -> Result<(), OctalError> {
         if let Some(sets) = &mut self.sets {
-            sets.prepare(&self.values, n, self.words, &self.rules)?;
+            let (words, rules) = (self.words, &self.rules);
+            with_cells!(self.values.as_ref(), |g| sets.prepare(g, n, words, rules))?;
         }
         self.excl.iter_mut().for_each(|w| *w = 0);
         self.exclude_base(n);
+        let (twos, excl) = (&self.scan_twos, &mut self.excl);
         let v = match &mut self.mode {
-            Mode::Plain => bitset::mex(&self.excl),
+            Mode::Plain => bitset::mex(excl),
             Mode::Dense => {
-                dense::scan_pairs(&self.values, n, &self.scan_twos, 0, &mut self.excl);
-                bitset::mex(&self.excl)
+                with_cells!(self.values.as_ref(), |g| dense::scan_pairs(
+                    g, n, twos, 0, excl
+                ));
+                bitset::mex(excl)
             }
-            Mode::Sparse(sp) => sp.step(&self.values, n, &self.scan_twos, &self.excl),
+            Mode::Sparse(sp) => with_cells!(self.values.as_ref(), |g| sp.step(g, n, twos, excl)),
         };
         self.push_value(n, v)
     }
@@ -361,23 +350,23 @@ impl Engine {
     /// Computes G(start..end) in dense mode with parallel phase one.
     fn dense_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
         let words0 = self.words;
-        let pre = dense::phase_one(
-            &self.values,
-            start,
-            end,
-            &self.scan_twos,
-            words0,
-            self.threads,
-        );
+        let (twos, threads) = (&self.scan_twos, self.threads);
+        let pre = with_cells!(self.values.as_ref(), |g| dense::phase_one(
+            g, start, end, twos, words0, threads
+        ));
         for n in start..end {
             if let Some(sets) = &mut self.sets {
-                sets.prepare(&self.values, n, self.words, &self.rules)?;
+                let (words, rules) = (self.words, &self.rules);
+                with_cells!(self.values.as_ref(), |g| sets.prepare(g, n, words, rules))?;
             }
             self.excl.iter_mut().for_each(|w| *w = 0);
             let i = n - start;
             self.excl[..words0].copy_from_slice(&pre[i * words0..(i + 1) * words0]);
             self.exclude_base(n);
-            dense::scan_pairs(&self.values, n, &self.scan_twos, start, &mut self.excl);
+            let (twos, excl) = (&self.scan_twos, &mut self.excl);
+            with_cells!(self.values.as_ref(), |g| dense::scan_pairs(
+                g, n, twos, start, excl
+            ));
             let v = bitset::mex(&self.excl);
             self.push_value(n, v)?;
         }
@@ -419,6 +408,11 @@ impl Engine {
         Ok(())
     }
 
+    fn new_sparse(&self, mask: u32) -> Sparse {
+        let words = self.words;
+        with_cells!(self.values.as_ref(), |g| Sparse::new(mask, g, words))
+    }
+
     /// Re-chooses the two-heap method from the value counts (see `sparse::best_mask`).
     fn review(&mut self) {
         let n = self.values.len();
@@ -454,10 +448,10 @@ impl Engine {
             Mode::Sparse(sp)
                 if rare * 3 <= n && sparse_cost < 1.2 * dense_cost && keep(sp.rare.len()) => {}
             _ if rare * 4 <= n && sparse_cost * 1.2 < dense_cost => {
-                self.mode = Mode::Sparse(Box::new(Sparse::new(mask, &self.values, self.words)));
+                self.mode = Mode::Sparse(Box::new(self.new_sparse(mask)));
             }
             Mode::Sparse(_) if rare * 3 <= n && sparse_cost < 1.2 * dense_cost => {
-                self.mode = Mode::Sparse(Box::new(Sparse::new(mask, &self.values, self.words)));
+                self.mode = Mode::Sparse(Box::new(self.new_sparse(mask)));
             }
             _ => self.mode = Mode::Dense,
         }
@@ -473,6 +467,44 @@ impl Engine {
     }
 }
 
+/// Marks everything but the scanned two-heap digits for heap n into `excl` (`g` = G(0..n)):
+/// taking the whole heap, one-heap moves, three-heap splits that add tokens, and (through
+/// `sets`) the full exclusion sets.
+fn exclude_base_in<T: Cell>(
+    g: &[T],
+    game: &Game,
+    rules: &Rules,
+    sets: &Option<SetState>,
+    n: usize,
+    excl: &mut [u64],
+) {
+    if game.digit(n as i64) & 1 == 1 {
+        set(excl, 0);
+    }
+    for &u in &rules.ones {
+        if u >= n {
+            break;
+        }
+        set(excl, g[n - u].get());
+    }
+    for &u in &rules.threes_capped {
+        // Add |u| ≥ 2 tokens, split into a ≤ b ≤ c with c ≤ n − 1.
+        let total = n + u.unsigned_abs() as usize;
+        let Some(cap) = n.checked_sub(1) else {
+            continue;
+        };
+        for a in 1..=total / 3 {
+            let b_min = a.max((total - a).saturating_sub(cap));
+            for b in b_min..=(total - a) / 2 {
+                set(excl, g[a].get() ^ g[b].get() ^ g[total - a - b].get());
+            }
+        }
+    }
+    if let Some(sets) = sets {
+        sets.exclude(g, n, rules, excl);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::naive::naive_values;
@@ -483,7 +515,7 @@ mod tests {
         let mut e = Engine::new(&Game::parse(code).unwrap());
         e.set_threads(threads);
         e.extend_to(n, &mut || false).unwrap();
-        e.into_values()
+        e.into_values().to_u32_vec()
     }
 
     fn naive(code: &str, n: usize) -> Vec<u32> {
@@ -544,7 +576,7 @@ mod tests {
         e.set_threads(1);
         e.extend_to(12000, &mut || false).unwrap();
         assert_eq!(e.stats().mode, "sparse");
-        assert_eq!(e.values(), &naive("0.6", 12000)[..]);
+        assert_eq!(e.values().to_u32_vec(), naive("0.6", 12000));
         let one = fast("0.007", 6000, 1);
         let two = fast("0.007", 6000, 2);
         assert_eq!(one, two);
@@ -561,7 +593,28 @@ mod tests {
         let mut e = Engine::new(&Game::parse("0.6").unwrap());
         e.set_allow_sparse(false);
         e.extend_to(n, &mut || false).unwrap();
-        assert_eq!(sparse, e.into_values());
+        assert_eq!(sparse, e.into_values().to_u32_vec());
+    }
+
+    #[test]
+    fn values_widen_from_one_to_four_bytes() {
+        // Nim (.(3)): G(n) = n crosses 2^8 and 2^16.
+        let mut e = Engine::new(&Game::parse("0.(3)").unwrap());
+        e.extend_to(200, &mut || false).unwrap();
+        assert_eq!(e.values().width(), 1);
+        e.extend_to(300, &mut || false).unwrap();
+        assert_eq!(e.values().width(), 2);
+        e.extend_to(66_000, &mut || false).unwrap();
+        assert_eq!(e.values().width(), 4);
+        assert!(e.values().iter().enumerate().all(|(n, v)| v as usize == n));
+        // .6 needs two bytes by 20,000 heaps, and its sparse mode reads the narrow values
+        // directly (no copy of its own).
+        let mut e = Engine::new(&Game::parse("0.6").unwrap());
+        e.extend_to(20_000, &mut || false).unwrap();
+        assert_eq!((e.values().width(), e.stats().mode), (2, "sparse"));
+        // Resuming from u32s stores the narrowest width.
+        let r = Engine::resume(&Game::parse("0.6").unwrap(), e.values().to_u32_vec()).unwrap();
+        assert_eq!(r.values(), e.values());
     }
 
     #[test]
@@ -574,21 +627,21 @@ mod tests {
             polls > 3
         });
         assert!(matches!(r, Err(OctalError::Stopped { .. })));
-        let partial = e.values().to_vec();
+        let partial = e.values().to_u32_vec();
         assert!(partial.len() < 5000);
         e.extend_to(5000, &mut || false).unwrap();
-        let full = e.into_values();
+        let full = e.into_values().to_u32_vec();
         assert_eq!(&full[..partial.len()], &partial[..]);
         let mut r = Engine::resume(&game, full[..1234].to_vec()).unwrap();
         r.extend_to(5000, &mut || false).unwrap();
-        assert_eq!(r.values(), &full[..]);
+        assert_eq!(r.values().to_u32_vec(), full);
         // Resume for a game with full sets (recurring, three-heap).
         for code in ["0.1(7)", "0.F8", "80.4"] {
             let g = Game::parse(code).unwrap();
             let all = fast(code, 300, 1);
             let mut r = Engine::resume(&g, all[..120].to_vec()).unwrap();
             r.extend_to(300, &mut || false).unwrap();
-            assert_eq!(r.values(), &all[..], "{code}");
+            assert_eq!(r.values().to_u32_vec(), all, "{code}");
         }
         assert!(Engine::resume(&game, vec![1, 2]).is_err());
         assert!(matches!(

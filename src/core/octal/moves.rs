@@ -30,6 +30,7 @@ use super::code::Game;
 use super::error::OctalError;
 use super::periodicity::{Periodicity, Proof};
 use super::value::value_at;
+use super::values::ValuesRef;
 
 /// Most heaps in one query.
 pub const MAX_HEAPS: usize = 10_000;
@@ -66,7 +67,7 @@ pub struct MovePage {
 /// the values need a proof). `limit` ≥ 1 moves per page; `budget` steps per call.
 pub fn winning_moves(
     game: &Game,
-    values: &[u32],
+    values: ValuesRef<'_>,
     periodicity: &Periodicity,
     heaps: &[u64],
     cursor: Option<&str>,
@@ -155,7 +156,7 @@ impl From<OctalError> for Halt {
 
 struct Walk<'a> {
     game: &'a Game,
-    values: &'a [u32],
+    values: ValuesRef<'a>,
     periodicity: &'a Periodicity,
     proof: Option<Proof>,
     budget: u64,
@@ -567,10 +568,11 @@ fn parse_cursor(c: &str, fp: u64, slots: usize) -> Result<Pos, OctalError> {
 mod tests {
     use super::super::naive::tests::{random_code, Rng};
     use super::super::solver::Solver;
+    use super::super::values::Values;
     use super::*;
 
     /// Every winning move by brute force, in the documented order.
-    fn brute(game: &Game, values: &[u32], per: &Periodicity, heaps: &[u64]) -> Vec<WinningMove> {
+    fn brute(game: &Game, values: &Values, per: &Periodicity, heaps: &[u64]) -> Vec<WinningMove> {
         let g = |x: u64| value_at(values, per, x).unwrap();
         let x = heaps.iter().fold(0, |acc, &n| acc ^ g(n));
         let mut out = Vec::new();
@@ -755,7 +757,7 @@ mod tests {
         assert_eq!(s.periodicity().status(), "arithmetic-periodic");
         assert_eq!(
             s.value_at(1000).unwrap(),
-            u64::from(s.values()[100]) + 2 * 900
+            u64::from(s.values().get(100).unwrap()) + 2 * 900
         );
         assert!(matches!(
             s.value_at(u64::MAX),

@@ -20,6 +20,8 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+use super::values::Cell;
+
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
 /// Heaps whose pairs with a rare part are marked in one pass ([`mark_rare_pairs_block`]).
@@ -69,9 +71,6 @@ pub(crate) struct Sparse {
     probe_eligible: usize,
     head_len: usize,
     head: usize,
-    /// The values as u16 (sparse mode only runs while every value is below 2^16): half the
-    /// cache footprint of the u32 values for the random accesses of the loops below.
-    g16: Vec<u16>,
     /// Statistics: heaps whose rare check needed a scan beyond the premarked probe head, and
     /// total split pairs marked for rare checks (the head included, for the engine's cost
     /// model).
@@ -91,7 +90,7 @@ const HEAD_GROW: usize = 3;
 const HEAD_SHRINK: usize = 2;
 
 impl Sparse {
-    pub fn new(mask: u32, g: &[u32], words: usize) -> Sparse {
+    pub fn new<T: Cell>(mask: u32, g: &[T], words: usize) -> Sparse {
         let mut s = Sparse {
             mask,
             rare: Vec::new(),
@@ -102,7 +101,6 @@ impl Sparse {
             premarked: None,
             stamp: 0,
             missing: Vec::new(),
-            g16: Vec::new(),
             firsts: Vec::new(),
             probe: Vec::new(),
             probe_vals: Vec::new(),
@@ -117,9 +115,8 @@ impl Sparse {
             scanned_pairs: 0,
         };
         s.widen(words);
-        s.g16.reserve(g.len());
         for (a, &v) in g.iter().enumerate() {
-            s.push(a, v);
+            s.push(a, v.get());
         }
         s
     }
@@ -148,8 +145,6 @@ impl Sparse {
 
     /// Records G(n) = v.
     pub fn push(&mut self, n: usize, v: u32) {
-        debug_assert_eq!(self.g16.len(), n);
-        self.g16.push(v as u16);
         if n == 0 {
             return;
         }
@@ -169,13 +164,13 @@ impl Sparse {
 
     /// Rebuilds the probe list when new positions are due, at most every n/16 heaps (a stale
     /// list is only slower).
-    fn refresh_probe(&mut self, n: usize, g: &[u16]) {
+    fn refresh_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
         if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
             self.rebuild_probe(n, g);
         }
     }
 
-    fn rebuild_probe(&mut self, n: usize, g: &[u16]) {
+    fn rebuild_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
         self.probe_dirty = false;
         self.probe.clear();
         // Positions below HEAPS go last, so that the head of the list can be marked for a
@@ -201,7 +196,7 @@ impl Sparse {
         }
         self.probe_eligible = self.probe.len();
         self.probe.extend(late);
-        self.probe_vals = self.probe.iter().map(|&a| g[a as usize]).collect();
+        self.probe_vals = self.probe.iter().map(|&a| g[a as usize].low16()).collect();
         self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
         self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
@@ -210,9 +205,9 @@ impl Sparse {
     /// The pairs with a rare part of heap `n = first + j` that [`mark_rare_pairs_block`] left
     /// out when it marked the block from `first`: positions a < HEAPS − u (partner ≥ first,
     /// unknown then) and a ≥ first − u (a itself unknown then).
-    fn mark_block_rest(
+    fn mark_block_rest<T: Cell>(
         &mut self,
-        g: &[u16],
+        g: &[T],
         n: usize,
         first: usize,
         twos: &[i64],
@@ -229,21 +224,15 @@ impl Sparse {
             let high = self.rare.partition_point(|&a| (a as usize) < first - u);
             let end = self.rare.partition_point(|&a| (a as usize) < r);
             for i in (0..low).chain(high..end) {
-                mark[usize::from(self.rare_vals[i] ^ g[r - self.rare[i] as usize])] = stamp;
+                mark[usize::from(self.rare_vals[i] ^ g[r - self.rare[i] as usize].low16())] = stamp;
             }
         }
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u).
-    pub fn step(&mut self, _g: &[u32], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
-        let g16 = std::mem::take(&mut self.g16);
-        let v = self.step16(&g16, n, twos, excl);
-        self.g16 = g16;
-        v
-    }
-
-    fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
+    /// `g` holds G(0..n), below 2^16 (in the engine's width: no copy of the values is kept).
+    pub fn step<T: Cell>(&mut self, g: &[T], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
             self.marks.fill(0);
             self.stamp = 0;
@@ -351,7 +340,7 @@ impl Sparse {
                     continue;
                 };
                 for a in lo..=r / 2 {
-                    mark[usize::from(g[a] ^ g[r - a])] = stamp;
+                    mark[usize::from(g[a].low16() ^ g[r - a].low16())] = stamp;
                 }
             }
             return (0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32;
@@ -390,7 +379,7 @@ impl Sparse {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
                             if a >= lo && a <= r / 2 {
-                                mark[usize::from(va ^ g[r - a])] = stamp;
+                                mark[usize::from(va ^ g[r - a].low16())] = stamp;
                             }
                         }
                     }
@@ -412,7 +401,7 @@ impl Sparse {
                     let left = &g[a..end];
                     let right = &g[r + 1 - end..=r - a];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                        mark[usize::from(x ^ y)] = stamp;
+                        mark[usize::from(x.low16() ^ y.low16())] = stamp;
                     }
                     self.scanned_pairs += (end - a) as u64;
                     a = end;
@@ -453,9 +442,16 @@ fn slot(marks: &mut [Stamp], j: usize) -> &mut Marks {
 /// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
 /// Kept out of line so that the hot loop gets all registers to itself.
 #[inline(never)]
-fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut Marks, stamp: Stamp) {
+fn mark_rare_pairs<T: Cell>(
+    pos: &[u32],
+    vals: &[u16],
+    g: &[T],
+    r: usize,
+    mark: &mut Marks,
+    stamp: Stamp,
+) {
     for (&a, &va) in pos.iter().zip(vals) {
-        mark[usize::from(va ^ g[r - a as usize])] = stamp;
+        mark[usize::from(va ^ g[r - a as usize].low16())] = stamp;
     }
 }
 
@@ -463,10 +459,10 @@ fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut Ma
 /// slot j of `marks` with stamp `s0 + j`. Every partner `r − a + j` must be in `g`. The
 /// partners of a position are adjacent, so one pass over the positions serves all heaps.
 #[inline(never)]
-fn mark_rare_pairs_block(
+fn mark_rare_pairs_block<T: Cell>(
     pos: &[u32],
     vals: &[u16],
-    g: &[u16],
+    g: &[T],
     r: usize,
     marks: &mut [Stamp],
     s0: Stamp,
@@ -478,9 +474,9 @@ fn mark_rare_pairs_block(
         std::array::from_fn(|_| slots.next().expect("HEAPS slots"));
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let q: &[u16; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
         for (k, mark) in slots.iter_mut().enumerate() {
-            mark[usize::from(va ^ q[k])] = s0 + k as Stamp;
+            mark[usize::from(va ^ q[k].low16())] = s0 + k as Stamp;
         }
     }
 }
