@@ -1,16 +1,23 @@
 //! Timing harness for the octal engine.
 //!
-//! `cargo run --release --example octal_time -- CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]`
-//!
 //! ```text
-//! octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]
+//! octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] [--dense]
+//!                 [--no-long-periods] [--detector-cost]
 //! ```
 //! Computes G(0..N) (or until periodicity is proved, capped at N) and prints the wall time,
-//! the CPU time, values per second, the peak resident memory (VmHWM) and the verdict.
-
+//! the CPU time, values per second, the peak resident memory (VmHWM), the bytes per value of
+//! the stored values and the verdict.
+//!
+//! * `--threads 1,2,4`: one run per listed thread count, in that order, in one process, then
+//!   the wall-time ratios to the first (list a count twice, e.g. `1,2,1,2`, to see the noise).
+//! * `--no-long-periods`: switch the detector's long-period sweep (periods above 2^20) off.
+//! * `--detector-cost`: after computing, replay the detector over the same values at the
+//!   lengths [`Solver::run`] checks at (every 1/16 of growth), with and without the
+//!   long-period sweep, and print its CPU cost per value next to the computation's (CPU
+//!   seconds, so that a loaded machine does not distort the ratio).
 use std::time::Instant;
 
-use grundy::core::octal::{naive_values, Game, Periodicity, Solver};
+use grundy::core::octal::{naive_values, Detector, Game, Periodicity, Solver, Values};
 
 fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -32,64 +39,8 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(code) = args.get(1) else {
-        eprintln!(
-            "usage: octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]"
-        );
-        std::process::exit(2);
-    };
-    let mut n = 1_000_000usize;
-    let mut until = false;
-    let mut threads = 1usize;
-    let mut naive = false;
-    let mut dense = false;
-    let mut i = 2;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--n" => {
-                n = args[i + 1].replace('_', "").parse().expect("--n N");
-                i += 1;
-            }
-            "--threads" => {
-                threads = args[i + 1].parse().expect("--threads T");
-                i += 1;
-            }
-            "--until-proved" => until = true,
-            "--naive" => naive = true,
-            "--dense" => dense = true,
-            other => panic!("unknown argument {other}"),
-        }
-        i += 1;
-    }
-    let game = match Game::parse(code) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
-    let cpu0 = cpu_seconds();
-    let t0 = Instant::now();
-    let (len, verdict, stats) = if naive {
-        let v = naive_values(&game, n, &mut || false).expect("naive");
-        let verdict = grundy::core::octal::detect(&game, &v);
-        (v.len(), verdict, "naive".to_owned())
-    } else {
-        let mut s = Solver::new(&game);
-        s.engine_mut().set_threads(threads);
-        s.engine_mut().set_allow_sparse(!dense);
-        let verdict = *s.run(n, until, &mut || false).expect("run");
-        (
-            s.values().len(),
-            verdict,
-            format!("{:?}", s.engine().stats()),
-        )
-    };
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu0;
-    let verdict = match verdict {
+fn verdict_text(verdict: &Periodicity) -> String {
+    match verdict {
         Periodicity::Unknown => "unknown".to_owned(),
         Periodicity::Proved(p) => format!(
             "{} preperiod={} period={} saltus={} proved_at={} ({})",
@@ -104,17 +55,131 @@ fn main() {
             p.proved_at,
             p.theorem.name()
         ),
+    }
+}
+
+/// Replays the detector's rate-limited checks over G(0..len) as `Solver::run` issues them;
+/// returns (CPU seconds, verdict).
+fn replay_detector(game: &Game, values: &Values, long: bool) -> (f64, Periodicity) {
+    let mut d = Detector::new(game);
+    d.set_long_periods(long);
+    let t0 = cpu_seconds();
+    let total = values.len();
+    let mut len = 0usize;
+    loop {
+        d.check(values.as_ref().slice(..len));
+        if len >= total {
+            break;
+        }
+        len = total.min(len + (len / 16).max(1024));
+    }
+    let verdict = *d.check_now(values);
+    (cpu_seconds() - t0, verdict)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
+                 [--dense] [--no-long-periods] [--detector-cost]";
+    let Some(code) = args.get(1) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
     };
-    println!(
-        "code={} canonical={} threads={threads}",
-        code,
-        game.canonical()
-    );
-    println!(
-        "values={len} wall={wall:.3}s cpu={cpu:.2}s values/s={:.0}",
-        len as f64 / wall
-    );
-    println!("peak_rss={} MiB", status_kb("VmHWM:") / 1024);
-    println!("verdict: {verdict}");
-    println!("engine: {stats}");
+    let mut n = 1_000_000usize;
+    let mut until = false;
+    let mut threads = vec![1usize];
+    let mut naive = false;
+    let mut dense = false;
+    let mut long = true;
+    let mut detector_cost = false;
+    let mut i = 2;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--n" => {
+                n = args[i + 1].replace('_', "").parse().expect("--n N");
+                i += 1;
+            }
+            "--threads" => {
+                threads = args[i + 1]
+                    .split(',')
+                    .map(|t| t.parse().expect("--threads T[,T2,...]"))
+                    .collect();
+                i += 1;
+            }
+            "--until-proved" => until = true,
+            "--naive" => naive = true,
+            "--dense" => dense = true,
+            "--no-long-periods" => long = false,
+            "--detector-cost" => detector_cost = true,
+            other => {
+                eprintln!("unknown argument {other}\n{usage}");
+                std::process::exit(2);
+            }
+        }
+        i += 1;
+    }
+    let game = match Game::parse(code) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    println!("code={} canonical={}", code, game.canonical());
+    let mut walls = Vec::new();
+    for &t in &threads {
+        let cpu0 = cpu_seconds();
+        let t0 = Instant::now();
+        let (values, verdict, stats) = if naive {
+            let v = naive_values(&game, n, &mut || false).expect("naive");
+            let verdict = grundy::core::octal::detect(&game, &v[..]);
+            (Values::from_u32(&v), verdict, "naive".to_owned())
+        } else {
+            let mut s = Solver::new(&game);
+            s.engine_mut().set_threads(t);
+            s.engine_mut().set_allow_sparse(!dense);
+            s.detector_mut().set_long_periods(long);
+            let verdict = *s.run(n, until, &mut || false).expect("run");
+            let stats = format!("{:?}", s.engine().stats());
+            (s.into_values(), verdict, stats)
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu0;
+        let len = values.len();
+        walls.push(wall);
+        println!(
+            "threads={t} values={len} wall={wall:.3}s cpu={cpu:.2}s values/s={:.0}",
+            len as f64 / wall
+        );
+        println!(
+            "peak_rss={} MiB value_bytes={} ({} bytes/value stored)",
+            status_kb("VmHWM:") / 1024,
+            values.heap_bytes(),
+            values.width()
+        );
+        println!("verdict: {}", verdict_text(&verdict));
+        println!("engine: {stats}");
+        if detector_cost {
+            let (with, v1) = replay_detector(&game, &values, true);
+            let (without, v2) = replay_detector(&game, &values, false);
+            let ns = |s: f64| s * 1e9 / len.max(1) as f64;
+            println!(
+                "detector (CPU): with long-period sweep {:.1} ns/value ({}), without {:.1} ns/value \
+                 ({}); computing {:.1} ns/value (CPU, detector included)",
+                ns(with),
+                verdict_text(&v1),
+                ns(without),
+                verdict_text(&v2),
+                ns(cpu)
+            );
+        }
+    }
+    if walls.len() > 1 {
+        let ratios: Vec<String> = threads
+            .iter()
+            .zip(&walls)
+            .map(|(t, w)| format!("{t}:{:.2}", walls[0] / w))
+            .collect();
+        println!("speed-up vs first run (wall): {}", ratios.join(" "));
+    }
 }

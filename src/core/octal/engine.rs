@@ -20,6 +20,7 @@ use super::error::OctalError;
 use super::rules::Rules;
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
+use super::sparse_block;
 use super::values::{width_for, with_cells, Cell, Values};
 
 /// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
@@ -31,6 +32,9 @@ pub const MAX_VALUES: usize = 1 << 31;
 /// Dense scans run on several threads only from this many values on (below, the per-block
 /// thread start-up costs more than it saves).
 const PARALLEL_FROM: usize = 4096;
+
+/// Sparse mode shares its rare pairs over threads only from this many pairs per heap.
+const PARALLEL_RARE_PAIRS: usize = 1024;
 
 /// The largest value width (bits) for which a sparse space is looked for.
 const SPARSE_MAX_BITS: u32 = 16;
@@ -97,6 +101,10 @@ pub struct Engine {
     review_scanned: u64,
     scan_per_heap: Option<f64>,
     allow_sparse: bool,
+    /// Sparse blocks computed with the parallel rare-pair pass (diagnostics, tests).
+    sparse_blocks: u64,
+    /// Least rare pairs per heap for the parallel pass ([`PARALLEL_RARE_PAIRS`]; tests lower it).
+    parallel_rare_pairs: usize,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -104,7 +112,9 @@ fn words_for(vbits: u32) -> usize {
 }
 
 impl Engine {
-    /// A fresh engine (no values yet). Uses all available cores for dense scans.
+    /// A fresh engine (no values yet). Uses every core the process may run on
+    /// (`available_parallelism`, which honours CPU affinity and cgroup quotas; at most 64) for
+    /// dense scans.
     pub fn new(game: &Game) -> Engine {
         let rules = Rules::new(game);
         let vbits = 1;
@@ -143,6 +153,8 @@ impl Engine {
             review_scanned: 0,
             scan_per_heap: None,
             allow_sparse: true,
+            sparse_blocks: 0,
+            parallel_rare_pairs: PARALLEL_RARE_PAIRS,
         }
     }
 
@@ -278,7 +290,15 @@ impl Engine {
                 self.review();
             }
             let stop_at = n.min(self.next_review.max(len + 1));
-            if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
+            if self.parallel_sparse(len) {
+                let rare = match &self.mode {
+                    Mode::Sparse(sp) => sp.rare.len(),
+                    _ => 0,
+                };
+                let by_work = (1usize << 27) / (rare * self.scan_twos.len()).max(1);
+                let block = (len / 32).min(by_work).clamp(64, 1 << 16);
+                self.sparse_block(len, stop_at.min(len + block))?;
+            } else if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
                 // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
                 let by_work = (1usize << 27) / (len * self.scan_twos.len().max(1));
                 let block = (len / 32).min(by_work).clamp(64, 1 << 16);
@@ -373,6 +393,54 @@ impl Engine {
         Ok(())
     }
 
+    /// Sparse mode with its rare pairs on several threads (`sparse_block.rs`): worth it when
+    /// there are threads, enough heaps for blocks, and enough rare pairs per heap to share.
+    fn parallel_sparse(&self, len: usize) -> bool {
+        match &self.mode {
+            Mode::Sparse(sp) => {
+                self.threads > 1
+                    && len >= PARALLEL_FROM
+                    && sp.rare.len() * self.scan_twos.len() >= self.parallel_rare_pairs
+            }
+            _ => false,
+        }
+    }
+
+    /// Computes G(start..end) in sparse mode, the rare pairs below `start` on all threads.
+    fn sparse_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
+        let words0 = self.words;
+        let (twos, threads) = (&self.scan_twos, self.threads);
+        let Mode::Sparse(sp) = &mut self.mode else {
+            return Ok(());
+        };
+        let (rare, rare_vals) = (&sp.rare, sp.rare_vals());
+        let pre = with_cells!(self.values.as_ref(), |g| sparse_block::rare_rows(
+            g, rare, rare_vals, start, end, twos, words0, threads
+        ));
+        sp.set_split_at(start);
+        self.sparse_blocks += 1;
+        for n in start..end {
+            if let Some(sets) = &mut self.sets {
+                let (words, rules) = (self.words, &self.rules);
+                with_cells!(self.values.as_ref(), |g| sets.prepare(g, n, words, rules))?;
+            }
+            self.excl.iter_mut().for_each(|w| *w = 0);
+            let i = n - start;
+            self.excl[..words0].copy_from_slice(&pre[i * words0..(i + 1) * words0]);
+            self.exclude_base(n);
+            let (twos, excl) = (&self.scan_twos, &mut self.excl);
+            let Mode::Sparse(sp) = &mut self.mode else {
+                break; // left sparse mode (a value ≥ 2^16): the rest is computed normally
+            };
+            let v = with_cells!(self.values.as_ref(), |g| sp.step(g, n, twos, excl));
+            self.push_value(n, v)?;
+        }
+        if let Mode::Sparse(sp) = &mut self.mode {
+            sp.set_split_at(0);
+        }
+        Ok(())
+    }
+
     fn push_value(&mut self, n: usize, v: u32) -> Result<(), OctalError> {
         if v >> self.vbits != 0 {
             if v >= 1 << 30 {
@@ -414,6 +482,13 @@ impl Engine {
     }
 
     /// Re-chooses the two-heap method from the value counts (see `sparse::best_mask`).
+    ///
+    /// Threads: dense scans are parallel, and so are the sparse method's rare pairs
+    /// (`sparse_block.rs`); its rare check is sequential. The model divides the parallel work
+    /// by ≈ 0.9·threads. (Before the rare pairs were shared, sparse ran on one core: for `.007`
+    /// at 10^5 heaps — 16,813 rare positions, ≈ 8,900 rare-check pairs per heap against 25,000
+    /// dense pairs — sparse on one core and dense on two cost the same, the model kept sparse
+    /// at two threads, and two threads gave nothing; BENCHMARKS.md, "Threads".)
     fn review(&mut self) {
         let n = self.values.len();
         self.next_review = (n + n / 2).max(256);
@@ -442,7 +517,14 @@ impl Engine {
             1.0
         };
         let dense_cost = n as f64 * k / 2.0 / par;
-        let sparse_cost = (rare as f64).mul_add(k, self.scan_per_heap.unwrap_or(0.0));
+        // The rare pairs are shared over the threads too (sparse_block.rs); the rare check is
+        // sequential.
+        let rare_par = if rare as f64 * k >= PARALLEL_RARE_PAIRS as f64 {
+            par
+        } else {
+            1.0
+        };
+        let sparse_cost = (rare as f64 * k / rare_par) + self.scan_per_heap.unwrap_or(0.0);
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
             Mode::Sparse(sp)
@@ -594,6 +676,31 @@ mod tests {
         e.set_allow_sparse(false);
         e.extend_to(n, &mut || false).unwrap();
         assert_eq!(sparse, e.into_values().to_u32_vec());
+    }
+
+    #[test]
+    fn parallel_sparse_blocks_agree_with_one_thread() {
+        // (.007 turns sparse only near 50,000 heaps; here the pass runs for any number of
+        // rare positions, on codes that are sparse early.)
+        // 4.6 has a digit that adds no tokens (u = 0: the per-heap path, not the 4-heap blocks).
+        for (code, threads, n) in [
+            ("0.6", 2, 20_000),
+            ("0.74", 3, 12_000),
+            ("0.36", 2, 12_000),
+            ("4.6", 2, 12_000),
+            ("0.4007", 2, 12_000),
+            ("0.1777", 2, 12_000),
+        ] {
+            let mut e = Engine::new(&Game::parse(code).unwrap());
+            e.set_threads(threads);
+            e.parallel_rare_pairs = 1;
+            e.extend_to(n, &mut || false).unwrap();
+            assert!(e.sparse_blocks > 0, "{code}: {:?}", e.stats());
+            let mut d = Engine::new(&Game::parse(code).unwrap());
+            d.set_allow_sparse(false);
+            d.extend_to(n, &mut || false).unwrap();
+            assert_eq!(e.values(), d.values(), "{code} {threads}");
+        }
     }
 
     #[test]

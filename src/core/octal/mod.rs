@@ -30,6 +30,7 @@ mod rules;
 mod sets;
 pub mod solver;
 mod sparse;
+mod sparse_block;
 mod squares;
 pub mod value;
 pub mod values;

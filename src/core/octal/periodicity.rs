@@ -17,7 +17,7 @@
 //! propose every p for which δ ends with a square of half-length p — never missing one, since
 //! equal blocks always have equal fingerprints — and a direct comparison decides each proposal
 //! and finds its exact last irregular value. The same theorems then certify it. The sweep is
-//! O(len) and runs at lengths growing by 1/8 (and on [`Detector::check_now`]), a few
+//! O(len) and runs at lengths growing by 1/4 (and on [`Detector::check_now`]), a few
 //! multiplications per computed value amortised.
 //!
 //! **Proving.** A candidate `(e, p, s)` is reported only when a theorem's hypotheses hold on the
@@ -119,13 +119,15 @@ impl Periodicity {
 /// Longest δ-window examined per check by the KMP pass (periods up to half of it).
 const WINDOW: usize = 1 << 21;
 
-/// The long-period sweep runs again once the sequence has grown by this fraction (1/8).
-const SWEEP_GROWTH_SHIFT: u32 = 3;
+/// The long-period sweep runs again once the sequence has grown by this fraction (1/4): about
+/// five O(len) passes per value amortised, a proof noticed at most a quarter of the length late
+/// (and at once by [`Detector::check_now`], which ends every [`super::Solver::run`]).
+const SWEEP_GROWTH_SHIFT: u32 = 2;
 
 /// Incremental periodicity detector for one game. [`Detector::check`] is cheap enough to call
 /// after every chunk of computed values: it does real work only when the sequence has grown
 /// enough since the last real check — the KMP pass (O(min(len, 2^21))) after growth by 1/16,
-/// the long-period sweep (O(len), only beyond the KMP window) after growth by 1/8 — so its
+/// the long-period sweep (O(len), only beyond the KMP window) after growth by 1/4 — so its
 /// amortised cost is a small constant per value; [`Detector::check_now`] always checks.
 #[derive(Debug, Clone)]
 pub struct Detector {
@@ -134,6 +136,7 @@ pub struct Detector {
     checked: usize,
     swept: usize,
     window: usize,
+    long: bool,
 }
 
 impl Detector {
@@ -150,7 +153,14 @@ impl Detector {
             checked: 0,
             swept: 0,
             window: window.max(4),
+            long: true,
         }
+    }
+
+    /// Enables (default) or disables the long-period sweep (periods above 2^20); disabling it
+    /// is for benchmarks that measure its cost.
+    pub fn set_long_periods(&mut self, on: bool) {
+        self.long = on;
     }
 
     /// The verdict so far.
@@ -186,7 +196,7 @@ impl Detector {
     /// The sweep only looks for periods the KMP pass cannot see: it needs 2·(window/2 + 1)
     /// differences.
     fn sweep_due(&self, len: usize) -> bool {
-        len > self.window + 3
+        self.long && len > self.window + 3
     }
 
     fn run(&mut self, values: ValuesRef<'_>, sweep: bool) {
@@ -240,6 +250,9 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
         }
     }
     drop(pi);
+    // Periods whose stretch reaches back past the window, with the stretch length m: their
+    // multiples up to m need no sweep (squares.rs).
+    let mut known = Vec::new();
     for (q, mut m) in cands {
         if m == w && w < dlen {
             // The whole window is q-periodic: extend backwards.
@@ -254,6 +267,7 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
                 }
                 i -= 1;
             }
+            known.push((q, m));
         }
         // δ is q-periodic on [dlen − m, dlen − 1]; the last irregular index is e = dlen − m − 1.
         let e = dlen as i64 - m as i64 - 1;
@@ -264,7 +278,7 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
     if long {
         // Periods the window cannot show (above window/2): square suffixes of δ, exactly
         // confirmed (squares.rs).
-        for tail in square_tails(g, w / 2 + 1) {
+        for tail in square_tails(g, w / 2 + 1, &known) {
             if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
                 return Periodicity::Proved(proof);
             }
@@ -537,7 +551,7 @@ mod tests {
         let proof = *d.result().proof().expect("proved");
         assert_eq!((proof.preperiod, proof.period), (pre as u64, p as u64));
         assert!(
-            len >= need && len <= need + need / 8 + 1024 + 97,
+            len >= need && len <= need + need / 4 + 1024 + 97,
             "proved at {len}"
         );
     }

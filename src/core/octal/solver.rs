@@ -49,6 +49,14 @@ impl Solver {
     pub fn periodicity(&self) -> &Periodicity {
         self.detector.result()
     }
+    /// Gives the values back.
+    pub fn into_values(self) -> Values {
+        self.engine.into_values()
+    }
+    /// The periodicity detector (e.g. to switch the long-period sweep off for a benchmark).
+    pub fn detector_mut(&mut self) -> &mut Detector {
+        &mut self.detector
+    }
 
     /// Computes values until `len() ≥ max_n`, or — with `until_proved` — until periodicity is
     /// proved, whichever comes first. The detector runs after every chunk (a chunk is 1/16 of

@@ -76,6 +76,9 @@ pub(crate) struct Sparse {
     /// model).
     pub scans: u64,
     pub scanned_pairs: u64,
+    /// When nonzero, the pairs with a rare part whose two parts are both below `split_at` are
+    /// already in `excl` (the engine's parallel block pass, `sparse_block.rs`) and are skipped.
+    split_at: usize,
 }
 
 /// Occurrences per common value in the probe list.
@@ -113,12 +116,27 @@ impl Sparse {
             head: 0,
             scans: 0,
             scanned_pairs: 0,
+            split_at: 0,
         };
         s.widen(words);
         for (a, &v) in g.iter().enumerate() {
             s.push(a, v.get());
         }
         s
+    }
+
+    /// Rare positions' values (same order as [`Sparse::rare`]).
+    pub(crate) fn rare_vals(&self) -> &[u16] {
+        &self.rare_vals
+    }
+
+    /// See the field `split_at` (0: nothing premarked).
+    /// A change drops the current four-heap premark: it skipped the pairs below the old bound.
+    pub(crate) fn set_split_at(&mut self, split_at: usize) {
+        if split_at != self.split_at {
+            self.premarked = None;
+            self.split_at = split_at;
+        }
     }
 
     #[inline(always)]
@@ -278,14 +296,20 @@ impl Sparse {
                         .rare
                         .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
                     let end = self.rare.partition_point(|&a| (a as usize) < r);
-                    mark_rare_pairs_block(
-                        &self.rare[start..end],
-                        &self.rare_vals[start..end],
-                        &g[..n],
-                        r,
-                        &mut self.marks,
-                        s0,
-                    );
+                    // Positions in (r + HEAPS − 1 − split_at, split_at) pair below split_at
+                    // for every heap of the block: already in `excl`.
+                    let (cut1, cut2) =
+                        premarked_cut(&self.rare, self.split_at, r + HEAPS - 1, start, end);
+                    for (i, k) in [(start, cut1), (cut2, end)] {
+                        mark_rare_pairs_block(
+                            &self.rare[i..k],
+                            &self.rare_vals[i..k],
+                            &g[..n],
+                            r,
+                            &mut self.marks,
+                            s0,
+                        );
+                    }
                 }
                 (0, s0)
             }
@@ -303,14 +327,10 @@ impl Sparse {
                     let hi = r - lo;
                     let end = self.rare.partition_point(|&a| a as usize <= hi);
                     let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
-                    mark_rare_pairs(
-                        &self.rare[start..end],
-                        &self.rare_vals[start..end],
-                        g,
-                        r,
-                        mark,
-                        stamp,
-                    );
+                    let (cut1, cut2) = premarked_cut(&self.rare, self.split_at, r, start, end);
+                    for (i, k) in [(start, cut1), (cut2, end)] {
+                        mark_rare_pairs(&self.rare[i..k], &self.rare_vals[i..k], g, r, mark, stamp);
+                    }
                 }
                 (0, stamp)
             }
@@ -429,6 +449,29 @@ fn drop_marked(missing: &mut Vec<u16>, mark: &Marks, stamp: Stamp) {
         kept += usize::from(mark[usize::from(v)] != stamp);
     }
     missing.truncate(kept);
+}
+
+/// The rare indices `[cut1, cut2)` within `[start, end)` whose positions a satisfy
+/// `r_max − split_at < a < split_at`: for every total r ≤ r_max their pair (a, r − a) has both
+/// parts below `split_at`, so it was premarked (see `split_at`). `(end, end)` when none.
+fn premarked_cut(
+    rare: &[u32],
+    split_at: usize,
+    r_max: usize,
+    start: usize,
+    end: usize,
+) -> (usize, usize) {
+    let from = (r_max + 1).saturating_sub(split_at);
+    if split_at == 0 || from >= split_at {
+        return (end, end);
+    }
+    let cut1 = rare
+        .partition_point(|&a| (a as usize) < from)
+        .clamp(start, end);
+    let cut2 = rare
+        .partition_point(|&a| (a as usize) < split_at)
+        .clamp(cut1, end);
+    (cut1, cut2)
 }
 
 /// Slot `j` of the mark arrays.

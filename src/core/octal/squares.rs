@@ -8,21 +8,29 @@
 //! `p ≤ D/2` at once: does `δ[D−2p, D−p) = δ[D−p, D)`?
 //!
 //! **Fingerprints (proposal only).** Read δ backwards, `x_j = δ(D−1−j)`, and let
-//! `R(m) = Σ_{j<m} x_j·B^j mod P` with the Mersenne prime `P = 2^61 − 1` and a fixed base B.
-//! The last block `δ[D−p, D)` is `x_0…x_{p−1}` with fingerprint `R(p)`; the block before it is
-//! `x_p…x_{2p−1}` with fingerprint `(R(2p) − R(p))/B^p`. If the two blocks are equal then
-//! `R(2p) − R(p) = B^p·R(p)` — always, so **no square suffix is ever missed**. One backward
-//! pass keeps three accumulators (`R(p)`, `R(2p)` and `B^p`, the second advancing two steps per
-//! step of the first), about five multiplications mod P per p, reading each δ value 1.5 times.
-//! Unequal blocks collide with probability about `2p/P` per p (the polynomial of degree < 2p
-//! has at most 2p roots), so false proposals are rare; they cost one failed comparison.
+//! `R(m) = Σ_{j<m} x_j·B^(m−1−j) mod P` (Horner: `R(m+1) = R(m)·B + x_m`) with the Mersenne
+//! prime `P = 2^61 − 1` and a fixed base B. The last block `δ[D−p, D)` is `x_0…x_{p−1}`, with
+//! fingerprint `R(p)`; the block before it is `x_p…x_{2p−1}`, with fingerprint
+//! `R(2p) − R(p)·B^p`. If the two blocks are equal then `R(2p) = R(p)·(B^p + 1)` — always, so
+//! **no square suffix is ever missed**. One backward pass keeps three accumulators: `R(p)`,
+//! `B^p`, and `R(2p)`, which advances two values per step as
+//! `R(2p) = R(2p−2)·B² + (x_{2p−2}·B + x_{2p−1})` (one multiplication on its dependency
+//! chain); five multiplications mod P per p
+//! and 1.5 reads of δ per p. Unequal blocks collide with probability at most `2p/P` per p (a
+//! nonzero polynomial of degree < 2p has fewer than 2p roots), so false proposals are rare and
+//! cost one failed comparison each.
 //!
 //! **Decision (exact).** A proposed p is accepted only when `δ(j) = δ(j−p)` holds for every
 //! `j ∈ [D−p, D)` by direct comparison; then the comparison runs on backwards to the last index
 //! `f` with `δ(f) ≠ δ(f−p)`, which gives the last irregular value `e = f − p` exactly (−1 when
 //! there is none). A p that is a multiple of an accepted smaller one is skipped: by Fine–Wilf
 //! (a stretch of length ≥ p + q with periods p and q also has period gcd(p, q)) the least
-//! period of the square tail divides it. No fingerprint ever decides a claim.
+//! period of the square tail divides it; so are multiples p of a short period q that the KMP pass
+//! has already examined on a stretch of length m ≥ p (if δ is p-periodic on 2p values and its
+//! last p values are q-periodic, q | p, the whole 2p values are q-periodic: the square adds
+//! nothing; a tail of period 4 makes every multiple of 4 a square). Proposals are
+//! confirmed as they come, so the sweep keeps nothing per p. No fingerprint ever decides a
+//! claim.
 //!
 //! **Cost.** One pass is O(D) time and O(1) memory besides the values; the detector runs it at
 //! geometrically spaced lengths ([`super::periodicity::Detector`]), so the amortised cost is a
@@ -60,15 +68,6 @@ fn add(a: u64, b: u64) -> u64 {
     }
 }
 
-#[inline(always)]
-fn sub(a: u64, b: u64) -> u64 {
-    if a >= b {
-        a - b
-    } else {
-        a + P - b
-    }
-}
-
 /// δ(i) for the values `g`, as a field element (the u32 difference, wrapping, is < P).
 #[inline(always)]
 fn delta<T: Cell>(g: &[T], i: usize) -> u64 {
@@ -84,8 +83,16 @@ pub(crate) struct SquareTail {
 }
 
 /// Every p with `p_min ≤ p ≤ D/2` such that δ of `g` ends with a square of half-length p,
-/// least first, skipping multiples of an earlier one; each with its exact last irregular index.
-pub(crate) fn square_tails<T: Cell>(g: &[T], p_min: usize) -> Vec<SquareTail> {
+/// least first, each with its exact last irregular index. `known` lists `(q, m)`: δ is
+/// q-periodic on its last m values (short periods the caller has examined). A p that is a
+/// multiple of such a q (or of an accepted smaller p) with `p ≤ m` is skipped: its square would
+/// lie inside that q-periodic stretch, which the caller has already judged. So a short-period
+/// tail (where every multiple is a square) costs no memory and no comparisons.
+pub(crate) fn square_tails<T: Cell>(
+    g: &[T],
+    p_min: usize,
+    known: &[(usize, usize)],
+) -> Vec<SquareTail> {
     let Some(d) = g.len().checked_sub(1) else {
         return Vec::new();
     };
@@ -94,27 +101,24 @@ pub(crate) fn square_tails<T: Cell>(g: &[T], p_min: usize) -> Vec<SquareTail> {
         return Vec::new();
     }
     let x = |j: usize| delta(g, d - 1 - j);
-    // Invariants after the update for p: ra = R(p), pa = B^p, rb = R(2p), pb = B^(2p).
-    let (mut ra, mut pa, mut rb, mut pb) = (0u64, 1u64, 0u64, 1u64);
-    let mut proposed = Vec::new();
-    for p in 1..=d / 2 {
-        ra = add(ra, mul(x(p - 1), pa));
-        pa = mul(pa, BASE);
-        rb = add(rb, mul(x(2 * p - 2), pb));
-        pb = mul(pb, BASE);
-        rb = add(rb, mul(x(2 * p - 1), pb));
-        pb = mul(pb, BASE);
-        if p >= p_min && sub(rb, ra) == mul(pa, ra) {
-            proposed.push(p);
-        }
-    }
+    let mut skip: Vec<(usize, usize)> = known.iter().copied().filter(|&(q, _)| q >= 1).collect();
     let mut accepted: Vec<SquareTail> = Vec::new();
-    for p in proposed {
-        if accepted.iter().any(|a| p % a.period == 0) {
-            continue;
-        }
-        if let Some(e) = confirm(g, p) {
-            accepted.push(SquareTail { e, period: p });
+    // Invariants after the update for p: ra = R(p), pa = B^p, rb = R(2p).
+    let (mut ra, mut pa, mut rb) = (0u64, 1u64, 0u64);
+    let b2 = mul(BASE, BASE);
+    for p in 1..=d / 2 {
+        ra = add(mul(ra, BASE), x(p - 1));
+        pa = mul(pa, BASE);
+        rb = add(mul(rb, b2), add(mul(x(2 * p - 2), BASE), x(2 * p - 1)));
+        if p >= p_min
+            && rb == mul(ra, add(pa, 1))
+            && !skip.iter().any(|&(q, m)| p % q == 0 && p <= m)
+        {
+            if let Some(e) = confirm(g, p) {
+                accepted.push(SquareTail { e, period: p });
+                // δ is p-periodic on its last d − e − 1 values.
+                skip.push((p, (d as i64 - e - 1) as usize));
+            }
         }
     }
     accepted
@@ -168,7 +172,7 @@ mod tests {
         for &(pre, p) in &[(0usize, 37usize), (1, 1000), (500, 777), (3000, 2048)] {
             let len = pre + 2 * p + 2 + (rng.next() % 50) as usize;
             let g = periodic(&mut rng, pre, p, len, 5);
-            let tails = square_tails(&g, 8);
+            let tails = square_tails(&g, 8, &[]);
             assert_eq!(tails.first().map(|t| t.period), Some(p), "pre {pre} p {p}");
             // The last irregular value of G is pre − 1 (δ index pre − 2 when pre ≥ 2 ...): check
             // against a direct definition.
@@ -189,16 +193,19 @@ mod tests {
         // One mismatch inside the last p values: no square of half-length p ends the sequence.
         let x = len - p / 2;
         g[x] = (g[x] + 1) % 3;
-        assert!(square_tails(&g, 8).iter().all(|t| t.period != p));
+        assert!(square_tails(&g, 8, &[]).iter().all(|t| t.period != p));
         // Short sequences and the empty one.
-        assert!(square_tails::<u16>(&[], 1).is_empty());
-        assert!(square_tails(&[0u8, 1], 1).is_empty());
+        assert!(square_tails::<u16>(&[], 1, &[]).is_empty());
+        assert!(square_tails(&[0u8, 1], 1, &[]).is_empty());
     }
 
     #[test]
     fn constant_tail_has_period_one_only() {
         let g = vec![0u32, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3];
-        let t = square_tails(&g, 1);
+        let t = square_tails(&g, 1, &[]);
         assert_eq!(t, vec![SquareTail { e: 2, period: 1 }]);
+        // A known short period suppresses its multiples.
+        assert!(square_tails(&g, 1, &[(1, 7)]).is_empty());
+        assert_eq!(square_tails(&g, 1, &[(2, 8)]), t);
     }
 }
