@@ -31,8 +31,20 @@ fn status_kb(key: &str) -> u64 {
 }
 
 fn cpu_seconds() -> f64 {
-    // utime + stime of this process in clock ticks (fields 14 and 15 of /proc/self/stat).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    stat_cpu_seconds("/proc/self/stat")
+}
+
+/// CPU seconds of the calling (main) thread only. With T threads the main thread does its share
+/// of every parallel pass plus all the sequential work, so its CPU time is the critical path:
+/// what the wall time would be on T idle cores (less load imbalance and memory contention),
+/// which a loaded machine's wall clock cannot show.
+fn main_thread_cpu_seconds() -> f64 {
+    stat_cpu_seconds("/proc/thread-self/stat")
+}
+
+fn stat_cpu_seconds(path: &str) -> f64 {
+    // utime + stime in clock ticks (fields 14 and 15 of a stat file).
+    let stat = std::fs::read_to_string(path).unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = after.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
@@ -127,8 +139,10 @@ fn main() {
     };
     println!("code={} canonical={}", code, game.canonical());
     let mut walls = Vec::new();
+    let mut crit = Vec::new();
     for &t in &threads {
         let cpu0 = cpu_seconds();
+        let main0 = main_thread_cpu_seconds();
         let t0 = Instant::now();
         let (values, verdict, stats) = if naive {
             let v = naive_values(&game, n, &mut || false).expect("naive");
@@ -145,10 +159,13 @@ fn main() {
         };
         let wall = t0.elapsed().as_secs_f64();
         let cpu = cpu_seconds() - cpu0;
+        let main = main_thread_cpu_seconds() - main0;
         let len = values.len();
         walls.push(wall);
+        crit.push(main);
         println!(
-            "threads={t} values={len} wall={wall:.3}s cpu={cpu:.2}s values/s={:.0}",
+            "threads={t} values={len} wall={wall:.3}s cpu={cpu:.2}s main_thread_cpu={main:.2}s \
+             values/s={:.0}",
             len as f64 / wall
         );
         println!(
@@ -181,5 +198,14 @@ fn main() {
             .map(|(t, w)| format!("{t}:{:.2}", walls[0] / w))
             .collect();
         println!("speed-up vs first run (wall): {}", ratios.join(" "));
+        let ratios: Vec<String> = threads
+            .iter()
+            .zip(&crit)
+            .map(|(t, c)| format!("{t}:{:.2}", crit[0] / c))
+            .collect();
+        println!(
+            "speed-up vs first run (main-thread CPU = critical path on idle cores): {}",
+            ratios.join(" ")
+        );
     }
 }

@@ -33,6 +33,13 @@ pub const MAX_VALUES: usize = 1 << 31;
 /// thread start-up costs more than it saves).
 const PARALLEL_FROM: usize = 4096;
 
+/// How much cheaper a pair is in a parallel dense block than in a sequential scan or in sparse
+/// mode (measured on `.007` to 10^5: 1.80 s of CPU on one thread with sequential scans, 1.22 s in
+/// all on two threads with blocks; sparse mode ≈ 0.5–0.7 ns per pair against 0.47 ns for block
+/// pairs). Without it the model kept `.007` sparse on two threads, although dense blocks on two
+/// threads finish in half the time (BENCHMARKS.md, "Threads").
+const PHASE_ONE_PAIR_SPEEDUP: f64 = 1.5;
+
 /// Sparse mode shares its rare pairs over threads only from this many pairs per heap.
 const PARALLEL_RARE_PAIRS: usize = 1024;
 
@@ -485,10 +492,12 @@ impl Engine {
     ///
     /// Threads: dense scans are parallel, and so are the sparse method's rare pairs
     /// (`sparse_block.rs`); its rare check is sequential. The model divides the parallel work
-    /// by ≈ 0.9·threads. (Before the rare pairs were shared, sparse ran on one core: for `.007`
-    /// at 10^5 heaps — 16,813 rare positions, ≈ 8,900 rare-check pairs per heap against 25,000
-    /// dense pairs — sparse on one core and dense on two cost the same, the model kept sparse
-    /// at two threads, and two threads gave nothing; BENCHMARKS.md, "Threads".)
+    /// by ≈ 0.9·threads, and dense block pairs by a further [`PHASE_ONE_PAIR_SPEEDUP`].
+    /// (Before, sparse ran on one core and the model rated a parallel dense pair like a
+    /// sequential one: for `.007` from ≈ 50,000 heaps — 13,000–17,000 rare positions and
+    /// ≈ 16,000 rare-check pairs per heap against n/2 dense pairs — it chose sparse on two
+    /// threads, so the second thread idled for three quarters of the work to 10^5;
+    /// BENCHMARKS.md, "Threads".)
     fn review(&mut self) {
         let n = self.values.len();
         self.next_review = (n + n / 2).max(256);
@@ -516,10 +525,17 @@ impl Engine {
         } else {
             1.0
         };
-        let dense_cost = n as f64 * k / 2.0 / par;
+        // Parallel dense blocks mark pairs in a byte array (`dense::phase_one`), cheaper per
+        // pair than the bitset of the sequential scan and the sparse method's stamps.
+        let dense_par = if par > 1.0 {
+            par * PHASE_ONE_PAIR_SPEEDUP
+        } else {
+            1.0
+        };
+        let dense_cost = n as f64 * k / 2.0 / dense_par;
         // The rare pairs are shared over the threads too (sparse_block.rs); the rare check is
         // sequential.
-        let rare_par = if rare as f64 * k >= PARALLEL_RARE_PAIRS as f64 {
+        let rare_par = if rare as f64 * k >= self.parallel_rare_pairs as f64 {
             par
         } else {
             1.0
@@ -546,6 +562,12 @@ impl Engine {
             Mode::Sparse(sp) => sp.rare.len(),
             _ => 0,
         };
+        // A first try of the sparse method (its rare-check cost still unknown, taken as 0)
+        // is measured over n/8 heaps rather than n/2: with threads, a wrong try idles them.
+        if matches!(self.mode, Mode::Sparse(_)) && self.scan_per_heap.is_none() && self.threads > 1
+        {
+            self.next_review = (n + n / 8).max(256);
+        }
     }
 }
 
