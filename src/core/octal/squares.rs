@@ -200,6 +200,36 @@ mod tests {
     }
 
     #[test]
+    fn agrees_with_brute_force_on_random_periodic_tails() {
+        // Small alphabets make many accidental squares; every one must be reported exactly.
+        let mut rng = Rng(0xD1CE);
+        for _ in 0..300 {
+            let p = 1 + (rng.next() % 40) as usize;
+            let pre = (rng.next() % 30) as usize + 1;
+            let len = pre + p + (rng.next() % 90) as usize + 2;
+            let alphabet = 2 + rng.next() % 3;
+            let g = periodic(&mut rng, pre, p, len, alphabet);
+            let d = g.len() - 1;
+            let p_min = 1 + (rng.next() % 4) as usize;
+            let mut want: Vec<SquareTail> = Vec::new();
+            for q in p_min..=d / 2 {
+                let square = (d - q..d).all(|j| delta(&g, j) == delta(&g, j - q));
+                let covered = want
+                    .iter()
+                    .any(|t| q % t.period == 0 && q as i64 <= d as i64 - t.e - 1);
+                if square && !covered {
+                    let e = (q..d)
+                        .rev()
+                        .find(|&j| delta(&g, j) != delta(&g, j - q))
+                        .map_or(-1, |f| f as i64 - q as i64);
+                    want.push(SquareTail { e, period: q });
+                }
+            }
+            assert_eq!(square_tails(&g, p_min, &[]), want, "{g:?} p_min {p_min}");
+        }
+    }
+
+    #[test]
     fn constant_tail_has_period_one_only() {
         let g = vec![0u32, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3];
         let t = square_tails(&g, 1, &[]);
