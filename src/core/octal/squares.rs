@@ -216,7 +216,7 @@ mod tests {
                 let square = (d - q..d).all(|j| delta(&g, j) == delta(&g, j - q));
                 let covered = want
                     .iter()
-                    .any(|t| q % t.period == 0 && q as i64 < d as i64 - t.e);
+                    .any(|t| q % t.period == 0 && (q as i64) < d as i64 - t.e);
                 if square && !covered {
                     let e = (q..d)
                         .rev()
