@@ -62,7 +62,7 @@ fn engine_values(game: &Game, n: usize, sparse: bool) -> (Vec<u32>, &'static str
     e.set_allow_sparse(sparse);
     e.extend_to(n, &mut || false).unwrap();
     let mode = e.stats().mode;
-    (e.into_values(), mode)
+    (e.into_values().to_u32_vec(), mode)
 }
 
 /// OEIS A002188, "Sprague-Grundy values for Grundy's game", G(0..104) as published
@@ -267,10 +267,10 @@ fn engines_match_brute_force() {
     let mut e = Engine::new(&game);
     e.set_threads(1);
     e.extend_to(n, &mut || false).unwrap();
-    assert_eq!(e.values(), &brute[..]);
+    assert_eq!(e.values().to_u32_vec(), brute);
     let mut r = Engine::resume(&game, brute[..1234].to_vec()).unwrap();
     r.extend_to(n, &mut || false).unwrap();
-    assert_eq!(r.values(), &brute[..]);
+    assert_eq!(r.values().to_u32_vec(), brute);
 }
 
 #[test]
@@ -328,6 +328,71 @@ fn part_rule_family_matches_naive() {
                     got[k],
                     want[k]
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn threaded_sparse_blocks_keep_the_part_rule() {
+    // The rare pairs below each block are shared over threads (`sparse_block.rs`) and the
+    // sequential pass skips them (`split_at`) as well as the forbidden window: the values must
+    // not change with the thread count. Reference: the quadratic method on one thread.
+    let games = [
+        (Game::grundy(), 20_000),
+        (
+            Game::parse("4.0")
+                .unwrap()
+                .with_part_rule(PartRule::DifferBy(2))
+                .unwrap(),
+            8000,
+        ),
+        (
+            Game::parse("4.0")
+                .unwrap()
+                .with_part_rule(PartRule::DifferBy(5))
+                .unwrap(),
+            8000,
+        ),
+        (
+            Game::parse(".04")
+                .unwrap()
+                .with_part_rule(PartRule::DifferBy(1))
+                .unwrap(),
+            8000,
+        ),
+        (
+            Game::parse("0.6")
+                .unwrap()
+                .with_part_rule(PartRule::DifferBy(3))
+                .unwrap(),
+            8000,
+        ),
+    ];
+    for (game, n) in games {
+        let mut d = Engine::new(&game);
+        d.set_threads(1);
+        d.set_allow_sparse(false);
+        d.extend_to(n, &mut || false).unwrap();
+        let want = d.values().to_u32_vec();
+        for threads in [2, 3] {
+            let mut e = Engine::new(&game);
+            e.set_threads(threads);
+            e.force_parallel_sparse(1);
+            e.extend_to(n, &mut || false).unwrap();
+            let blocks = e.force_parallel_sparse(1);
+            let got = e.values().to_u32_vec();
+            if let Some(k) = (0..n).find(|&k| got[k] != want[k]) {
+                panic!(
+                    "{} ({threads} threads, {blocks} sparse blocks): G({k}) = {} but {}",
+                    game.canonical(),
+                    got[k],
+                    want[k]
+                );
+            }
+            if game == Game::grundy() {
+                assert!(blocks > 0, "Grundy's game ran no threaded sparse block");
+                assert_eq!(e.stats().mode, "sparse");
             }
         }
     }
@@ -418,7 +483,7 @@ fn winning_moves_match_brute_force() {
         s.run(n, false, &mut || false).unwrap();
         s
     };
-    let g = s.values().to_vec();
+    let g = s.values().to_u32_vec();
     let mut rng = Rng(0x0BAD_5EED);
     let mut checked = 0;
     for _ in 0..200 {
@@ -461,13 +526,14 @@ fn check_big_sum(n: usize) {
     e.extend_to(n + 1, &mut || false).unwrap();
     let compute = t0.elapsed();
     assert_eq!(e.stats().mode, "sparse");
-    let g = e.values();
+    let values = e.values();
+    let g = values.to_u32_vec();
     let heaps = [n as u64, 1_000, 77];
     let x = heaps.iter().fold(0, |acc, &h| acc ^ g[h as usize]);
     let t1 = std::time::Instant::now();
     let page = winning_moves(
         &game,
-        g,
+        values.as_ref(),
         &Periodicity::Unknown,
         &heaps,
         None,
