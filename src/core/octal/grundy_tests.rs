@@ -338,36 +338,19 @@ fn threaded_sparse_blocks_keep_the_part_rule() {
     // The rare pairs below each block are shared over threads (`sparse_block.rs`) and the
     // sequential pass skips them (`split_at`) as well as the forbidden window: the values must
     // not change with the thread count. Reference: the quadratic method on one thread.
+    // 0.007 with gap 4 fails when `rare_rows` ignores the part rule; the others cover a
+    // digit that takes tokens (`.04`) and a heap-1 digit beside the split (`.36`).
+    let rule = |code: &str, gap: u32| {
+        Game::parse(code)
+            .unwrap()
+            .with_part_rule(PartRule::DifferBy(gap))
+            .unwrap()
+    };
     let games = [
         (Game::grundy(), 20_000),
-        (
-            Game::parse("4.0")
-                .unwrap()
-                .with_part_rule(PartRule::DifferBy(2))
-                .unwrap(),
-            8000,
-        ),
-        (
-            Game::parse("4.0")
-                .unwrap()
-                .with_part_rule(PartRule::DifferBy(5))
-                .unwrap(),
-            8000,
-        ),
-        (
-            Game::parse(".04")
-                .unwrap()
-                .with_part_rule(PartRule::DifferBy(1))
-                .unwrap(),
-            8000,
-        ),
-        (
-            Game::parse("0.6")
-                .unwrap()
-                .with_part_rule(PartRule::DifferBy(3))
-                .unwrap(),
-            8000,
-        ),
+        (rule("0.007", 4), 8000),
+        (rule("0.04", 2), 8000),
+        (rule("0.36", 3), 8000),
     ];
     for (game, n) in games {
         let mut d = Engine::new(&game);
@@ -375,6 +358,7 @@ fn threaded_sparse_blocks_keep_the_part_rule() {
         d.set_allow_sparse(false);
         d.extend_to(n, &mut || false).unwrap();
         let want = d.values().to_u32_vec();
+        let mut blocks_run = 0;
         for threads in [2, 3] {
             let mut e = Engine::new(&game);
             e.set_threads(threads);
@@ -390,11 +374,14 @@ fn threaded_sparse_blocks_keep_the_part_rule() {
                     want[k]
                 );
             }
-            if game == Game::grundy() {
-                assert!(blocks > 0, "Grundy's game ran no threaded sparse block");
-                assert_eq!(e.stats().mode, "sparse");
-            }
+            blocks_run += blocks;
         }
+        // (The cost model may prefer dense blocks for some thread counts.)
+        assert!(
+            blocks_run > 0,
+            "{}: no threaded sparse block",
+            game.canonical()
+        );
     }
 }
 
