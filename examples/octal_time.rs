@@ -1,17 +1,25 @@
 //! Timing harness for the octal engine.
 //!
-//! `cargo run --release --example octal_time -- CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]`
-//!
 //! ```text
-//! octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]
+//! octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] [--dense]
+//!                 [--no-long-periods] [--detector-cost] [--seconds S]
 //! ```
 //! Computes G(0..N) (or until periodicity is proved, capped at N, or until S seconds have
 //! passed) and prints the wall time, the CPU time, values per second, the peak resident memory
-//! (VmHWM) and the verdict. `CODE` may be `grundy` (Grundy's game).
+//! (VmHWM), the bytes per value of the stored values and the verdict. `CODE` may be `grundy`
+//! (Grundy's game).
+//!
+//! * `--threads 1,2,4`: one run per listed thread count, in that order, in one process, then
+//!   the wall-time ratios to the first (list a count twice, e.g. `1,2,1,2`, to see the noise).
+//! * `--no-long-periods`: switch the detector's long-period sweep (periods above 2^20) off.
+//! * `--detector-cost`: after computing, replay the detector over the same values at the
+//!   lengths [`Solver::run`] checks at (every 1/16 of growth), with and without the
+//!   long-period sweep, and print its CPU cost per value next to the computation's (CPU
+//!   seconds, so that a loaded machine does not distort the ratio).
 
 use std::time::Instant;
 
-use grundy::core::octal::{naive_values, Game, Periodicity, Solver};
+use grundy::core::octal::{naive_values, Detector, Game, Periodicity, Solver, Values};
 
 fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -25,86 +33,28 @@ fn status_kb(key: &str) -> u64 {
 }
 
 fn cpu_seconds() -> f64 {
-    // utime + stime of this process in clock ticks (fields 14 and 15 of /proc/self/stat).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    stat_cpu_seconds("/proc/self/stat")
+}
+
+/// CPU seconds of the calling (main) thread only. With T threads the main thread does its share
+/// of every parallel pass plus all the sequential work, so its CPU time is the critical path:
+/// what the wall time would be on T idle cores (less load imbalance and memory contention),
+/// which a loaded machine's wall clock cannot show.
+fn main_thread_cpu_seconds() -> f64 {
+    stat_cpu_seconds("/proc/thread-self/stat")
+}
+
+fn stat_cpu_seconds(path: &str) -> f64 {
+    // utime + stime in clock ticks (fields 14 and 15 of a stat file).
+    let stat = std::fs::read_to_string(path).unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = after.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(code) = args.get(1) else {
-        eprintln!(
-            "usage: octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]"
-        );
-        std::process::exit(2);
-    };
-    let mut n = 1_000_000usize;
-    let mut until = false;
-    let mut threads = 1usize;
-    let mut naive = false;
-    let mut dense = false;
-    let mut seconds: Option<f64> = None;
-    let mut i = 2;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--n" => {
-                n = args[i + 1].replace('_', "").parse().expect("--n N");
-                i += 1;
-            }
-            "--threads" => {
-                threads = args[i + 1].parse().expect("--threads T");
-                i += 1;
-            }
-            "--seconds" => {
-                seconds = Some(args[i + 1].parse().expect("--seconds S"));
-                i += 1;
-            }
-            "--until-proved" => until = true,
-            "--naive" => naive = true,
-            "--dense" => dense = true,
-            other => panic!("unknown argument {other}"),
-        }
-        i += 1;
-    }
-    let game = match Game::parse(code) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
-    let cpu0 = cpu_seconds();
-    let t0 = Instant::now();
-    let (len, verdict, stats) = if naive {
-        let v = naive_values(&game, n, &mut || false).expect("naive");
-        let verdict = grundy::core::octal::detect(&game, &v);
-        (v.len(), verdict, "naive".to_owned())
-    } else {
-        let mut s = Solver::new(&game);
-        s.engine_mut().set_threads(threads);
-        s.engine_mut().set_allow_sparse(!dense);
-        let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
-        let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
-        let verdict = match s.run(n, until, &mut stop) {
-            Ok(v) => *v,
-            Err(grundy::core::octal::OctalError::Stopped { computed }) => {
-                println!("stopped after {seconds:?} s at {computed} values");
-                *s.periodicity()
-            }
-            Err(e) => panic!("run: {e}"),
-        };
-        (
-            s.values().len(),
-            verdict,
-            format!("{:?}", s.engine().stats()),
-        )
-    };
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu0;
-    let verdict = match verdict {
+fn verdict_text(verdict: &Periodicity) -> String {
+    match verdict {
         Periodicity::Unknown => "unknown".to_owned(),
         Periodicity::Proved(p) => format!(
             "{} preperiod={} period={} saltus={} proved_at={} ({})",
@@ -119,17 +69,159 @@ fn main() {
             p.proved_at,
             p.theorem.name()
         ),
+    }
+}
+
+/// Replays the detector's rate-limited checks over G(0..len) as `Solver::run` issues them;
+/// returns (CPU seconds, verdict).
+fn replay_detector(game: &Game, values: &Values, long: bool) -> (f64, Periodicity) {
+    let mut d = Detector::new(game);
+    d.set_long_periods(long);
+    let t0 = cpu_seconds();
+    let total = values.len();
+    let mut len = 0usize;
+    loop {
+        d.check(values.as_ref().slice(..len));
+        if len >= total {
+            break;
+        }
+        len = total.min(len + (len / 16).max(1024));
+    }
+    let verdict = *d.check_now(values);
+    (cpu_seconds() - t0, verdict)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
+                 [--dense] [--no-long-periods] [--detector-cost] [--seconds S]";
+    let Some(code) = args.get(1) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
     };
-    println!(
-        "code={} canonical={} threads={threads}",
-        code,
-        game.canonical()
-    );
-    println!(
-        "values={len} wall={wall:.3}s cpu={cpu:.2}s values/s={:.0}",
-        len as f64 / wall
-    );
-    println!("peak_rss={} MiB", status_kb("VmHWM:") / 1024);
-    println!("verdict: {verdict}");
-    println!("engine: {stats}");
+    let mut n = 1_000_000usize;
+    let mut until = false;
+    let mut threads = vec![1usize];
+    let mut naive = false;
+    let mut dense = false;
+    let mut long = true;
+    let mut detector_cost = false;
+    let mut seconds: Option<f64> = None;
+    let mut i = 2;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--n" => {
+                n = args[i + 1].replace('_', "").parse().expect("--n N");
+                i += 1;
+            }
+            "--threads" => {
+                threads = args[i + 1]
+                    .split(',')
+                    .map(|t| t.parse().expect("--threads T[,T2,...]"))
+                    .collect();
+                i += 1;
+            }
+            "--seconds" => {
+                seconds = Some(args[i + 1].parse().expect("--seconds S"));
+                i += 1;
+            }
+            "--until-proved" => until = true,
+            "--naive" => naive = true,
+            "--dense" => dense = true,
+            "--no-long-periods" => long = false,
+            "--detector-cost" => detector_cost = true,
+            other => {
+                eprintln!("unknown argument {other}\n{usage}");
+                std::process::exit(2);
+            }
+        }
+        i += 1;
+    }
+    let game = match Game::parse(code) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    println!("code={} canonical={}", code, game.canonical());
+    let mut walls = Vec::new();
+    let mut crit = Vec::new();
+    for &t in &threads {
+        let cpu0 = cpu_seconds();
+        let main0 = main_thread_cpu_seconds();
+        let t0 = Instant::now();
+        let (values, verdict, stats) = if naive {
+            let v = naive_values(&game, n, &mut || false).expect("naive");
+            let verdict = grundy::core::octal::detect(&game, &v[..]);
+            (Values::from_u32(&v), verdict, "naive".to_owned())
+        } else {
+            let mut s = Solver::new(&game);
+            s.engine_mut().set_threads(t);
+            s.engine_mut().set_allow_sparse(!dense);
+            s.detector_mut().set_long_periods(long);
+            let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
+            let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
+            let verdict = match s.run(n, until, &mut stop) {
+                Ok(v) => *v,
+                Err(grundy::core::octal::OctalError::Stopped { computed }) => {
+                    println!("stopped after {seconds:?} s at {computed} values");
+                    *s.periodicity()
+                }
+                Err(e) => panic!("run: {e}"),
+            };
+            let stats = format!("{:?}", s.engine().stats());
+            (s.into_values(), verdict, stats)
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu0;
+        let main = main_thread_cpu_seconds() - main0;
+        let len = values.len();
+        walls.push(wall);
+        crit.push(main);
+        println!(
+            "threads={t} values={len} wall={wall:.3}s cpu={cpu:.2}s main_thread_cpu={main:.2}s \
+             values/s={:.0}",
+            len as f64 / wall
+        );
+        println!(
+            "peak_rss={} MiB value_bytes={} ({} bytes/value stored)",
+            status_kb("VmHWM:") / 1024,
+            values.heap_bytes(),
+            values.width()
+        );
+        println!("verdict: {}", verdict_text(&verdict));
+        println!("engine: {stats}");
+        if detector_cost {
+            let (with, v1) = replay_detector(&game, &values, true);
+            let (without, v2) = replay_detector(&game, &values, false);
+            let ns = |s: f64| s * 1e9 / len.max(1) as f64;
+            println!(
+                "detector (CPU): with long-period sweep {:.1} ns/value ({}), without {:.1} ns/value \
+                 ({}); computing {:.1} ns/value (CPU, detector included)",
+                ns(with),
+                verdict_text(&v1),
+                ns(without),
+                verdict_text(&v2),
+                ns(cpu)
+            );
+        }
+    }
+    if walls.len() > 1 {
+        let ratios: Vec<String> = threads
+            .iter()
+            .zip(&walls)
+            .map(|(t, w)| format!("{t}:{:.2}", walls[0] / w))
+            .collect();
+        println!("speed-up vs first run (wall): {}", ratios.join(" "));
+        let ratios: Vec<String> = threads
+            .iter()
+            .zip(&crit)
+            .map(|(t, c)| format!("{t}:{:.2}", crit[0] / c))
+            .collect();
+        println!(
+            "speed-up vs first run (main-thread CPU = critical path on idle cores): {}",
+            ratios.join(" ")
+        );
+    }
 }

@@ -249,7 +249,7 @@ impl Saver<'_> {
             }
             let offset = tail_offset(self.already);
             let (tail, json) = (
-                solver.values()[offset..].to_vec(),
+                solver.values().range_u32(offset..),
                 PeriodicityRecord::json_of(solver.periodicity()),
             );
             let total = offset + tail.len();

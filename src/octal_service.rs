@@ -267,7 +267,7 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
             return;
         }
         (
-            solver.values().to_vec(),
+            solver.values().to_u32_vec(),
             stored,
             PeriodicityRecord::json_of(solver.periodicity()),
         )

@@ -175,7 +175,7 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     let mut fresh =
         grundy::core::octal::Solver::new(&grundy::core::octal::Game::parse("0.6").unwrap());
     fresh.run(n as usize, false, &mut || false).unwrap();
-    let fresh: Vec<Value> = fresh.values().iter().map(|&v| json!(v)).collect();
+    let fresh: Vec<Value> = fresh.values().iter().map(|v| json!(v)).collect();
     assert_eq!(resumed["values"].as_array().unwrap(), &fresh);
 }
 

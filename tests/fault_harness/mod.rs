@@ -181,7 +181,7 @@ impl Live {
 pub fn fresh_values(code: &str, n: usize) -> Vec<u32> {
     let mut s = grundy::core::octal::Solver::new(&grundy::core::octal::Game::parse(code).unwrap());
     s.run(n, false, &mut || false).unwrap();
-    s.values().to_vec()
+    s.values().to_u32_vec()
 }
 
 /// The stored sequence of `code` read through a new connection (what a restarted process sees).

@@ -190,7 +190,7 @@ fn data() -> Json {
 fn values(code: &str, n: usize) -> Vec<u32> {
     let mut s = Solver::new(&Game::parse(code).unwrap());
     s.engine_mut().extend_to(n, &mut || false).unwrap();
-    s.values().to_vec()
+    s.values().to_u32_vec()
 }
 
 /// Runs until proved (or `cap` values) and returns the verdict.

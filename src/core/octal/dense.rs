@@ -9,12 +9,13 @@
 
 use super::rules::Twos;
 use super::split::split_range;
+use super::values::Cell;
 
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.
 /// `g` holds G(0..start); values are below `32·words`.
-pub(crate) fn phase_one(
-    g: &[u32],
+pub(crate) fn phase_one<T: Cell>(
+    g: &[T],
     start: usize,
     end: usize,
     twos: &Twos,
@@ -40,7 +41,14 @@ pub(crate) fn phase_one(
 }
 
 /// Fills the rows of heaps `first..` (one row per `words` words of `out`).
-fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &Twos, words: usize) {
+fn fill<T: Cell>(
+    g: &[T],
+    first: usize,
+    out: &mut [u64],
+    split_at: usize,
+    twos: &Twos,
+    words: usize,
+) {
     let nbits = words * 64;
     let mut seen = vec![0u8; nbits];
     let wrap = nbits - 1; // nbits is a power of two; values are below it, so this never changes x
@@ -59,7 +67,7 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &Twos, 
             let left = &g[a_min..=a_max];
             let right = &g[r - a_max..=r - a_min];
             for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                seen[(x ^ y) as usize & wrap] = 1;
+                seen[(x.get() ^ y.get()) as usize & wrap] = 1;
             }
         }
         for (w, word) in row.iter_mut().enumerate() {
@@ -74,7 +82,13 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &Twos, 
 
 /// Sequential scan of the two-heap splits of heap `n` whose larger part is ≥ `split_at`
 /// (`split_at = 0`: every split) and whose parts keep the part rule (`twos.gap`), into `excl`.
-pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &Twos, split_at: usize, excl: &mut [u64]) {
+pub(crate) fn scan_pairs<T: Cell>(
+    g: &[T],
+    n: usize,
+    twos: &Twos,
+    split_at: usize,
+    excl: &mut [u64],
+) {
     let wrap = excl.len() * 64 - 1;
     for &u in twos {
         let Some((r, lo, hi)) = split_range(n, u, twos.gap) else {
@@ -87,7 +101,7 @@ pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &Twos, split_at: usize, excl
         let left = &g[lo..=a_max];
         let right = &g[r - a_max..=r - lo];
         for (&x, &y) in left.iter().zip(right.iter().rev()) {
-            let v = (x ^ y) as usize & wrap;
+            let v = (x.get() ^ y.get()) as usize & wrap;
             excl[v >> 6] |= 1u64 << (v & 63);
         }
     }

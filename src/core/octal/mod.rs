@@ -7,8 +7,10 @@
 //!   resumable, stoppable computation (rare/common method, parallel dense scans, full
 //!   exclusion sets for three-heap splits and recurring codes).
 //! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
-//!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values.
+//!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values; long
+//!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).
 //! * [`value_at`] (`value.rs`): G(heap) for any u64 heap.
+//! * [`Values`] (`values.rs`): a G-sequence in 1, 2 or 4 bytes per value, widened on demand.
 //! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
 //! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
 //!
@@ -30,8 +32,11 @@ mod rules;
 mod sets;
 pub mod solver;
 mod sparse;
+mod sparse_block;
 mod split;
+mod squares;
 pub mod value;
+pub mod values;
 
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
@@ -43,3 +48,4 @@ pub use naive::naive_values;
 pub use periodicity::{detect, Detector, Periodicity, Proof, Theorem};
 pub use solver::Solver;
 pub use value::value_at;
+pub use values::{Cell, Values, ValuesRef};

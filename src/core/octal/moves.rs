@@ -32,6 +32,7 @@ use super::code::Game;
 use super::error::OctalError;
 use super::periodicity::{Periodicity, Proof};
 use super::value::value_at;
+use super::values::ValuesRef;
 
 /// Most heaps in one query.
 pub const MAX_HEAPS: usize = 10_000;
@@ -68,7 +69,7 @@ pub struct MovePage {
 /// the values need a proof). `limit` ≥ 1 moves per page; `budget` steps per call.
 pub fn winning_moves(
     game: &Game,
-    values: &[u32],
+    values: ValuesRef<'_>,
     periodicity: &Periodicity,
     heaps: &[u64],
     cursor: Option<&str>,
@@ -157,7 +158,7 @@ impl From<OctalError> for Halt {
 
 struct Walk<'a> {
     game: &'a Game,
-    values: &'a [u32],
+    values: ValuesRef<'a>,
     periodicity: &'a Periodicity,
     proof: Option<Proof>,
     budget: u64,

@@ -9,8 +9,16 @@
 //! `m ≥ 2·per(m)`, and the longest such m gives its exact `e`. Every theorem needs at least 2p
 //! values after `e`, so nothing provable is missed. All comparisons are exact (no hashing).
 //! The window is capped at 2^21 values of δ; a candidate whose periodic stretch fills the whole
-//! window is extended backwards by direct comparison, so preperiods of any length are found
-//! (periods above 2^20 are not looked for).
+//! window is extended backwards by direct comparison, so preperiods of any length are found.
+//!
+//! **Long periods.** Periods above 2^20 (up to half the computed length: 2^30 at the engine's
+//! limit, and the arithmetic is u64 throughout, so 2^32 and beyond are no special case) are
+//! found by the square-suffix sweep of `squares.rs`: polynomial fingerprints mod 2^61 − 1
+//! propose every p for which δ ends with a square of half-length p — never missing one, since
+//! equal blocks always have equal fingerprints — and a direct comparison decides each proposal
+//! and finds its exact last irregular value. The same theorems then certify it. The sweep is
+//! O(len) and runs at lengths growing by 1/4 (and on [`Detector::check_now`]), a few
+//! multiplications per computed value amortised.
 //!
 //! **Proving.** A candidate `(e, p, s)` is reported only when a theorem's hypotheses hold on the
 //! computed values (SPEC §4–6):
@@ -35,6 +43,8 @@
 //! Nim `4.(3)` (which fails hypothesis (b) of Thm 6.9 although its values are known).
 
 use super::code::{Game, PartRule};
+use super::squares::square_tails;
+use super::values::{with_cells, Cell, ValuesRef};
 
 /// The theorem behind a proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,27 +119,51 @@ impl Periodicity {
     }
 }
 
-/// Longest δ-window examined per check.
+/// Longest δ-window examined per check by the KMP pass (periods up to half of it).
 const WINDOW: usize = 1 << 21;
 
+/// The long-period sweep runs again once the sequence has grown by this fraction (1/4): about
+/// five O(len) passes per value amortised, a proof noticed at most a quarter of the length late
+/// (and at once by [`Detector::check_now`], which ends every [`super::Solver::run`]).
+const SWEEP_GROWTH_SHIFT: u32 = 2;
+
 /// Incremental periodicity detector for one game. [`Detector::check`] is cheap enough to call
-/// after every chunk of computed values: it does real work (O(min(len, 2^21))) only when the
-/// sequence has grown by 1/16 since the last real check, so its amortized cost is a small
-/// constant per value; [`Detector::check_now`] always checks.
+/// after every chunk of computed values: it does real work only when the sequence has grown
+/// enough since the last real check — the KMP pass (O(min(len, 2^21))) after growth by 1/16,
+/// the long-period sweep (O(len), only beyond the KMP window) after growth by 1/4 — so its
+/// amortised cost is a small constant per value; [`Detector::check_now`] always checks.
 #[derive(Debug, Clone)]
 pub struct Detector {
     game: Game,
     result: Periodicity,
     checked: usize,
+    swept: usize,
+    window: usize,
+    long: bool,
 }
 
 impl Detector {
     pub fn new(game: &Game) -> Detector {
+        Detector::with_window(game, WINDOW)
+    }
+
+    /// A detector whose KMP pass looks at `window` differences (tests use small windows to
+    /// exercise the long-period sweep on short sequences).
+    fn with_window(game: &Game, window: usize) -> Detector {
         Detector {
             game: game.clone(),
             result: Periodicity::Unknown,
             checked: 0,
+            swept: 0,
+            window: window.max(4),
+            long: true,
         }
+    }
+
+    /// Enables (default) or disables the long-period sweep (periods above 2^20); disabling it
+    /// is for benchmarks that measure its cost.
+    pub fn set_long_periods(&mut self, on: bool) {
+        self.long = on;
     }
 
     /// The verdict so far.
@@ -138,28 +172,54 @@ impl Detector {
     }
 
     /// Rate-limited check of `values` (G(0..len)); once proved the answer never changes.
-    pub fn check(&mut self, values: &[u32]) -> &Periodicity {
+    pub fn check<'a>(&mut self, values: impl Into<ValuesRef<'a>>) -> &Periodicity {
+        let values = values.into();
         let len = values.len();
-        if matches!(self.result, Periodicity::Unknown)
-            && len >= self.checked + (self.checked / 16).max(64)
-        {
-            self.check_now(values);
+        if matches!(self.result, Periodicity::Unknown) {
+            let kmp = len >= self.checked + (self.checked / 16).max(64);
+            let sweep = self.sweep_due(len)
+                && len >= self.swept + (self.swept >> SWEEP_GROWTH_SHIFT).max(1024);
+            if kmp || sweep {
+                self.run(values, sweep);
+            }
         }
         &self.result
     }
 
     /// Unconditional check.
-    pub fn check_now(&mut self, values: &[u32]) -> &Periodicity {
+    pub fn check_now<'a>(&mut self, values: impl Into<ValuesRef<'a>>) -> &Periodicity {
+        let values = values.into();
         if matches!(self.result, Periodicity::Unknown) {
-            self.checked = values.len();
-            self.result = detect(&self.game, values);
+            let sweep = self.sweep_due(values.len()) && values.len() != self.swept;
+            self.run(values, sweep);
         }
         &self.result
     }
+
+    /// The sweep only looks for periods the KMP pass cannot see: it needs 2·(window/2 + 1)
+    /// differences.
+    fn sweep_due(&self, len: usize) -> bool {
+        self.long && len > self.window + 3
+    }
+
+    fn run(&mut self, values: ValuesRef<'_>, sweep: bool) {
+        self.checked = values.len();
+        if sweep {
+            self.swept = values.len();
+        }
+        let (game, window) = (&self.game, self.window);
+        self.result = with_cells!(values, |g| detect_in(game, g, window, sweep));
+    }
 }
 
-/// One-shot detection on G(0..len).
-pub fn detect(game: &Game, g: &[u32]) -> Periodicity {
+/// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
+pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
+    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true))
+}
+
+/// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
+/// `window/2`.
+fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Periodicity {
     let len = g.len();
     if len < 3 || game.part_rule() != PartRule::Any {
         return Periodicity::Unknown;
@@ -167,8 +227,8 @@ pub fn detect(game: &Game, g: &[u32]) -> Periodicity {
     let rules = Hypotheses::new(game);
     // δ(i) = G(i+1) − G(i) for 0 ≤ i ≤ len−2, read backwards: s[k] = δ(len−2−k).
     let dlen = len - 1;
-    let w = dlen.min(WINDOW);
-    let delta = |i: usize| g[i + 1].wrapping_sub(g[i]);
+    let w = dlen.min(window);
+    let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
     let s = |k: usize| delta(dlen - 1 - k);
     let mut pi = vec![0u32; w];
     for k in 1..w {
@@ -193,6 +253,9 @@ pub fn detect(game: &Game, g: &[u32]) -> Periodicity {
         }
     }
     drop(pi);
+    // Periods whose stretch reaches back past the window, with the stretch length m: their
+    // multiples up to m need no sweep (squares.rs).
+    let mut known = Vec::new();
     for (q, mut m) in cands {
         if m == w && w < dlen {
             // The whole window is q-periodic: extend backwards.
@@ -207,19 +270,34 @@ pub fn detect(game: &Game, g: &[u32]) -> Periodicity {
                 }
                 i -= 1;
             }
+            known.push((q, m));
         }
         // δ is q-periodic on [dlen − m, dlen − 1]; the last irregular index is e = dlen − m − 1.
         let e = dlen as i64 - m as i64 - 1;
-        let first = (e + 1) as usize;
-        let s = i64::from(g[first + q]) - i64::from(g[first]);
-        if s < 0 {
-            continue;
-        }
-        if let Some(proof) = rules.certify(g, e, q as u64, s as u64) {
+        if let Some(proof) = certify_candidate(&rules, g, e, q) {
             return Periodicity::Proved(proof);
         }
     }
+    if long {
+        // Periods the window cannot show (above window/2): square suffixes of δ, exactly
+        // confirmed (squares.rs).
+        for tail in square_tails(g, w / 2 + 1, &known) {
+            if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
+                return Periodicity::Proved(proof);
+            }
+        }
+    }
     Periodicity::Unknown
+}
+
+/// The saltus of a candidate `(e, q)` read from the values, then [`Hypotheses::certify`].
+fn certify_candidate<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> Option<Proof> {
+    let first = (e + 1) as usize;
+    let s = i64::from(g[first + q].get()) - i64::from(g[first].get());
+    if s < 0 {
+        return None;
+    }
+    rules.certify(g, e, q as u64, s as u64)
 }
 
 /// What the theorems need to know about the code.
@@ -295,7 +373,7 @@ impl Hypotheses {
 
     /// A proof of `G(i+q) = G(i) + s` for all `i > e` (e = last irregular index, −1 allowed)
     /// from G(0..len), if some theorem's hypotheses hold there.
-    fn certify(&self, g: &[u32], e: i64, q: u64, s: u64) -> Option<Proof> {
+    fn certify<T: Cell>(&self, g: &[T], e: i64, q: u64, s: u64) -> Option<Proof> {
         let len = g.len() as u64;
         let et = e.max(0) as u64;
         let make = |proved_at: u64, theorem, k: u64| Proof {
@@ -319,7 +397,7 @@ impl Hypotheses {
             let below = |to: u64, lim: u64| {
                 g[..=(to as usize).min(g.len() - 1)]
                     .iter()
-                    .all(|&x| u64::from(x) < lim)
+                    .all(|&x| u64::from(x.get()) < lim)
             };
             below(et, big_s) && et + p < len && below(et + p, 2 * big_s)
         };
@@ -371,14 +449,14 @@ impl Hypotheses {
     /// Hypothesis (4) of Thm 6.8 for `2S = two_s`: (a) 8-bits at an odd and an even index and
     /// every g < 2S occurs as some G(i), i > 0; or (b) every g < 2S occurs at an odd and at an
     /// even i. Occurrences are looked up in the computed values.
-    fn hypothesis4(&self, g: &[u32], two_s: u64) -> bool {
+    fn hypothesis4<T: Cell>(&self, g: &[T], two_s: u64) -> bool {
         if two_s > g.len() as u64 {
             return false; // fewer values than required distinct ones
         }
         let n = two_s as usize;
         let (mut positive, mut odd, mut even) = (vec![false; n], vec![false; n], vec![false; n]);
         for (i, &x) in g.iter().enumerate() {
-            let x = x as usize;
+            let x = x.get() as usize;
             if x < n {
                 positive[x] |= i > 0;
                 if i % 2 == 1 {
@@ -391,5 +469,107 @@ impl Hypotheses {
         let a = self.eight_odd && self.eight_even && positive.iter().all(|&b| b);
         let b = odd.iter().zip(&even).all(|(&o, &e)| o && e);
         a || b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::naive::tests::Rng;
+    use super::*;
+
+    /// `pre` irregular values, then a random block of length `p` repeated, up to `len`; the
+    /// last irregular value G(pre − 1) differs from its periodic continuation.
+    fn periodic(seed: u64, pre: usize, p: usize, len: usize, alphabet: u64) -> Vec<u8> {
+        let mut rng = Rng(seed);
+        let block: Vec<u8> = (0..p).map(|_| (rng.next() % alphabet) as u8).collect();
+        let mut g: Vec<u8> = (0..pre).map(|_| (rng.next() % alphabet) as u8).collect();
+        g.extend((0..len - pre).map(|i| block[i % p]));
+        g[pre - 1] = ((u64::from(block[p - 1]) + 1) % alphabet) as u8;
+        g
+    }
+
+    /// Thm 4.1 for `.1777` (h = 2, t = 4): G is needed up to 2e + 2p + 4.
+    fn need_1777(e: usize, p: usize) -> usize {
+        2 * e + 2 * p + 5
+    }
+
+    fn game() -> Game {
+        Game::parse("0.1777").unwrap()
+    }
+
+    #[test]
+    fn long_period_found_exactly_at_the_theorem_bound() {
+        // Window 256: the KMP pass sees periods up to 128; p = 1000 needs the sweep.
+        let (pre, p) = (3000, 1000);
+        let need = need_1777(pre - 1, p);
+        let g = periodic(11, pre, p, need, 5);
+        let mut d = Detector::with_window(&game(), 256);
+        let Periodicity::Proved(proof) = *d.check_now(&g[..]) else {
+            panic!("not proved");
+        };
+        assert_eq!(
+            (proof.preperiod, proof.period, proof.saltus, proof.proved_at),
+            (pre as u64, p as u64, 0, need as u64)
+        );
+        assert_eq!(proof.theorem, Theorem::Periodicity41);
+        // One value fewer: the theorem's hypothesis fails, no claim.
+        let mut d = Detector::with_window(&game(), 256);
+        assert_eq!(*d.check_now(&g[..need - 1]), Periodicity::Unknown);
+    }
+
+    #[test]
+    fn one_mismatch_deep_inside_the_tail_moves_the_preperiod_or_blocks_the_claim() {
+        let (pre, p) = (3000, 1000);
+        let need = need_1777(pre - 1, p);
+        let mut g = periodic(12, pre, p, 3 * need, 5);
+        // Flip one value between the first and the second period of the tail.
+        let x = pre + p + p / 3;
+        g[x] = (g[x] + 1) % 5;
+        let need_x = need_1777(x, p);
+        for len in [need, need + 1000, need_x - 1] {
+            let mut d = Detector::with_window(&game(), 256);
+            assert_eq!(*d.check_now(&g[..len]), Periodicity::Unknown, "len {len}");
+        }
+        let mut d = Detector::with_window(&game(), 256);
+        let proof = *d.check_now(&g[..need_x]).proof().expect("proved");
+        assert_eq!((proof.preperiod, proof.period), (x as u64 + 1, p as u64));
+        assert_eq!(proof.proved_at, need_x as u64);
+        // The same values in every width give the same verdict.
+        let wide: Vec<u32> = g[..need_x].iter().map(|&v| u32::from(v)).collect();
+        let mut d = Detector::with_window(&game(), 256);
+        assert_eq!(d.check_now(&wide[..]).proof(), Some(&proof));
+    }
+
+    #[test]
+    fn incremental_checks_prove_a_long_period_soon_after_the_bound() {
+        let (pre, p) = (2000, 700);
+        let need = need_1777(pre - 1, p);
+        let g = periodic(13, pre, p, 2 * need, 4);
+        let mut d = Detector::with_window(&game(), 256);
+        let mut len = 0;
+        while len < g.len() && matches!(d.result(), Periodicity::Unknown) {
+            len += 97;
+            d.check(&g[..len.min(g.len())]);
+        }
+        let proof = *d.result().proof().expect("proved");
+        assert_eq!((proof.preperiod, proof.period), (pre as u64, p as u64));
+        assert!(
+            len >= need && len <= need + need / 4 + 1024 + 97,
+            "proved at {len}"
+        );
+    }
+
+    #[test]
+    fn period_above_the_kmp_window_at_full_scale() {
+        // p > 2^20: invisible to the 2^21-difference KMP window; found by the sweep.
+        let (pre, p) = (100, (1 << 21) + 12_345);
+        let need = need_1777(pre - 1, p);
+        let g = periodic(14, pre, p, need, 200);
+        let proof = *detect(&game(), &g[..]).proof().expect("proved");
+        assert_eq!(
+            (proof.preperiod, proof.period, proof.proved_at),
+            (pre as u64, p as u64, need as u64)
+        );
+        assert_eq!(detect(&game(), &g[..need - 1]), Periodicity::Unknown);
     }
 }

@@ -13,6 +13,7 @@
 use super::bitset::{self, or_into, or_xor_translated, Rows};
 use super::error::OctalError;
 use super::rules::Rules;
+use super::values::Cell;
 
 /// Working-memory cap for the rows kept here (in 64-bit words; 2^25 words = 256 MiB).
 pub(crate) const MAX_SET_WORDS: usize = 1 << 25;
@@ -61,9 +62,9 @@ impl SetState {
     }
 
     /// Brings the rows up to date before G(n) is computed (`g` holds G(0..n)).
-    pub fn prepare(
+    pub fn prepare<T: Cell>(
         &mut self,
-        g: &[u32],
+        g: &[T],
         n: usize,
         words: usize,
         rules: &Rules,
@@ -87,7 +88,7 @@ impl SetState {
                 let s = x2.end();
                 let row = x2.push();
                 for a in 1..=s / 2 {
-                    bitset::set(row, g[a] ^ g[s - a]);
+                    bitset::set(row, g[a].get() ^ g[s - a].get());
                 }
             }
             x2.drop_below(low);
@@ -106,7 +107,7 @@ impl SetState {
                 if let Some(ring) = &mut self.rings[1] {
                     if r >= 1 {
                         let k = slot * ring.words;
-                        bitset::set(&mut ring.data[k..k + ring.words], g[r]);
+                        bitset::set(&mut ring.data[k..k + ring.words], g[r].get());
                     }
                 }
                 if self.rings[2].is_some() {
@@ -164,18 +165,18 @@ impl SetState {
     }
 
     /// `dst |= X3(r)`.
-    fn or_x3(&self, g: &[u32], r: usize, dst: &mut [u64]) {
+    fn or_x3<T: Cell>(&self, g: &[T], r: usize, dst: &mut [u64]) {
         for (a, &ga) in g.iter().enumerate().take(r / 3 + 1).skip(1) {
             let row = self.x2_row(r - a);
             if !row.is_empty() {
-                or_xor_translated(dst, row, ga);
+                or_xor_translated(dst, row, ga.get());
             }
         }
     }
 
     /// Adds the exclusions of three-heap digits with `u ≥ −1`, two-heap digits with `u ≥ 0`
     /// (when X2 rows are kept) and all recurring classes, for heap `n`.
-    pub fn exclude(&self, g: &[u32], n: usize, rules: &Rules, excl: &mut [u64]) {
+    pub fn exclude<T: Cell>(&self, g: &[T], n: usize, rules: &Rules, excl: &mut [u64]) {
         if self.x2.is_some() {
             for &u in &rules.twos {
                 if u >= 0 && (u as usize) + 2 <= n {

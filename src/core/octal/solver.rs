@@ -1,11 +1,12 @@
 //! Engine + detector: compute until a length or until periodicity is proved.
 
 use super::code::Game;
-use super::engine::{Engine, Value};
+use super::engine::Engine;
 use super::error::OctalError;
 use super::moves::{winning_moves, MovePage};
 use super::periodicity::{Detector, Periodicity};
 use super::value::value_at;
+use super::values::Values;
 
 /// A game's computation state: values, the periodicity verdict, and queries on them.
 #[derive(Debug, Clone)]
@@ -22,8 +23,9 @@ impl Solver {
         }
     }
 
-    /// Continues from stored values (see [`Engine::resume`]); the verdict is re-derived.
-    pub fn resume(game: &Game, values: Vec<Value>) -> Result<Solver, OctalError> {
+    /// Continues from stored values (a `Vec<u32>` or [`Values`], see [`Engine::resume`]); the
+    /// verdict is re-derived.
+    pub fn resume(game: &Game, values: impl Into<Values>) -> Result<Solver, OctalError> {
         let engine = Engine::resume(game, values)?;
         let mut detector = Detector::new(game);
         detector.check_now(engine.values());
@@ -39,11 +41,21 @@ impl Solver {
     pub fn game(&self) -> &Game {
         self.engine.game()
     }
-    pub fn values(&self) -> &[Value] {
+    /// G(0..len) in the narrowest width (1, 2 or 4 bytes a value). Callers that need u32s:
+    /// [`Values::get`], [`Values::iter`], [`Values::range_u32`], [`Values::to_u32_vec`].
+    pub fn values(&self) -> &Values {
         self.engine.values()
     }
     pub fn periodicity(&self) -> &Periodicity {
         self.detector.result()
+    }
+    /// Gives the values back.
+    pub fn into_values(self) -> Values {
+        self.engine.into_values()
+    }
+    /// The periodicity detector (e.g. to switch the long-period sweep off for a benchmark).
+    pub fn detector_mut(&mut self) -> &mut Detector {
+        &mut self.detector
     }
 
     /// Computes values until `len() ≥ max_n`, or — with `until_proved` — until periodicity is
@@ -91,7 +103,7 @@ impl Solver {
     ) -> Result<MovePage, OctalError> {
         winning_moves(
             self.game(),
-            self.engine.values(),
+            self.engine.values().as_ref(),
             self.detector.result(),
             heaps,
             cursor,

@@ -28,6 +28,7 @@
 
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, HEAPS};
+use super::values::Cell;
 
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
@@ -78,14 +79,14 @@ pub(crate) struct Sparse {
     probe_eligible: usize,
     head_len: usize,
     head: usize,
-    /// The values as u16 (sparse mode only runs while every value is below 2^16): half the
-    /// cache footprint of the u32 values for the random accesses of the loops below.
-    g16: Vec<u16>,
     /// Statistics: heaps whose rare check needed a scan beyond the premarked probe head, and
     /// total split pairs marked for rare checks (the head included, for the engine's cost
     /// model).
     pub scans: u64,
     pub scanned_pairs: u64,
+    /// When nonzero, the pairs with a rare part whose two parts are both below `split_at` are
+    /// already in `excl` (the engine's parallel block pass, `sparse_block.rs`) and are skipped.
+    split_at: usize,
 }
 
 /// Occurrences per common value in the probe list.
@@ -100,7 +101,7 @@ const HEAD_GROW: usize = 3;
 const HEAD_SHRINK: usize = 2;
 
 impl Sparse {
-    pub fn new(mask: u32, g: &[u32], words: usize) -> Sparse {
+    pub fn new<T: Cell>(mask: u32, g: &[T], words: usize) -> Sparse {
         let mut s = Sparse {
             mask,
             rare: Vec::new(),
@@ -111,7 +112,6 @@ impl Sparse {
             premarked: None,
             stamp: 0,
             missing: Vec::new(),
-            g16: Vec::new(),
             firsts: Vec::new(),
             probe: Vec::new(),
             probe_vals: Vec::new(),
@@ -124,13 +124,27 @@ impl Sparse {
             head: 0,
             scans: 0,
             scanned_pairs: 0,
+            split_at: 0,
         };
         s.widen(words);
-        s.g16.reserve(g.len());
         for (a, &v) in g.iter().enumerate() {
-            s.push(a, v);
+            s.push(a, v.get());
         }
         s
+    }
+
+    /// Rare positions' values (same order as [`Sparse::rare`]).
+    pub(crate) fn rare_vals(&self) -> &[u16] {
+        &self.rare_vals
+    }
+
+    /// See the field `split_at` (0: nothing premarked).
+    /// A change drops the current four-heap premark: it skipped the pairs below the old bound.
+    pub(crate) fn set_split_at(&mut self, split_at: usize) {
+        if split_at != self.split_at {
+            self.premarked = None;
+            self.split_at = split_at;
+        }
     }
 
     #[inline(always)]
@@ -157,8 +171,6 @@ impl Sparse {
 
     /// Records G(n) = v.
     pub fn push(&mut self, n: usize, v: u32) {
-        debug_assert_eq!(self.g16.len(), n);
-        self.g16.push(v as u16);
         if n == 0 {
             return;
         }
@@ -178,13 +190,13 @@ impl Sparse {
 
     /// Rebuilds the probe list when new positions are due, at most every n/16 heaps (a stale
     /// list is only slower).
-    fn refresh_probe(&mut self, n: usize, g: &[u16]) {
+    fn refresh_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
         if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
             self.rebuild_probe(n, g);
         }
     }
 
-    fn rebuild_probe(&mut self, n: usize, g: &[u16]) {
+    fn rebuild_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
         self.probe_dirty = false;
         self.probe.clear();
         // Positions below HEAPS go last, so that the head of the list can be marked for a
@@ -210,7 +222,7 @@ impl Sparse {
         }
         self.probe_eligible = self.probe.len();
         self.probe.extend(late);
-        self.probe_vals = self.probe.iter().map(|&a| g[a as usize]).collect();
+        self.probe_vals = self.probe.iter().map(|&a| g[a as usize].low16()).collect();
         self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
         self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
@@ -221,10 +233,13 @@ impl Sparse {
     /// unknown then) and a ≥ first − u (a itself unknown then).
     /// With a part rule (`gap > 0`) it also adds the pairs of the block's forbidden window
     /// ([`gap_window`]) that are allowed for this heap; every pair marked here is tested.
+    /// (Pairs already in `excl` through `split_at` may be marked again: harmless.)
+    ///
+    /// [`gap_window`]: super::split::gap_window
     #[allow(clippy::too_many_arguments)]
-    fn mark_block_rest(
+    fn mark_block_rest<T: Cell>(
         &mut self,
-        g: &[u16],
+        g: &[T],
         n: usize,
         first: usize,
         twos: &[i64],
@@ -246,7 +261,7 @@ impl Sparse {
             for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
                 let a = self.rare[i] as usize;
                 if allowed(a, r, gap) {
-                    mark[usize::from(self.rare_vals[i] ^ g[r - a])] = stamp;
+                    mark[usize::from(self.rare_vals[i] ^ g[r - a].low16())] = stamp;
                 }
             }
         }
@@ -255,14 +270,9 @@ impl Sparse {
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
     /// parts must differ by at least `twos.gap` (0: any split).
-    pub fn step(&mut self, _g: &[u32], n: usize, twos: &Twos, excl: &[u64]) -> u32 {
-        let g16 = std::mem::take(&mut self.g16);
-        let v = self.step16(&g16, n, &twos.us, twos.gap, excl);
-        self.g16 = g16;
-        v
-    }
-
-    fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], gap: usize, excl: &[u64]) -> u32 {
+    /// `g` holds G(0..n), below 2^16 (in the engine's width: no copy of the values is kept).
+    pub fn step<T: Cell>(&mut self, g: &[T], n: usize, twos: &Twos, excl: &[u64]) -> u32 {
+        let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
             self.marks.fill(0);
             self.stamp = 0;
@@ -313,14 +323,15 @@ impl Sparse {
                         .rare
                         .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
                     let end = self.rare.partition_point(|&a| (a as usize) < r);
-                    // Skip the forbidden window; `mark_block_rest` adds what each heap allows.
-                    let (w0, w1) = window_indices(&self.rare, r, gap);
-                    let w0 = w0.clamp(start, end);
-                    let w1 = w1.clamp(w0, end);
-                    for (s, e) in [(start, w0), (w1, end)] {
+                    // Skip the forbidden window (`mark_block_rest` adds what each heap
+                    // allows) and the positions in (r + HEAPS − 1 − split_at, split_at), which
+                    // pair below split_at for every heap of the block: already in `excl`.
+                    let window = window_indices(&self.rare, r, gap);
+                    let cut = premarked_cut(&self.rare, self.split_at, r + HEAPS - 1, start, end);
+                    for (i, k) in without(start, end, [window, cut]) {
                         mark_rare_pairs_block(
-                            &self.rare[s..e],
-                            &self.rare_vals[s..e],
+                            &self.rare[i..k],
+                            &self.rare_vals[i..k],
                             &g[..n],
                             r,
                             &mut self.marks,
@@ -342,12 +353,14 @@ impl Sparse {
                         continue;
                     };
                     // Allowed positions: the smaller part in [lo, hi] or the larger part in
-                    // [r − hi, r − lo].
+                    // [r − hi, r − lo]; less those pairing below split_at (already in `excl`).
                     let pos = |x: usize| self.rare.partition_point(|&a| (a as usize) < x);
                     let (s1, e1) = (pos(lo), pos(hi + 1));
                     let (s2, e2) = (pos(r - hi).max(e1), pos(r - lo + 1));
-                    for (s, e) in [(s1, e1), (s2, e2)] {
-                        mark_rare_pairs(&self.rare[s..e], &self.rare_vals[s..e], g, r, mark, stamp);
+                    let cut = premarked_cut(&self.rare, self.split_at, r, s1, e2);
+                    let parts = without(s1, e2, [(e1, s2), cut]);
+                    for (i, k) in parts {
+                        mark_rare_pairs(&self.rare[i..k], &self.rare_vals[i..k], g, r, mark, stamp);
                     }
                 }
                 (0, stamp)
@@ -378,7 +391,7 @@ impl Sparse {
                     continue;
                 };
                 for a in lo..=hi {
-                    mark[usize::from(g[a] ^ g[r - a])] = stamp;
+                    mark[usize::from(g[a].low16() ^ g[r - a].low16())] = stamp;
                 }
             }
             return (0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32;
@@ -417,7 +430,7 @@ impl Sparse {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
                             if a >= lo && a <= hi {
-                                mark[usize::from(va ^ g[r - a])] = stamp;
+                                mark[usize::from(va ^ g[r - a].low16())] = stamp;
                             }
                         }
                     }
@@ -439,7 +452,7 @@ impl Sparse {
                     let left = &g[a..end];
                     let right = &g[r + 1 - end..=r - a];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                        mark[usize::from(x ^ y)] = stamp;
+                        mark[usize::from(x.low16() ^ y.low16())] = stamp;
                     }
                     self.scanned_pairs += (end - a) as u64;
                     a = end;
@@ -469,6 +482,44 @@ fn drop_marked(missing: &mut Vec<u16>, mark: &Marks, stamp: Stamp) {
     missing.truncate(kept);
 }
 
+/// The rare indices `[cut1, cut2)` within `[start, end)` whose positions a satisfy
+/// `r_max − split_at < a < split_at`: for every total r ≤ r_max their pair (a, r − a) has both
+/// parts below `split_at`, so it was premarked (see `split_at`). `(end, end)` when none.
+fn premarked_cut(
+    rare: &[u32],
+    split_at: usize,
+    r_max: usize,
+    start: usize,
+    end: usize,
+) -> (usize, usize) {
+    let from = (r_max + 1).saturating_sub(split_at);
+    if split_at == 0 || from >= split_at {
+        return (end, end);
+    }
+    let cut1 = rare
+        .partition_point(|&a| (a as usize) < from)
+        .clamp(start, end);
+    let cut2 = rare
+        .partition_point(|&a| (a as usize) < split_at)
+        .clamp(cut1, end);
+    (cut1, cut2)
+}
+
+/// The index range `[start, end)` less the (possibly overlapping or empty) index ranges
+/// `skips`, as at most three ascending, disjoint ranges (some empty).
+fn without(start: usize, end: usize, mut skips: [(usize, usize); 2]) -> [(usize, usize); 3] {
+    skips.sort_unstable();
+    let mut out = [(end, end); 3];
+    let mut at = start;
+    for (k, &(a, b)) in skips.iter().enumerate() {
+        let a = a.clamp(at, end);
+        out[k] = (at, a);
+        at = b.clamp(a, end);
+    }
+    out[2] = (at, end);
+    out
+}
+
 /// Slot `j` of the mark arrays.
 #[inline(always)]
 fn slot(marks: &mut [Stamp], j: usize) -> &mut Marks {
@@ -480,9 +531,16 @@ fn slot(marks: &mut [Stamp], j: usize) -> &mut Marks {
 /// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
 /// Kept out of line so that the hot loop gets all registers to itself.
 #[inline(never)]
-fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut Marks, stamp: Stamp) {
+fn mark_rare_pairs<T: Cell>(
+    pos: &[u32],
+    vals: &[u16],
+    g: &[T],
+    r: usize,
+    mark: &mut Marks,
+    stamp: Stamp,
+) {
     for (&a, &va) in pos.iter().zip(vals) {
-        mark[usize::from(va ^ g[r - a as usize])] = stamp;
+        mark[usize::from(va ^ g[r - a as usize].low16())] = stamp;
     }
 }
 
@@ -490,10 +548,10 @@ fn mark_rare_pairs(pos: &[u32], vals: &[u16], g: &[u16], r: usize, mark: &mut Ma
 /// slot j of `marks` with stamp `s0 + j`. Every partner `r − a + j` must be in `g`. The
 /// partners of a position are adjacent, so one pass over the positions serves all heaps.
 #[inline(never)]
-fn mark_rare_pairs_block(
+fn mark_rare_pairs_block<T: Cell>(
     pos: &[u32],
     vals: &[u16],
-    g: &[u16],
+    g: &[T],
     r: usize,
     marks: &mut [Stamp],
     s0: Stamp,
@@ -505,9 +563,9 @@ fn mark_rare_pairs_block(
         std::array::from_fn(|_| slots.next().expect("HEAPS slots"));
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let q: &[u16; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
         for (k, mark) in slots.iter_mut().enumerate() {
-            mark[usize::from(va ^ q[k])] = s0 + k as Stamp;
+            mark[usize::from(va ^ q[k].low16())] = s0 + k as Stamp;
         }
     }
 }

@@ -2,13 +2,20 @@
 
 use super::error::OctalError;
 use super::periodicity::Periodicity;
+use super::values::ValuesRef;
 
 /// G(heap): read from `values` when `heap < values.len()`, otherwise from the proved
 /// (arithmetico-)periodicity: with n0 = preperiod, p = period, s = saltus,
 /// `G(heap) = G(n0 + (heap−n0) mod p) + s·⌊(heap−n0)/p⌋` (computed in u128; an error when
 /// the result exceeds u64). Without a proof a heap beyond the values is an error.
-pub fn value_at(values: &[u32], periodicity: &Periodicity, heap: u64) -> Result<u64, OctalError> {
-    if let Some(&v) = usize::try_from(heap).ok().and_then(|h| values.get(h)) {
+/// `values` is a `&[u32]`, a `&Values` or a [`ValuesRef`].
+pub fn value_at<'a>(
+    values: impl Into<ValuesRef<'a>>,
+    periodicity: &Periodicity,
+    heap: u64,
+) -> Result<u64, OctalError> {
+    let values = values.into();
+    if let Some(v) = usize::try_from(heap).ok().and_then(|h| values.get(h)) {
         return Ok(u64::from(v));
     }
     let Periodicity::Proved(p) = periodicity else {
@@ -26,7 +33,7 @@ pub fn value_at(values: &[u32], periodicity: &Periodicity, heap: u64) -> Result<
         });
     };
     let base = p.preperiod + off % p.period;
-    let Some(&gb) = usize::try_from(base).ok().and_then(|b| values.get(b)) else {
+    let Some(gb) = usize::try_from(base).ok().and_then(|b| values.get(b)) else {
         return Err(OctalError::HeapBeyondRange {
             heap,
             computed: values.len(),
