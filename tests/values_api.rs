@@ -367,9 +367,11 @@ async fn job_values_are_read_back_from_the_store() {
     .await;
     let mut solver = Solver::new(&Game::parse("0.6").unwrap());
     solver.run(n as usize, false, &mut || false).unwrap();
-    let want: Vec<u64> = solver.values()[..n as usize]
-        .iter()
-        .map(|&v| u64::from(v))
+    let want: Vec<u64> = solver
+        .values()
+        .range_u32(..n as usize)
+        .into_iter()
+        .map(u64::from)
         .collect();
     for accept in FORMATS {
         let (start, count) = (60_000u64, 90_000u64);

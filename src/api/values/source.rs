@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::api::error::ApiError;
-use crate::core::octal::{Periodicity, Solver};
+use crate::core::octal::{Periodicity, Solver, ValuesRef};
 use crate::octal_service::CachedSolver;
 use crate::store::{PeriodicityRecord, Store, CHUNK};
 
@@ -114,22 +114,28 @@ pub fn runs(len: u64, period: Option<&Period>, a: u64, n: usize, out: &mut Vec<R
 }
 
 /// Appends the values of `runs` read from `values` (which must hold every base index).
-fn fill_from(values: &[u32], runs: &[Run], out: &mut Vec<u64>) {
+fn fill_from(values: ValuesRef<'_>, runs: &[Run], out: &mut Vec<u64>) {
+    fn extend<T: Copy + Into<u64>>(slice: &[T], add: u64, out: &mut Vec<u64>) {
+        if add == 0 {
+            out.extend(slice.iter().map(|&v| v.into()));
+        } else {
+            out.extend(slice.iter().map(|&v| v.into() + add));
+        }
+    }
     for r in runs {
         let from = r.from as usize;
-        let slice = &values[from..from + r.len];
-        if r.add == 0 {
-            out.extend(slice.iter().map(|&v| u64::from(v)));
-        } else {
-            out.extend(slice.iter().map(|&v| u64::from(v) + r.add));
+        match values.slice(from..from + r.len) {
+            ValuesRef::U8(g) => extend(g, r.add, out),
+            ValuesRef::U16(g) => extend(g, r.add, out),
+            ValuesRef::U32(g) => extend(g, r.add, out),
         }
     }
 }
 
 /// The one place that reads a solver's values: when the engine's value width changes, only
 /// this changes.
-fn solver_values(s: &Solver) -> &[u32] {
-    s.values()
+fn solver_values(s: &Solver) -> ValuesRef<'_> {
+    s.values().as_ref()
 }
 
 /// Most values a width scan of stored values reads (1 GiB of u32); beyond it the width falls
@@ -214,7 +220,7 @@ impl Prefix {
                 let m = tokio::task::spawn_blocking(move || {
                     solver.read(|s| {
                         let v = solver_values(s);
-                        v[from as usize..to as usize].iter().copied().max()
+                        v.slice(from as usize..to as usize).iter().max()
                     })
                 })
                 .await
@@ -326,17 +332,18 @@ mod tests {
                     _ => u64::MAX - rng.below(5000),
                 };
                 let n = (rng.below(3000) + 1).min((u64::MAX - a).saturating_add(1)) as usize;
-                let base = values[per.preperiod as usize..(per.preperiod + per.period) as usize]
+                let base = values
+                    .as_ref()
+                    .slice(per.preperiod as usize..(per.preperiod + per.period) as usize)
                     .iter()
                     .max()
-                    .copied()
                     .unwrap_or(0);
                 if per.bound(u64::from(base), a + (n as u64 - 1)) > u128::from(u64::MAX) {
                     continue; // the handler refuses such ranges (values beyond u64)
                 }
                 runs(len, Some(&per), a, n, &mut out);
                 got.clear();
-                fill_from(values, &out, &mut got);
+                fill_from(values.as_ref(), &out, &mut got);
                 assert_eq!(got.len(), n);
                 for (i, g) in got.iter().enumerate() {
                     let h = a + i as u64;
@@ -354,9 +361,11 @@ mod tests {
         let s = solved("0.07");
         let per = Period::of(s.periodicity()).unwrap();
         let lo = per.preperiod as usize;
-        let base = s.values()[lo..lo + per.period as usize]
+        let base = s
+            .values()
+            .as_ref()
+            .slice(lo..lo + per.period as usize)
             .iter()
-            .copied()
             .max()
             .unwrap();
         assert_eq!(per.bound(u64::from(base), u64::MAX), u128::from(base));
