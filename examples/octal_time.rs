@@ -1,12 +1,13 @@
 //! Timing harness for the octal engine.
 //!
-//! `cargo run --release --example octal_time -- CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]`
+//! `cargo run --release --example octal_time -- CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]`
 //!
 //! ```text
-//! octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]
+//! octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]
 //! ```
-//! Computes G(0..N) (or until periodicity is proved, capped at N) and prints the wall time,
-//! the CPU time, values per second, the peak resident memory (VmHWM) and the verdict.
+//! Computes G(0..N) (or until periodicity is proved, capped at N, or until S seconds have
+//! passed) and prints the wall time, the CPU time, values per second, the peak resident memory
+//! (VmHWM) and the verdict. `CODE` may be `grundy` (Grundy's game).
 
 use std::time::Instant;
 
@@ -36,7 +37,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(code) = args.get(1) else {
         eprintln!(
-            "usage: octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense]"
+            "usage: octal_time CODE [--n N] [--until-proved] [--threads T] [--naive] [--dense] [--seconds S]"
         );
         std::process::exit(2);
     };
@@ -45,6 +46,7 @@ fn main() {
     let mut threads = 1usize;
     let mut naive = false;
     let mut dense = false;
+    let mut seconds: Option<f64> = None;
     let mut i = 2;
     while i < args.len() {
         match args[i].as_str() {
@@ -54,6 +56,10 @@ fn main() {
             }
             "--threads" => {
                 threads = args[i + 1].parse().expect("--threads T");
+                i += 1;
+            }
+            "--seconds" => {
+                seconds = Some(args[i + 1].parse().expect("--seconds S"));
                 i += 1;
             }
             "--until-proved" => until = true,
@@ -80,7 +86,16 @@ fn main() {
         let mut s = Solver::new(&game);
         s.engine_mut().set_threads(threads);
         s.engine_mut().set_allow_sparse(!dense);
-        let verdict = *s.run(n, until, &mut || false).expect("run");
+        let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
+        let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
+        let verdict = match s.run(n, until, &mut stop) {
+            Ok(v) => *v,
+            Err(grundy::core::octal::OctalError::Stopped { computed }) => {
+                println!("stopped after {seconds:?} s at {computed} values");
+                *s.periodicity()
+            }
+            Err(e) => panic!("run: {e}"),
+        };
         (
             s.values().len(),
             verdict,

@@ -40,6 +40,7 @@ pub fn build(state: AppState) -> Router {
     routes
         .with_state(state)
         .merge(SwaggerUi::new("/docs").url("/openapi.json", openapi))
+        .merge(crate::api::pages::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
@@ -48,6 +49,7 @@ pub fn build(state: AppState) -> Router {
         .layer(middleware::from_fn(record_metrics))
         .layer(CatchPanicLayer::custom(|_| ApiError::Internal("handler panicked".into()).into_response()))
         .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(middleware::from_fn(crate::api::pages::security_headers))
         // 5xx are logged where they arise (ApiError::Internal at error); shed or timed-out
         // requests must not flood the log exactly when the server is overloaded.
         .layer(TraceLayer::new_for_http().on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)).make_span_with(|req: &Request| {

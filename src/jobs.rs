@@ -6,17 +6,31 @@
 //!
 //! A crashed replica's jobs are picked up when their lease expires (or at once by the same
 //! replica restarted with the same `GRUNDY_REPLICA_ID`), resuming from the last checkpoint.
+//!
+//! When the store fails (full disk, lost connection, wiped database) a running job keeps what
+//! it computed in memory, stops computing further (memory stays bounded by one interval of
+//! unsaved values), records why it is stalled (shown in the job document) and retries its
+//! checkpoint with back-off (250 ms doubling to 5 s, sooner when the store's fault clears).
+//! It continues once a checkpoint commits: nothing already computed is computed again. A job
+//! whose row vanished with a wiped or replaced database is re-registered from memory, and its
+//! whole sequence is written again. Store errors are logged by the store's health (one ERROR
+//! when a fault starts, one INFO when it clears), not per attempt.
 
+use std::collections::HashSet;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::core::octal::{Game, OctalError, Periodicity};
+use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::octal_service::OctalServiceError;
 use crate::state::AppState;
-use crate::store::{tail_offset, Checkpoint, Job, JobStatus, PeriodicityRecord, Store, StoreError};
+use crate::store::{
+    now_ms, tail_offset, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord, Stall,
+    Store, StoreError,
+};
 
 /// Handles of the running workers, to stop them at shutdown.
 pub struct Workers {
@@ -30,10 +44,14 @@ impl Workers {
     pub fn start(app: &AppState) -> Workers {
         let shutdown = Arc::new(AtomicBool::new(false));
         let wake = app.job_notify.clone();
+        // Jobs this replica's workers hold in memory, never claimed by a second one of them.
+        let held: Held = Arc::default();
+        let released_own = Arc::new(tokio::sync::OnceCell::new());
         let handles = (0..app.config.job_workers)
-            .map(|i| {
-                let (app, shutdown) = (app.clone(), shutdown.clone());
-                tokio::spawn(async move { worker(app, i, shutdown).await })
+            .map(|_| {
+                let (app, shutdown, held) = (app.clone(), shutdown.clone(), held.clone());
+                let released_own = released_own.clone();
+                tokio::spawn(async move { worker(app, shutdown, held, released_own).await })
             })
             .collect();
         Workers {
@@ -53,40 +71,240 @@ impl Workers {
     }
 }
 
-async fn worker(app: AppState, index: usize, shutdown: Arc<AtomicBool>) {
+type Held = Arc<Mutex<HashSet<String>>>;
+
+/// Retry delays while the store fails: 250 ms doubling to 5 s.
+struct Backoff(Duration);
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(250);
+    const MAX: Duration = Duration::from_secs(5);
+
+    fn new() -> Self {
+        Backoff(Self::FIRST)
+    }
+
+    fn reset(&mut self) {
+        self.0 = Self::FIRST;
+    }
+
+    /// Waits for the current delay (less if the store's fault clears or a shutdown or
+    /// submission wakes the workers), then doubles it.
+    async fn wait(&mut self, app: &AppState, store: &Store) {
+        tokio::select! {
+            () = store.wait_health_change(self.0) => {}
+            () = app.job_notify.notified() => {}
+        }
+        self.0 = (self.0 * 2).min(Self::MAX);
+    }
+}
+
+async fn worker(
+    app: AppState,
+    shutdown: Arc<AtomicBool>,
+    held: Held,
+    released_own: Arc<tokio::sync::OnceCell<()>>,
+) {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
-    let mut released_own = false;
+    let mut backoff = Backoff::new();
     while !shutdown.load(Ordering::SeqCst) {
         let Some(store) = app.store() else {
             tokio::time::sleep(Duration::from_millis(500)).await;
             continue;
         };
-        if index == 0 && !released_own {
-            // A restart under the same replica id takes its own interrupted jobs back now
-            // instead of waiting for their leases to expire.
-            if let Err(e) = store.requeue_owned(&owner).await {
-                tracing::warn!(error = %e, "could not requeue this replica's interrupted jobs");
-            }
-            released_own = true;
-        }
-        match store.claim_job(&owner, lease_ms).await {
+        // A restart under the same replica id takes its own interrupted jobs back now instead
+        // of waiting for their leases to expire. Once, and before any worker claims: run later
+        // it would take back a job another worker of this replica had just claimed. (A failure
+        // is logged by the store; the leases then expire as after a crash.)
+        released_own
+            .get_or_init(|| async {
+                let _ = store.requeue_owned(&owner).await;
+            })
+            .await;
+        let exclude: Vec<String> = held
+            .lock()
+            .map(|h| h.iter().cloned().collect())
+            .unwrap_or_default();
+        match store.claim_job_excluding(&owner, lease_ms, &exclude).await {
             Ok(Some(job)) => {
+                backoff.reset();
                 let id = job.id.clone();
                 tracing::info!(job = %id, code = %job.code, max_n = job.max_n, attempts = job.attempts, "job claimed");
+                if let Ok(mut h) = held.lock() {
+                    h.insert(id.clone());
+                }
                 if let Err(e) = run(&app, &store, job, &shutdown).await {
                     tracing::error!(job = %id, error = %e, "job run failed (the lease will expire and another worker retries)");
                 }
+                if let Ok(mut h) = held.lock() {
+                    h.remove(&id);
+                }
+                store.clear_stall(&id);
             }
             Ok(None) => {
+                backoff.reset();
                 // Idle: wait for a local submission or poll for jobs from other replicas.
                 let _ = tokio::time::timeout(Duration::from_millis(500), app.job_notify.notified())
                     .await;
             }
             Err(e) => {
-                tracing::warn!(error = %e, "could not claim a job");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                tracing::debug!(error = %e, "could not claim a job");
+                backoff.wait(&app, &store).await;
             }
+        }
+    }
+}
+
+/// Runs `op` until it succeeds, marking the job stalled meanwhile; `None` on shutdown.
+async fn retrying<T, F, Fut>(
+    app: &AppState,
+    store: &Store,
+    job: &str,
+    computed: u64,
+    shutdown: &AtomicBool,
+    mut op: F,
+) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, StoreError>>,
+{
+    let mut backoff = Backoff::new();
+    let mut stall: Option<Stall> = None;
+    loop {
+        match op().await {
+            Ok(v) => {
+                if stall.is_some() {
+                    store.clear_stall(job);
+                }
+                return Some(v);
+            }
+            Err(e) => {
+                mark_stalled(store, job, &mut stall, &e, computed);
+                if shutdown.load(Ordering::SeqCst) {
+                    return None;
+                }
+                backoff.wait(app, store).await;
+            }
+        }
+    }
+}
+
+fn mark_stalled(
+    store: &Store,
+    job: &str,
+    stall: &mut Option<Stall>,
+    e: &StoreError,
+    computed: u64,
+) {
+    let s = stall.get_or_insert_with(|| Stall {
+        kind: e.kind(),
+        detail: String::new(),
+        since_ms: now_ms(),
+        retries: 0,
+        computed,
+    });
+    s.kind = e.kind();
+    s.detail = e.to_string();
+    s.retries += 1;
+    s.computed = computed;
+    store.set_stall(job, s.clone());
+}
+
+/// A running job's view of what the store holds.
+struct Saver<'a> {
+    app: &'a AppState,
+    store: &'a Store,
+    job: &'a Job,
+    owner: &'a str,
+    code: &'a str,
+    lease_ms: i64,
+    /// Values known stored (a multiple of nothing in particular; writes start at its chunk).
+    already: usize,
+    /// The store's epoch when `already` was last known right.
+    epoch: u64,
+    /// A checkpoint failed or the store was reopened since the claim: a vanished row is
+    /// taken for a wiped database and re-registered.
+    saw_fault: bool,
+}
+
+impl Saver<'_> {
+    /// Saves the solver's values beyond what is stored, renewing the lease; retries with
+    /// back-off while the store fails (the job is marked stalled meanwhile, and computes
+    /// nothing further). `None` on shutdown while the store still fails.
+    async fn save(
+        &mut self,
+        solver: &Solver,
+        rate: Option<f64>,
+        shutdown: &AtomicBool,
+    ) -> Option<Checkpoint> {
+        let mut backoff = Backoff::new();
+        let mut stall: Option<Stall> = None;
+        loop {
+            if self.store.epoch() != self.epoch {
+                // The database may have lost what we wrote: write everything again.
+                self.epoch = self.store.epoch();
+                self.already = 0;
+                self.saw_fault = true;
+            }
+            let offset = tail_offset(self.already);
+            let (tail, json) = (
+                solver.values()[offset..].to_vec(),
+                PeriodicityRecord::json_of(solver.periodicity()),
+            );
+            let total = offset + tail.len();
+            let result = self
+                .store
+                .checkpoint(CheckpointArgs {
+                    job_id: &self.job.id,
+                    owner: self.owner,
+                    code: self.code,
+                    offset,
+                    tail: &tail,
+                    periodicity: json.as_deref(),
+                    rate,
+                    lease_ms: self.lease_ms,
+                })
+                .await;
+            drop(tail);
+            let e = match result {
+                Ok(Checkpoint::Missing) if self.saw_fault => {
+                    match self
+                        .store
+                        .restore_job(self.job, self.owner, self.lease_ms)
+                        .await
+                    {
+                        Ok(()) => {
+                            self.already = 0;
+                            continue;
+                        }
+                        Err(e) => e,
+                    }
+                }
+                Ok(Checkpoint::Missing) => return Some(Checkpoint::Lost),
+                Ok(cp) => {
+                    self.already = total;
+                    if stall.is_some() {
+                        self.store.clear_stall(&self.job.id);
+                        tracing::info!(job = %self.job.id, computed = total, "job checkpoint stored again; continuing");
+                    }
+                    return Some(cp);
+                }
+                Err(StoreError::PrefixMissing { .. }) if offset > 0 => {
+                    self.already = 0;
+                    self.saw_fault = true;
+                    continue;
+                }
+                Err(e) => e,
+            };
+            self.saw_fault = true;
+            mark_stalled(self.store, &self.job.id, &mut stall, &e, total as u64);
+            if shutdown.load(Ordering::SeqCst) {
+                tracing::warn!(job = %self.job.id, error = %e,
+                    "shutting down while the store refuses the job's checkpoint; it resumes from the last stored one");
+                return None;
+            }
+            backoff.wait(self.app, self.store).await;
         }
     }
 }
@@ -108,32 +326,52 @@ async fn run(
 ) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
     let lease_ms = app.config.job_lease.as_millis() as i64;
+    let epoch = store.epoch();
     let game = match Game::parse(&job.code) {
         Ok(g) => g,
         Err(e) => {
-            store
-                .finish_job(
-                    &job.id,
-                    &owner,
-                    JobStatus::Failed,
-                    0,
-                    Some(&e.to_string()),
-                    None,
-                )
-                .await?;
+            let msg = e.to_string();
+            retrying(app, store, &job.id, 0, shutdown, || {
+                store.finish_job(&job.id, &owner, JobStatus::Failed, 0, Some(&msg), None)
+            })
+            .await;
             return Ok(());
         }
     };
     let code = game.canonical();
-    let resumed = app.octal.resume(store, &game).await.map_err(|e| match e {
-        OctalServiceError::Store(e) => e,
-        other => StoreError::Corrupt(format!("resume task: {other}")),
-    })?;
-    let mut already = resumed.stored;
+    // Load what the store holds, retrying (the job is marked stalled) while the store fails.
+    let Some(values) = retrying(app, store, &job.id, job.computed, shutdown, || {
+        store.load_sequence(&code)
+    })
+    .await
+    else {
+        return Ok(());
+    };
+    let values = values.map(|s| s.values).unwrap_or_default();
+    let resumed = app
+        .octal
+        .resume_from(&game, values)
+        .await
+        .map_err(|e| match e {
+            OctalServiceError::Store(e) => e,
+            other => StoreError::Corrupt(format!("resume task: {other}")),
+        })?;
+    let already = resumed.stored;
     // The job owns its solver outright: it moves into each slice's blocking task and back, so
     // there is no lock to poison (see `crate::octal_service` for the policy).
     let mut solver = resumed.solver;
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
+    let mut saver = Saver {
+        app,
+        store,
+        job: &job,
+        owner: &owner,
+        code: &code,
+        lease_ms,
+        already,
+        epoch,
+        saw_fault: false,
+    };
     loop {
         let (len, proved) = (
             solver.values().len(),
@@ -145,25 +383,11 @@ async fn run(
                 PeriodicityRecord::json_of(solver.periodicity()),
             );
             // Final values first (conditional on the lease), then the status.
-            let offset = tail_offset(already);
-            let tail = solver.values()[offset..].to_vec();
-            match store
-                .checkpoint(
-                    &job.id,
-                    &owner,
-                    &code,
-                    offset,
-                    &tail,
-                    json.as_deref(),
-                    None,
-                    lease_ms,
-                )
-                .await?
-            {
-                Checkpoint::Lost => return Ok(()),
-                _ => {
-                    store
-                        .finish_job(
+            match saver.save(&solver, None, shutdown).await {
+                None | Some(Checkpoint::Lost | Checkpoint::Missing) => return Ok(()),
+                Some(_) => {
+                    let finished = retrying(app, store, &job.id, computed as u64, shutdown, || {
+                        store.finish_job(
                             &job.id,
                             &owner,
                             JobStatus::Done,
@@ -171,7 +395,11 @@ async fn run(
                             None,
                             json.as_deref(),
                         )
-                        .await?;
+                    })
+                    .await;
+                    if finished.is_none() {
+                        return Ok(());
+                    }
                 }
             }
             app.octal.invalidate(&code);
@@ -204,74 +432,66 @@ async fn run(
             }
             Err(e) => {
                 let msg = format!("computation panicked: {e}");
-                store
-                    .finish_job(
+                retrying(app, store, &job.id, saver.already as u64, shutdown, || {
+                    store.finish_job(
                         &job.id,
                         &owner,
                         JobStatus::Failed,
-                        already as u64,
+                        saver.already as u64,
                         Some(&msg),
                         None,
                     )
-                    .await?;
+                })
+                .await;
                 metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
                 return Ok(());
             }
         };
-        let offset = tail_offset(already);
-        let (tail, json) = (
-            solver.values()[offset..].to_vec(),
+        let (total, json) = (
+            solver.values().len(),
             PeriodicityRecord::json_of(solver.periodicity()),
         );
-        let total = offset + tail.len();
         let grown = total.saturating_sub(len);
         metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
         let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let cp = store
-            .checkpoint(
-                &job.id,
-                &owner,
-                &code,
-                offset,
-                &tail,
-                json.as_deref(),
-                Some(rate),
-                lease_ms,
-            )
-            .await?;
-        already = total;
+        let Some(cp) = saver.save(&solver, Some(rate), shutdown).await else {
+            return Ok(());
+        };
+        let total = total as u64;
         match (cp, outcome) {
-            (Checkpoint::Lost, _) => {
+            (Checkpoint::Lost | Checkpoint::Missing, _) => {
                 tracing::warn!(job = %job.id, "lease lost; another replica owns this job now");
                 return Ok(());
             }
             (Checkpoint::Cancel, _) => {
-                store
-                    .finish_job(
+                retrying(app, store, &job.id, total, shutdown, || {
+                    store.finish_job(
                         &job.id,
                         &owner,
                         JobStatus::Cancelled,
-                        total as u64,
+                        total,
                         None,
                         json.as_deref(),
                     )
-                    .await?;
+                })
+                .await;
                 metrics::counter!("grundy_jobs_finished_total", "status" => "cancelled")
                     .increment(1);
                 tracing::info!(job = %job.id, "job cancelled");
                 return Ok(());
             }
             (_, Slice::Failed(msg)) => {
-                store
-                    .finish_job(
+                retrying(app, store, &job.id, total, shutdown, || {
+                    store.finish_job(
                         &job.id,
                         &owner,
                         JobStatus::Failed,
-                        total as u64,
+                        total,
                         Some(&msg),
                         json.as_deref(),
                     )
-                    .await?;
+                })
+                .await;
                 metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
                 return Ok(());
             }

@@ -102,14 +102,14 @@ impl OctalService {
         self.cache.invalidate(code);
     }
 
-    /// A fresh solver for `game` resumed from what `store` holds, for a caller that owns it
-    /// (a job worker). Unlike a request, a job needs the store: its failure is an error.
-    pub async fn resume(&self, store: &Store, game: &Game) -> Result<Resumed, OctalServiceError> {
-        let values = store
-            .load_sequence(&game.canonical())
-            .await?
-            .map(|s| s.values)
-            .unwrap_or_default();
+    /// A fresh solver for `game` resumed from `values` (what the store holds), for a caller
+    /// that owns it (a job worker, which loads the values itself so that it can retry while
+    /// the store fails).
+    pub async fn resume_from(
+        &self,
+        game: &Game,
+        values: Vec<u32>,
+    ) -> Result<Resumed, OctalServiceError> {
         resume(game, values).await
     }
 

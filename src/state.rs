@@ -64,15 +64,20 @@ impl AppState {
             Err(e) => {
                 let me = self.clone();
                 tokio::spawn(async move {
-                    loop {
+                    // Retry every 5 s; log the 1st, 2nd, 4th, 8th, … failure (back-off), and
+                    // at least every 64th.
+                    for attempt in 1u64.. {
                         tokio::time::sleep(std::time::Duration::from_secs(5)).await;
                         match Store::connect(&url).await {
                             Ok(store) => {
-                                tracing::info!("store connected");
+                                tracing::info!(attempts = attempt, "store connected");
                                 me.set_store(store);
                                 break;
                             }
-                            Err(e) => tracing::warn!(error = %e, "store still unreachable"),
+                            Err(e) if attempt.is_power_of_two() || attempt % 64 == 0 => {
+                                tracing::warn!(error = %e, attempts = attempt, "store still unreachable");
+                            }
+                            Err(_) => {}
                         }
                     }
                 });

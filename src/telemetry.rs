@@ -32,6 +32,14 @@ pub fn metrics_handle() -> PrometheusHandle {
             let handle = recorder.handle();
             // Another recorder may already be installed (e.g. by an embedding program).
             let _ = metrics::set_global_recorder(recorder);
+            metrics::describe_counter!(
+                "grundy_store_errors_total",
+                "Store errors by kind: full, unavailable, schema, busy, permission, io, other, replaced"
+            );
+            metrics::describe_gauge!(
+                "grundy_store_fault",
+                "1 while the store refuses writes (see /readyz), else 0"
+            );
             handle
         })
         .clone()

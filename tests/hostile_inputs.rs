@@ -928,7 +928,6 @@ fn cursor_and_id_cases(cases: &mut Vec<Case>) {
 /// Routing: unknown paths, tricks with slashes, case and encodings.
 fn path_cases(cases: &mut Vec<Case>) {
     for p in [
-        "/",
         "/v1",
         "/v1/",
         "/v1/welter",
@@ -955,6 +954,7 @@ fn path_cases(cases: &mut Vec<Case>) {
     let long = format!("/v1/{}", "a".repeat(20_000));
     cases.push(get("paths", long, Whole(404)));
     for p in [
+        "/",
         "/healthz",
         "/readyz",
         "/metrics",

@@ -9,7 +9,7 @@
 
 mod common;
 
-use grundy::store::{Checkpoint, JobStatus, NewJob, Store, CHUNK};
+use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, CHUNK};
 
 async fn sqlite() -> Store {
     Store::connect(&common::temp_sqlite_url()).await.unwrap()
@@ -100,21 +100,48 @@ async fn exercise_jobs(store: &Store) {
     let values: Vec<u32> = (0..300).map(|i| i % 7).collect();
     assert_eq!(
         store
-            .checkpoint("job-a", "r1", "0.6", 0, &values[..10], None, None, 60_000)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-a",
+                owner: "r1",
+                code: "0.6",
+                offset: 0,
+                tail: &values[..10],
+                periodicity: None,
+                rate: None,
+                lease_ms: 60_000
+            })
             .await
             .unwrap(),
         Checkpoint::Continue
     );
     assert_eq!(
         store
-            .checkpoint("job-a", "r1", "0.6", 0, &values, None, Some(1e5), 60_000)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-a",
+                owner: "r1",
+                code: "0.6",
+                offset: 0,
+                tail: &values,
+                periodicity: None,
+                rate: Some(1e5),
+                lease_ms: 60_000
+            })
             .await
             .unwrap(),
         Checkpoint::Continue
     );
     assert_eq!(
         store
-            .checkpoint("job-a", "r2", "0.6", 0, &values, None, None, 60_000)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-a",
+                owner: "r2",
+                code: "0.6",
+                offset: 0,
+                tail: &values,
+                periodicity: None,
+                rate: None,
+                lease_ms: 60_000
+            })
             .await
             .unwrap(),
         Checkpoint::Lost
@@ -126,7 +153,16 @@ async fn exercise_jobs(store: &Store) {
     assert!(c.cancel_requested);
     assert_eq!(
         store
-            .checkpoint("job-b", "r2", "0.07", 0, &values[..50], None, None, 60_000)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-b",
+                owner: "r2",
+                code: "0.07",
+                offset: 0,
+                tail: &values[..50],
+                periodicity: None,
+                rate: None,
+                lease_ms: 60_000
+            })
             .await
             .unwrap(),
         Checkpoint::Cancel
@@ -143,7 +179,16 @@ async fn exercise_jobs(store: &Store) {
     // Lease expiry: r1's lease lapses, r3 takes the job over, r1's late writes are refused.
     assert_eq!(
         store
-            .checkpoint("job-a", "r1", "0.6", 0, &values, None, None, -1)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-a",
+                owner: "r1",
+                code: "0.6",
+                offset: 0,
+                tail: &values,
+                periodicity: None,
+                rate: None,
+                lease_ms: -1
+            })
             .await
             .unwrap(),
         Checkpoint::Continue
@@ -154,7 +199,16 @@ async fn exercise_jobs(store: &Store) {
     assert_eq!(taken.computed, 300, "resumes from the checkpoint");
     assert_eq!(
         store
-            .checkpoint("job-a", "r1", "0.6", 0, &values, None, None, 60_000)
+            .checkpoint(CheckpointArgs {
+                job_id: "job-a",
+                owner: "r1",
+                code: "0.6",
+                offset: 0,
+                tail: &values,
+                periodicity: None,
+                rate: None,
+                lease_ms: 60_000
+            })
             .await
             .unwrap(),
         Checkpoint::Lost

@@ -44,6 +44,12 @@ pub enum ApiError {
         detail: String,
         retry_after_secs: u64,
     },
+    /// The store has no space left for this write (507 + Retry-After).
+    #[error("{detail}")]
+    InsufficientStorage {
+        detail: String,
+        retry_after_secs: u64,
+    },
     /// A bug: never caused by input. Logged with the request id.
     #[error("internal error: {0}")]
     Internal(String),
@@ -74,6 +80,7 @@ impl ApiError {
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::InsufficientStorage { .. } => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -90,6 +97,7 @@ impl ApiError {
             ApiError::NotFound { .. } => &p::NOT_FOUND,
             ApiError::MethodNotAllowed => &p::METHOD_NOT_ALLOWED,
             ApiError::Unavailable { .. } => &p::UNAVAILABLE,
+            ApiError::InsufficientStorage { .. } => &p::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => &p::INTERNAL,
         }
     }
@@ -152,6 +160,9 @@ impl IntoResponse for ApiError {
         );
         if let ApiError::Unavailable {
             retry_after_secs, ..
+        }
+        | ApiError::InsufficientStorage {
+            retry_after_secs, ..
         } = self
         {
             resp.headers_mut()
@@ -183,12 +194,41 @@ impl From<OctalServiceError> for ApiError {
 }
 
 /// The store is a dependency, not the input: its failures are 503s (logged here, once).
+/// A store error as an answer: 507 when the store is full, otherwise 503, both with
+/// Retry-After. (Logged by the store's health: once when a fault starts, not per request.)
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        tracing::error!(error = %e, "store error");
-        ApiError::Unavailable {
-            detail: format!("the job store failed: {e}"),
-            retry_after_secs: 2,
+        use crate::store::FaultKind;
+        let kind = e.kind();
+        let why = match kind {
+            FaultKind::Full => "the job store is full (no space left for writes)",
+            FaultKind::Unavailable => "the job store is unavailable",
+            FaultKind::Schema => "the job store's schema is missing (being re-created)",
+            FaultKind::Busy => "the job store is busy (locked or timed out)",
+            FaultKind::Permission => "the job store refuses access",
+            FaultKind::Io => "the job store reports an I/O error",
+            FaultKind::Other => "the job store failed",
+        };
+        let detail = format!(
+            "{why}: {e}; compute endpoints still work ({})",
+            super::jobs::fault_reason(kind)
+        );
+        if kind == FaultKind::Other {
+            tracing::error!(error = %e, "store error");
+        }
+        match kind {
+            FaultKind::Full => ApiError::InsufficientStorage {
+                detail,
+                retry_after_secs: 30,
+            },
+            FaultKind::Unavailable | FaultKind::Schema => ApiError::Unavailable {
+                detail,
+                retry_after_secs: 5,
+            },
+            _ => ApiError::Unavailable {
+                detail,
+                retry_after_secs: 2,
+            },
         }
     }
 }

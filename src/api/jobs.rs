@@ -17,7 +17,7 @@ use super::responses::{
     BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable, UnsupportedMediaType,
 };
 use crate::state::AppState;
-use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Store};
+use crate::store::{FaultKind, Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -70,6 +70,63 @@ pub struct JobResponse {
     pub created_at_ms: i64,
     pub started_at_ms: Option<i64>,
     pub finished_at_ms: Option<i64>,
+    /// Present while the job is running but cannot save its progress (the store is full or
+    /// unavailable): it keeps what it computed, retries with back-off and continues by itself
+    /// once the store takes writes again. `heaps_per_second` and `eta_seconds` are null then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stalled: Option<JobStall>,
+}
+
+/// Why a running job is stalled.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"reason": "store_full", "detail": "database error: database or disk is full",
+    "since_ms": 1795000000000u64, "retries": 7, "computed_in_memory": 1400000}))]
+pub struct JobStall {
+    /// `store_full`, `store_unavailable`, `store_schema_missing`, `store_busy`,
+    /// `store_permission`, `store_io` or `store_error`.
+    pub reason: String,
+    /// The store's last error.
+    pub detail: String,
+    /// When the stall began (milliseconds since the Unix epoch).
+    pub since_ms: i64,
+    /// Failed attempts to save so far.
+    pub retries: u64,
+    /// Values computed and held in memory, waiting to be stored (`progress.computed` counts
+    /// only stored ones).
+    pub computed_in_memory: u64,
+}
+
+/// The `reason` of a stall or store problem for a fault kind.
+pub fn fault_reason(kind: FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Full => "store_full",
+        FaultKind::Unavailable => "store_unavailable",
+        FaultKind::Schema => "store_schema_missing",
+        FaultKind::Busy => "store_busy",
+        FaultKind::Permission => "store_permission",
+        FaultKind::Io => "store_io",
+        FaultKind::Other => "store_error",
+    }
+}
+
+impl JobResponse {
+    /// The job as stored, with what this replica knows in memory about a stall.
+    fn with_stall(j: Job, stall: Option<Stall>) -> Self {
+        let stalled = stall.filter(|_| j.status == JobStatus::Running);
+        let mut r = JobResponse::from(j);
+        if let Some(s) = stalled {
+            r.progress.heaps_per_second = None;
+            r.progress.eta_seconds = None;
+            r.stalled = Some(JobStall {
+                reason: fault_reason(s.kind).to_owned(),
+                detail: s.detail,
+                since_ms: s.since_ms,
+                retries: s.retries,
+                computed_in_memory: s.computed,
+            });
+        }
+        r
+    }
 }
 
 impl From<Job> for JobResponse {
@@ -106,6 +163,7 @@ impl From<Job> for JobResponse {
             created_at_ms: j.created_at,
             started_at_ms: j.started_at,
             finished_at_ms: j.finished_at,
+            stalled: None,
         }
     }
 }
@@ -164,6 +222,7 @@ async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
         (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
+        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn create(
@@ -247,7 +306,13 @@ async fn list(
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
         .flatten();
     Ok(Json(JobList {
-        jobs: jobs.into_iter().map(JobResponse::from).collect(),
+        jobs: jobs
+            .into_iter()
+            .map(|j| {
+                let stall = store.stall(&j.id);
+                JobResponse::with_stall(j, stall)
+            })
+            .collect(),
         next_cursor,
     }))
 }
@@ -267,8 +332,9 @@ async fn get(
     State(app): State<AppState>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let (_, job) = existing(&app, &id).await?;
-    Ok(Json(job.into()))
+    let (store, job) = existing(&app, &id).await?;
+    let stall = store.stall(&job.id);
+    Ok(Json(JobResponse::with_stall(job, stall)))
 }
 
 /// Cancel a queued or running job (queued at once; running at its next checkpoint, within
@@ -281,6 +347,7 @@ async fn get(
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
+        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn cancel(
@@ -293,7 +360,8 @@ async fn cancel(
         return Ok(Json(job.into()));
     }
     let job = store.cancel_job(&id).await?.ok_or_else(|| not_found(&id))?;
-    Ok(Json(job.into()))
+    let stall = store.stall(&job.id);
+    Ok(Json(JobResponse::with_stall(job, stall)))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -10,6 +10,7 @@ pub mod nat;
 pub mod numbers;
 pub mod octal;
 pub mod ops;
+pub mod pages;
 pub mod params;
 pub mod position;
 pub mod problems;

@@ -25,7 +25,8 @@ async fn healthz() -> Json<Health> {
     })
 }
 
-/// Readiness: the service can answer requests (its store is reachable).
+/// Readiness: the service can answer requests: its store is reachable, has its schema, and
+/// takes writes (503 naming the store fault otherwise — a full disk, a lost or wiped database).
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations",
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
@@ -45,6 +46,20 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
             }),
         );
     };
+    if let Some(f) = store.fault() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: format!(
+                    "store fault ({}): {} (since {} ms after the epoch, {} errors; retrying)",
+                    crate::api::jobs::fault_reason(f.kind),
+                    f.detail,
+                    f.since_ms,
+                    f.errors
+                ),
+            }),
+        );
+    }
     match tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await {
         Ok(Ok(())) => (
             StatusCode::OK,
@@ -55,7 +70,10 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
         Ok(Err(e)) => (
             StatusCode::SERVICE_UNAVAILABLE,
             Json(Health {
-                status: format!("store unreachable: {e}"),
+                status: format!(
+                    "store fault ({}): {e}",
+                    crate::api::jobs::fault_reason(e.kind())
+                ),
             }),
         ),
         Err(_) => (

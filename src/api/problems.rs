@@ -110,6 +110,15 @@ pub const UNAVAILABLE: ProblemType = ProblemType {
     fix: "Retry after the number of seconds in the Retry-After header.",
 };
 
+pub const INSUFFICIENT_STORAGE: ProblemType = ProblemType {
+    slug: "insufficient-storage",
+    title: "Insufficient storage",
+    status: 507,
+    when: "The job store has no space left for this write (a full disk or database quota).",
+    fix:
+        "Retry after the number of seconds in the Retry-After header; an operator must free space.",
+};
+
 pub const INTERNAL: ProblemType = ProblemType {
     slug: "internal",
     title: "Internal server error",
@@ -119,7 +128,7 @@ pub const INTERNAL: ProblemType = ProblemType {
 };
 
 /// Every problem type, in the order the index page lists them.
-pub const ALL: [&ProblemType; 9] = [
+pub const ALL: [&ProblemType; 10] = [
     &BAD_REQUEST,
     &INVALID_VALUE,
     &BUDGET_EXCEEDED,
@@ -128,6 +137,7 @@ pub const ALL: [&ProblemType; 9] = [
     &NOT_FOUND,
     &METHOD_NOT_ALLOWED,
     &UNAVAILABLE,
+    &INSUFFICIENT_STORAGE,
     &INTERNAL,
 ];
 
@@ -143,6 +153,7 @@ pub enum ProblemTypeName {
     NotFound,
     MethodNotAllowed,
     Unavailable,
+    InsufficientStorage,
     Internal,
 }
 
@@ -258,6 +269,7 @@ mod tests {
             ProblemTypeName::NotFound,
             ProblemTypeName::MethodNotAllowed,
             ProblemTypeName::Unavailable,
+            ProblemTypeName::InsufficientStorage,
             ProblemTypeName::Internal,
         ])
         .unwrap();
@@ -282,6 +294,10 @@ mod tests {
             },
             ApiError::MethodNotAllowed,
             ApiError::Unavailable {
+                detail: String::new(),
+                retry_after_secs: 1,
+            },
+            ApiError::InsufficientStorage {
                 detail: String::new(),
                 retry_after_secs: 1,
             },

@@ -113,12 +113,33 @@ pub enum Checkpoint {
     Continue,
     /// Someone asked to cancel: stop now.
     Cancel,
-    /// The lease was lost (expired and taken over, or the job vanished): stop, write nothing.
+    /// The lease was lost (expired and taken over, or the job finished elsewhere): stop.
     Lost,
+    /// The job's row is gone (the database was wiped or replaced): nothing was written; the
+    /// owner may re-register it with [`Store::restore_job`].
+    Missing,
+}
+
+/// What a checkpoint saves: values `offset..offset + tail.len()` of `code` (`offset` from
+/// [`super::sequences::tail_offset`]; only the tail is passed so a long job never copies its
+/// whole sequence), the job's progress, and a lease renewal, atomically.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckpointArgs<'a> {
+    pub job_id: &'a str,
+    pub owner: &'a str,
+    pub code: &'a str,
+    pub offset: usize,
+    pub tail: &'a [u32],
+    /// The periodicity verdict as JSON, once known.
+    pub periodicity: Option<&'a str>,
+    /// Heaps per second over the last interval (`None` keeps the stored rate).
+    pub rate: Option<f64>,
+    pub lease_ms: i64,
 }
 
 impl Store {
-    /// Inserts a queued job. `computed` starts at what is already known for the code.
+    /// Inserts a queued job. `computed` starts at what is already known for the code. Returns
+    /// only after the insert is committed.
     pub async fn create_job(
         &self,
         job: &NewJob,
@@ -126,7 +147,7 @@ impl Store {
         computed: u64,
     ) -> Result<Job, StoreError> {
         let now = now_ms();
-        sqlx::query(
+        let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at) \
              VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5)",
         )
@@ -135,8 +156,9 @@ impl Store {
         .bind(job.max_n as i64)
         .bind(computed as i64)
         .bind(now)
-        .execute(self.pool())
-        .await?;
+        .execute(&self.pool())
+        .await;
+        self.track_commit(r.map_err(StoreError::from))?;
         // As inserted (a worker may claim it a moment later; the answer reports the submission).
         Ok(Job {
             id: id.to_owned(),
@@ -158,11 +180,15 @@ impl Store {
     }
 
     pub async fn get_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?;
-        row.as_ref().map(job_from_row).transpose()
+        let r = async {
+            let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
+                .bind(id)
+                .fetch_optional(&self.pool())
+                .await?;
+            row.as_ref().map(job_from_row).transpose()
+        }
+        .await;
+        self.track_read(r)
     }
 
     /// Jobs newest first; `after` is the `(created_at, id)` of the last job of the previous page.
@@ -171,46 +197,66 @@ impl Store {
         limit: u32,
         after: Option<(i64, String)>,
     ) -> Result<Vec<Job>, StoreError> {
-        let rows = match after {
-            None => {
-                sqlx::query(&format!("SELECT {COLUMNS} FROM jobs ORDER BY created_at DESC, id DESC LIMIT $1"))
+        let r = async {
+            let pool = self.pool();
+            let rows = match after {
+                None => {
+                    sqlx::query(&format!("SELECT {COLUMNS} FROM jobs ORDER BY created_at DESC, id DESC LIMIT $1"))
+                        .bind(limit as i64)
+                        .fetch_all(&pool)
+                        .await?
+                }
+                Some((created, id)) => {
+                    sqlx::query(&format!(
+                        "SELECT {COLUMNS} FROM jobs WHERE created_at < $1 OR (created_at = $1 AND id < $2) \
+                         ORDER BY created_at DESC, id DESC LIMIT $3"
+                    ))
+                    .bind(created)
+                    .bind(id)
                     .bind(limit as i64)
-                    .fetch_all(self.pool())
+                    .fetch_all(&pool)
                     .await?
-            }
-            Some((created, id)) => {
-                sqlx::query(&format!(
-                    "SELECT {COLUMNS} FROM jobs WHERE created_at < $1 OR (created_at = $1 AND id < $2) \
-                     ORDER BY created_at DESC, id DESC LIMIT $3"
-                ))
-                .bind(created)
-                .bind(id)
-                .bind(limit as i64)
-                .fetch_all(self.pool())
-                .await?
-            }
-        };
-        rows.iter().map(job_from_row).collect()
+                }
+            };
+            rows.iter().map(job_from_row).collect()
+        }
+        .await;
+        self.track_read(r)
     }
 
     /// Cancels a job: a queued job is cancelled at once, a running one is flagged and its
-    /// worker stops at its next checkpoint. Final jobs are left as they are.
+    /// worker stops at its next checkpoint. Final jobs are left as they are. One transaction:
+    /// the answer reflects a committed state.
     pub async fn cancel_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
         let now = now_ms();
-        sqlx::query(
-            "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-             lease_expires_at = NULL WHERE id = $2 AND status = 'queued'",
-        )
-        .bind(now)
-        .bind(id)
-        .execute(self.pool())
-        .await?;
-        sqlx::query("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2 AND status = 'running'")
-            .bind(now)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        self.get_job(id).await
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                sqlx::query(
+                    "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+                     lease_expires_at = NULL WHERE id = $2 AND status = 'queued'",
+                )
+                .bind(now)
+                .bind(id)
+                .execute(&mut *c)
+                .await?;
+                sqlx::query("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2 AND status = 'running'")
+                    .bind(now)
+                    .bind(id)
+                    .execute(&mut *c)
+                    .await?;
+                let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
+                    .bind(id)
+                    .fetch_optional(&mut *c)
+                    .await?;
+                row.as_ref().map(job_from_row).transpose()
+            }
+            .await;
+            tx.finish(r).await
+        }
+        .await;
+        self.track_write(r)
     }
 
     /// Deletes a finished job's record (its values stay in `sequences`). Running or queued
@@ -220,86 +266,157 @@ impl Store {
             "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
         )
         .bind(id)
-        .execute(self.pool())
-        .await?;
+        .execute(&self.pool())
+        .await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
         Ok(r.rows_affected() == 1)
     }
 
     /// Claims the oldest runnable job for `owner` with a lease of `lease_ms`.
     pub async fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>, StoreError> {
-        let now = now_ms();
-        // A running job flagged for cancellation whose owner died is finished here.
-        sqlx::query(
-            "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-             lease_expires_at = NULL WHERE status = 'running' AND cancel_requested = 1 AND lease_expires_at < $1",
-        )
-        .bind(now)
-        .execute(self.pool())
-        .await?;
-        let lock = match self.backend() {
-            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-            Backend::Sqlite => "",
-        };
-        let row = sqlx::query(&format!(
-            "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
-               started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
-             WHERE id = (SELECT id FROM jobs \
-                         WHERE cancel_requested = 0 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) \
-                         ORDER BY created_at, id LIMIT 1 {lock}) \
-             RETURNING {COLUMNS}"
-        ))
-        .bind(owner)
-        .bind(now + lease_ms)
-        .bind(now)
-        .fetch_optional(self.pool())
-        .await?;
-        row.as_ref().map(job_from_row).transpose()
+        self.claim_job_excluding(owner, lease_ms, &[]).await
     }
 
-    /// Saves progress atomically with a lease renewal: values `offset..offset + tail.len()`
-    /// (`offset` from [`super::sequences::tail_offset`]), the job's counters, and the new lease
-    /// expiry. Only the tail is passed so a long job never copies its whole sequence.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn checkpoint(
+    /// [`Store::claim_job`], skipping `exclude`: the jobs this replica already holds in memory
+    /// (a job whose lease expired while its worker waited for the store must not be claimed
+    /// by a second worker of the same replica and computed twice).
+    pub async fn claim_job_excluding(
         &self,
-        job_id: &str,
         owner: &str,
-        code: &str,
-        offset: usize,
-        tail: &[u32],
-        periodicity: Option<&str>,
-        rate: Option<f64>,
         lease_ms: i64,
-    ) -> Result<Checkpoint, StoreError> {
-        let len = offset + tail.len();
+        exclude: &[String],
+    ) -> Result<Option<Job>, StoreError> {
         let now = now_ms();
-        let mut tx = self.pool().begin().await?;
-        let row = sqlx::query(
-            "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
-             updated_at = $4 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+        let r = async {
+            let pool = self.pool();
+            // A running job flagged for cancellation whose owner died is finished here.
+            sqlx::query(
+                "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+                 lease_expires_at = NULL WHERE status = 'running' AND cancel_requested = 1 AND lease_expires_at < $1",
+            )
+            .bind(now)
+            .execute(&pool)
+            .await?;
+            let lock = match self.backend() {
+                Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+                Backend::Sqlite => "",
+            };
+            let not_in = if exclude.is_empty() {
+                String::new()
+            } else {
+                let marks: Vec<String> = (0..exclude.len()).map(|i| format!("${}", i + 4)).collect();
+                format!("AND id NOT IN ({})", marks.join(", "))
+            };
+            let sql = format!(
+                "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+                   started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
+                 WHERE id = (SELECT id FROM jobs \
+                             WHERE cancel_requested = 0 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) {not_in} \
+                             ORDER BY created_at, id LIMIT 1 {lock}) \
+                 RETURNING {COLUMNS}"
+            );
+            let mut q = sqlx::query(&sql).bind(owner).bind(now + lease_ms).bind(now);
+            for id in exclude {
+                q = q.bind(id.as_str());
+            }
+            let row = q.fetch_optional(&pool).await?;
+            row.as_ref().map(job_from_row).transpose()
+        }
+        .await;
+        match r {
+            r @ Ok(Some(_)) => self.track_commit(r),
+            r => self.track_write(r),
+        }
+    }
+
+    /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).
+    pub async fn checkpoint(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
+        match self.checkpoint_once(a).await {
+            r @ Ok(Checkpoint::Continue | Checkpoint::Cancel) => self.track_commit(r),
+            r => self.track_write(r),
+        }
+    }
+
+    async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
+        let len = a.offset + a.tail.len();
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        let r = async {
+            let c = tx.conn();
+            let row = sqlx::query(
+                "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
+                 updated_at = $4 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+            )
+            .bind(len as i64)
+            // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
+            // prepared statement keeps that type and the next real f64 is then refused.
+            .bind(a.rate.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(-1.0))
+            .bind(now + a.lease_ms)
+            .bind(now)
+            .bind(a.job_id)
+            .bind(a.owner)
+            .fetch_optional(&mut *c)
+            .await?;
+            let Some(row) = row else {
+                let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
+                    .bind(a.job_id)
+                    .fetch_optional(&mut *c)
+                    .await?
+                    .is_some();
+                return Ok(if exists {
+                    Checkpoint::Lost
+                } else {
+                    Checkpoint::Missing
+                });
+            };
+            write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
+            let cancel: i64 = row.try_get("cancel_requested")?;
+            Ok(if cancel != 0 {
+                Checkpoint::Cancel
+            } else {
+                Checkpoint::Continue
+            })
+        }
+        .await;
+        match r {
+            // Nothing was written: end the transaction without a commit that could fail.
+            Ok(cp @ (Checkpoint::Lost | Checkpoint::Missing)) => {
+                tx.rollback().await?;
+                Ok(cp)
+            }
+            r => tx.finish(r).await,
+        }
+    }
+
+    /// Re-registers a job this replica is running whose row vanished with a wiped or replaced
+    /// database (see [`Checkpoint::Missing`]): inserted as running under `owner`, as it was.
+    /// An existing row is left alone.
+    pub async fn restore_job(
+        &self,
+        job: &Job,
+        owner: &str,
+        lease_ms: i64,
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        let r = sqlx::query(
+            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
+               attempts, created_at, started_at, updated_at) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
         )
-        .bind(len as i64)
-        // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
-        // prepared statement keeps that type and the next real f64 is then refused.
-        .bind(rate.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(-1.0))
-        .bind(now + lease_ms)
-        .bind(now)
-        .bind(job_id)
+        .bind(job.id.as_str())
+        .bind(job.code.as_str())
+        .bind(job.max_n as i64)
         .bind(owner)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Ok(Checkpoint::Lost);
-        };
-        write_tail(&mut tx, code, offset, tail, periodicity).await?;
-        tx.commit().await?;
-        let cancel: i64 = row.try_get("cancel_requested")?;
-        Ok(if cancel != 0 {
-            Checkpoint::Cancel
-        } else {
-            Checkpoint::Continue
-        })
+        .bind(now + lease_ms)
+        .bind(job.attempts)
+        .bind(job.created_at)
+        .bind(job.started_at.unwrap_or(now))
+        .bind(now)
+        .execute(&self.pool())
+        .await;
+        self.track_commit(r.map_err(StoreError::from))?;
+        tracing::warn!(job = %job.id, "job row was missing from the store; re-registered from memory");
+        Ok(())
     }
 
     /// Ends a job owned by `owner` with a final status. Returns false if the lease was lost.
@@ -325,22 +442,24 @@ impl Store {
         .bind(now)
         .bind(job_id)
         .bind(owner)
-        .execute(self.pool())
-        .await?;
+        .execute(&self.pool())
+        .await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
         Ok(r.rows_affected() == 1)
     }
 
     /// Gives a running job back to the queue (graceful shutdown, after a final checkpoint).
     pub async fn release_job(&self, job_id: &str, owner: &str) -> Result<(), StoreError> {
-        sqlx::query(
+        let r = sqlx::query(
             "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
              WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
         )
         .bind(now_ms())
         .bind(job_id)
         .bind(owner)
-        .execute(self.pool())
-        .await?;
+        .execute(&self.pool())
+        .await;
+        self.track_write(r.map_err(StoreError::from))?;
         Ok(())
     }
 
@@ -353,18 +472,23 @@ impl Store {
         )
         .bind(now_ms())
         .bind(owner)
-        .execute(self.pool())
-        .await?;
+        .execute(&self.pool())
+        .await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
         Ok(r.rows_affected())
     }
 
     /// Counts of jobs per status, for metrics.
     pub async fn job_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
-        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status")
-            .fetch_all(self.pool())
-            .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("status")?, r.try_get("n")?)))
-            .collect()
+        let r = async {
+            let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status")
+                .fetch_all(&self.pool())
+                .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get("status")?, r.try_get("n")?)))
+                .collect()
+        }
+        .await;
+        self.track_read(r)
     }
 }

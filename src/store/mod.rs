@@ -6,15 +6,22 @@
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
+mod health;
 mod jobs;
 mod sequences;
+mod tx;
 
-pub use jobs::{Checkpoint, Job, JobStatus, NewJob};
+pub use health::{Fault, FaultKind, Stall};
+pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
 pub use sequences::{tail_offset, PeriodicityRecord, StoredSequence, CHUNK};
 
 use sqlx::any::AnyPoolOptions;
-use sqlx::AnyPool;
+use sqlx::{AnyPool, Connection, Executor};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
+
+use health::Health;
 
 /// Which database is behind the pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,13 +46,101 @@ pub enum StoreError {
     },
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// A write of values from `offset` on found fewer than `offset` values stored (the store
+    /// was wiped or replaced): the writer must write from 0.
+    #[error("{code}: {stored} values stored, a write from {offset} needs the prefix")]
+    PrefixMissing {
+        code: String,
+        stored: u64,
+        offset: u64,
+    },
 }
 
-/// A connection pool plus the backend it talks to.
-#[derive(Clone, Debug)]
+impl StoreError {
+    /// What kind of failure this is (the metric label; the API's status follows from it).
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            StoreError::Db(e) => db_error_kind(e),
+            StoreError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => db_error_kind(e),
+            StoreError::Migrate(_) => FaultKind::Schema,
+            StoreError::Dir { .. } => FaultKind::Permission,
+            StoreError::UnsupportedUrl(_) | StoreError::Corrupt(_) => FaultKind::Other,
+            StoreError::PrefixMissing { .. } => FaultKind::Schema,
+        }
+    }
+}
+
+fn db_error_kind(e: &sqlx::Error) -> FaultKind {
+    use sqlx::Error as E;
+    match e {
+        E::Io(_) | E::Tls(_) | E::Protocol(_) | E::PoolTimedOut | E::PoolClosed => {
+            FaultKind::Unavailable
+        }
+        E::WorkerCrashed | E::BeginFailed => FaultKind::Unavailable,
+        E::Database(db) => {
+            let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
+            let msg = db.message();
+            let sqlite = db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some();
+            if let (true, Ok(n)) = (sqlite, code.parse::<i64>()) {
+                // SQLite: the extended result code; the primary code is its low byte.
+                match n & 0xff {
+                    13 => FaultKind::Full,
+                    5 | 6 => FaultKind::Busy,
+                    3 | 8 | 14 | 23 => FaultKind::Permission,
+                    10 | 11 | 26 => FaultKind::Io,
+                    1 if msg.contains("no such table") => FaultKind::Schema,
+                    _ => FaultKind::Other,
+                }
+            } else {
+                // PostgreSQL: the SQLSTATE.
+                match code.as_str() {
+                    "53100" | "53200" | "53400" => FaultKind::Full,
+                    "42P01" | "3D000" | "3F000" => FaultKind::Schema,
+                    "42501" | "28000" | "28P01" | "25006" => FaultKind::Permission,
+                    "57014" | "55P03" | "40001" | "40P01" => FaultKind::Busy,
+                    "XX001" | "XX002" | "58030" => FaultKind::Io,
+                    c if c.starts_with("08") || c.starts_with("57P") || c == "53300" => {
+                        FaultKind::Unavailable
+                    }
+                    _ => FaultKind::Other,
+                }
+            }
+        }
+        _ => FaultKind::Other,
+    }
+}
+
+/// A connection pool plus the backend it talks to, the store's health, and the background
+/// monitor that repairs it (see [`Store::connect`]). Clones share all of it.
+#[derive(Clone)]
 pub struct Store {
-    pool: AnyPool,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Replaced when an SQLite file is deleted or replaced under the running process.
+    pool: RwLock<AnyPool>,
     backend: Backend,
+    /// The URL as connected (with `mode=rwc` for SQLite).
+    url: String,
+    health: Health,
+    /// Bumped whenever the database may have lost data (schema re-applied, file reopened):
+    /// writers then write their whole state again instead of a tail.
+    epoch: AtomicU64,
+    /// SQLite only: the database file and the identity (device, inode) it had when opened.
+    sqlite_file: Option<std::path::PathBuf>,
+    sqlite_identity: std::sync::Mutex<Option<(u64, u64)>>,
+    /// Test hook: `PRAGMA max_page_count` applied on every acquire when positive.
+    max_pages: Arc<AtomicI64>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.inner.backend)
+            .field("fault", &self.inner.health.fault())
+            .finish_non_exhaustive()
+    }
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -59,10 +154,86 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// (device, inode) of a file, to notice it being deleted or replaced.
+fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(path).ok().map(|_| (0, 0))
+    }
+}
+
+async fn open_pool(
+    backend: Backend,
+    url: &str,
+    max_pages: Arc<AtomicI64>,
+) -> Result<AnyPool, StoreError> {
+    let mut options = AnyPoolOptions::new()
+        .acquire_timeout(Duration::from_secs(5))
+        // A connection whose transaction state is uncertain (a failed COMMIT or ROLLBACK leaves
+        // sqlx's idea of it out of step with the database's) is closed, never pooled: reused,
+        // its later statements would run inside a transaction nobody commits. See
+        // `tx::WriteTx` for the explicit handling; this is the safety net for every other path.
+        .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }));
+    options = match backend {
+        // SQLite has one writer at a time; a small pool avoids lock contention, and WAL
+        // lets readers proceed during a checkpoint write.
+        Backend::Sqlite => options
+            .max_connections(4)
+            .after_connect({
+                let max_pages = max_pages.clone();
+                move |conn, _| {
+                    let pages = max_pages.load(Ordering::Relaxed);
+                    Box::pin(async move {
+                        conn.execute("PRAGMA journal_mode=WAL").await?;
+                        conn.execute("PRAGMA busy_timeout=10000").await?;
+                        conn.execute("PRAGMA synchronous=NORMAL").await?;
+                        if pages > 0 {
+                            conn.execute(&*format!("PRAGMA max_page_count={pages}"))
+                                .await?;
+                        }
+                        Ok(())
+                    })
+                }
+            })
+            .before_acquire(move |conn, _| {
+                let pages = max_pages.load(Ordering::Relaxed);
+                Box::pin(async move {
+                    if pages > 0 {
+                        conn.execute(&*format!("PRAGMA max_page_count={pages}"))
+                            .await?;
+                    }
+                    Ok(true)
+                })
+            }),
+        Backend::Postgres => options.max_connections(10),
+    };
+    let pool = options.connect(url).await?;
+    migrate(backend, &pool).await?;
+    Ok(pool)
+}
+
+async fn migrate(backend: Backend, pool: &AnyPool) -> Result<(), StoreError> {
+    match backend {
+        Backend::Sqlite => SQLITE_MIGRATIONS.run(pool).await?,
+        Backend::Postgres => POSTGRES_MIGRATIONS.run(pool).await?,
+    }
+    Ok(())
+}
+
 impl Store {
-    /// Connects (creating an SQLite file and its directory if needed) and runs migrations.
+    /// Connects (creating an SQLite file and its directory if needed) and runs migrations,
+    /// then starts the monitor: while the store is faulty it probes it with back-off (so the
+    /// fault clears even when nothing else writes), re-applies the migrations when the schema
+    /// is gone (a dropped and recreated database), and reopens an SQLite file that was deleted
+    /// or replaced under the running process.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
+        let mut sqlite_file = None;
         let (backend, url) = if let Some(rest) = url.strip_prefix("sqlite:") {
             let path = rest.trim_start_matches("//");
             let file = path.split('?').next().unwrap_or(path);
@@ -76,6 +247,7 @@ impl Store {
                         source,
                     })?;
                 }
+                sqlite_file = Some(std::path::PathBuf::from(file));
             }
             let url = if url.contains("mode=") {
                 url.to_owned()
@@ -90,40 +262,284 @@ impl Store {
         } else {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
         };
-        let mut options = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(5));
-        options = match backend {
-            // SQLite has one writer at a time; a small pool avoids lock contention, and WAL
-            // lets readers proceed during a checkpoint write.
-            Backend::Sqlite => options.max_connections(4).after_connect(|conn, _| {
-                Box::pin(async move {
-                    use sqlx::Executor;
-                    conn.execute("PRAGMA journal_mode=WAL").await?;
-                    conn.execute("PRAGMA busy_timeout=10000").await?;
-                    conn.execute("PRAGMA synchronous=NORMAL").await?;
-                    Ok(())
-                })
+        let max_pages = Arc::new(AtomicI64::new(0));
+        let pool = open_pool(backend, &url, max_pages.clone()).await?;
+        let identity = sqlite_file.as_deref().and_then(file_identity);
+        let store = Store {
+            inner: Arc::new(Inner {
+                pool: RwLock::new(pool),
+                backend,
+                url,
+                health: Health::default(),
+                epoch: AtomicU64::new(0),
+                sqlite_file,
+                sqlite_identity: std::sync::Mutex::new(identity),
+                max_pages,
             }),
-            Backend::Postgres => options.max_connections(10),
         };
-        let pool = options.connect(&url).await?;
-        match backend {
-            Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
-            Backend::Postgres => POSTGRES_MIGRATIONS.run(&pool).await?,
-        }
-        Ok(Store { pool, backend })
+        tokio::spawn(monitor(Arc::downgrade(&store.inner)));
+        Ok(store)
     }
 
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.inner.backend
     }
 
-    /// A cheap round trip, for `/readyz`.
+    /// A cheap round trip plus a check that the schema is there, for `/readyz`.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        let r = async {
+            for table in ["jobs", "sequences", "sequence_chunks"] {
+                sqlx::query(&format!("SELECT 1 FROM {table} LIMIT 1"))
+                    .fetch_optional(&self.pool())
+                    .await?;
+            }
+            Ok(())
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// The current fault, if writes are failing.
+    pub fn fault(&self) -> Option<Fault> {
+        self.inner.health.fault()
+    }
+
+    /// Why a job running on this replica cannot save its progress, if it cannot.
+    pub fn stall(&self, job: &str) -> Option<Stall> {
+        self.inner.health.stall(job)
+    }
+
+    pub fn set_stall(&self, job: &str, stall: Stall) {
+        self.inner.health.set_stall(job, stall);
+    }
+
+    pub fn clear_stall(&self, job: &str) {
+        self.inner.health.clear_stall(job);
+    }
+
+    /// Waits until the store's fault starts or clears, or `max` elapses (workers' back-off).
+    pub async fn wait_health_change(&self, max: Duration) {
+        self.inner.health.changed_or(max).await;
+    }
+
+    /// Changes whenever the database may have lost what was written before (see `Inner`).
+    pub fn epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::SeqCst)
+    }
+
+    /// Test hook (SQLite): caps the database at `pages` pages (`PRAGMA max_page_count`, applied
+    /// to every connection as it is acquired), making it "full" without root; `None` lifts it.
+    #[doc(hidden)]
+    pub fn set_sqlite_max_pages(&self, pages: Option<i64>) {
+        self.inner
+            .max_pages
+            .store(pages.unwrap_or(4_294_967_294), Ordering::Relaxed);
+    }
+
+    /// Test hook: the current connection pool.
+    #[doc(hidden)]
+    pub fn raw_pool_for_tests(&self) -> AnyPool {
+        self.pool()
+    }
+
+    pub(crate) fn pool(&self) -> AnyPool {
+        self.inner
+            .pool
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Counts an error of a read (a read's success says nothing about writes).
+    pub(crate) fn track_read<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        match &r {
+            // Expected after a wipe, and handled by the writer (it writes everything again).
+            Err(StoreError::PrefixMissing { .. }) | Ok(_) => {}
+            Err(e) => self.inner.health.record_error(e),
+        }
+        r
+    }
+
+    /// Counts an error of a write that may have changed nothing (its success proves little:
+    /// an UPDATE matching no row commits even on a full disk).
+    pub(crate) fn track_write<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.track_read(r)
+    }
+
+    /// Counts an error of a write, or clears the fault after a write that committed changes.
+    pub(crate) fn track_commit<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        match &r {
+            Ok(_) => self.inner.health.record_write_ok(),
+            Err(StoreError::PrefixMissing { .. }) => {}
+            Err(e) => self.inner.health.record_error(e),
+        }
+        r
+    }
+
+    /// A committed write that leaves nothing behind (its rows are deleted in the same
+    /// transaction, but the pages are written): it fails when the store could not take the
+    /// writes a job makes — no space for a 64 KiB chunk, a missing table, a revoked privilege
+    /// on any of the three tables, an unreachable server.
+    async fn probe_write(&self) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        let r = async {
+            let c = tx.conn();
+            sqlx::query(
+                "INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ('~probe', 0, NULL, 0)",
+            )
+            .execute(&mut *c)
+            .await?;
+            sqlx::query("UPDATE sequences SET updated_at = 1 WHERE code = '~probe'")
+                .execute(&mut *c)
+                .await?;
+            sqlx::query("INSERT INTO sequence_chunks (code, chunk, data) VALUES ('~probe', 0, $1)")
+                .bind(vec![0u8; 65_536])
+                .execute(&mut *c)
+                .await?;
+            sqlx::query(
+                "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at) \
+                 VALUES ('~probe', '~probe', 0, 'done', 0, 0, 0, 0, 0)",
+            )
+            .execute(&mut *c)
+            .await?;
+            sqlx::query("UPDATE jobs SET updated_at = 1 WHERE id = '~probe'")
+                .execute(&mut *c)
+                .await?;
+            for sql in [
+                "DELETE FROM jobs WHERE id = '~probe'",
+                "DELETE FROM sequence_chunks WHERE code = '~probe'",
+                "DELETE FROM sequences WHERE code = '~probe'",
+            ] {
+                sqlx::query(sql).execute(&mut *c).await?;
+            }
+            Ok(())
+        }
+        .await;
+        tx.finish(r).await
+    }
+
+    /// Re-applies the migrations after the schema vanished: through the migrator (which runs
+    /// them all when its own table went with the rest, as after `DROP DATABASE`), then each
+    /// migration's SQL once more, since the migrator skips what it recorded as applied while
+    /// a table may still be gone. They are idempotent (`IF NOT EXISTS`), and must stay so.
+    async fn remigrate(&self) -> Result<(), StoreError> {
+        let pool = self.pool();
+        migrate(self.inner.backend, &pool).await?;
+        let migrator = match self.inner.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        for m in migrator.iter() {
+            pool.execute(&*m.sql).await?;
+        }
+        self.inner.epoch.fetch_add(1, Ordering::SeqCst);
+        tracing::warn!("store schema was missing; migrations re-applied, running jobs re-register");
         Ok(())
     }
 
-    pub(crate) fn pool(&self) -> &AnyPool {
-        &self.pool
+    /// SQLite: whether the file at the path is no longer the one this pool has open.
+    fn sqlite_file_replaced(&self) -> bool {
+        match &self.inner.sqlite_file {
+            Some(path) => {
+                file_identity(path)
+                    != *self
+                        .inner
+                        .sqlite_identity
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+            }
+            None => false,
+        }
+    }
+}
+
+/// The monitor of [`Store::connect`]: ends when the last clone of the store is dropped.
+async fn monitor(weak: Weak<Inner>) {
+    let mut backoff = Duration::from_millis(250);
+    loop {
+        let wait = {
+            let Some(inner) = weak.upgrade() else { return };
+            if inner.health.fault().is_some() {
+                backoff
+            } else {
+                backoff = Duration::from_millis(250);
+                Duration::from_secs(1)
+            }
+        };
+        {
+            // Wake early when a fault starts; hold no strong reference while waiting.
+            let notified = {
+                let Some(inner) = weak.upgrade() else { return };
+                let inner2 = inner.clone();
+                async move { inner2.health.changed_or(wait).await }
+            };
+            notified.await;
+        }
+        let Some(inner) = weak.upgrade() else { return };
+        let store = Store { inner };
+        if store.sqlite_file_replaced() {
+            reopen_sqlite(&store).await;
+            continue;
+        }
+        let Some(fault) = store.fault() else { continue };
+        if fault.kind == FaultKind::Schema {
+            if let Err(e) = store.remigrate().await {
+                store.inner.health.record_error(&e);
+            }
+        }
+        let probe = store.probe_write().await;
+        match store.track_commit(probe) {
+            Ok(()) => {}
+            // The schema is gone (the fault's last error may have been another kind, e.g. a
+            // pool timeout while the database was being recreated): re-apply it now.
+            Err(e) if e.kind() == FaultKind::Schema && fault.kind != FaultKind::Schema => {
+                if let Err(e) = store.remigrate().await {
+                    store.inner.health.record_error(&e);
+                }
+            }
+            Err(_) => backoff = (backoff * 2).min(Duration::from_secs(5)),
+        }
+    }
+}
+
+/// An SQLite file deleted or replaced under the running process: the open connections still
+/// write to the old inode (lost at the next restart). Close the old pool first (its last
+/// connection checkpoints and removes the old `-wal`, which must never be read as the new
+/// file's), then open a new pool on the path (creating the file and schema if needed), swap it
+/// in, and bump the epoch so running jobs write their whole state again.
+async fn reopen_sqlite(store: &Store) {
+    let inner = &store.inner;
+    let Some(path) = inner.sqlite_file.clone() else {
+        return;
+    };
+    tracing::error!(path = %path.display(),
+        "the SQLite file was deleted or replaced while running; reopening it");
+    metrics::counter!("grundy_store_errors_total", "kind" => "replaced").increment(1);
+    let old = store.pool();
+    if tokio::time::timeout(Duration::from_secs(10), old.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("old SQLite connections did not close within 10 s");
+    }
+    if file_identity(&path).is_none() {
+        // Orphans of the deleted file (normally already removed by the last close).
+        for suffix in ["-wal", "-shm"] {
+            let mut p = path.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    match open_pool(inner.backend, &inner.url, inner.max_pages.clone()).await {
+        Ok(pool) => {
+            *inner.pool.write().unwrap_or_else(|e| e.into_inner()) = pool;
+            *inner
+                .sqlite_identity
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = file_identity(&path);
+            inner.epoch.fetch_add(1, Ordering::SeqCst);
+            tracing::info!(path = %path.display(), "SQLite file reopened; running jobs re-register");
+        }
+        Err(e) => inner.health.record_error(&e),
     }
 }

@@ -66,9 +66,15 @@ fn encode(values: &[u32]) -> Vec<u8> {
 impl Store {
     /// The stored sequence for a canonical code, if any.
     pub async fn load_sequence(&self, code: &str) -> Result<Option<StoredSequence>, StoreError> {
+        let r = self.load_sequence_inner(code).await;
+        self.track_read(r)
+    }
+
+    async fn load_sequence_inner(&self, code: &str) -> Result<Option<StoredSequence>, StoreError> {
+        let pool = self.pool();
         let Some(row) = sqlx::query("SELECT computed, periodicity FROM sequences WHERE code = $1")
             .bind(code)
-            .fetch_optional(self.pool())
+            .fetch_optional(&pool)
             .await?
         else {
             return Ok(None);
@@ -80,7 +86,7 @@ impl Store {
         let rows =
             sqlx::query("SELECT chunk, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk")
                 .bind(code)
-                .fetch_all(self.pool())
+                .fetch_all(&pool)
                 .await?;
         let mut values: Vec<u32> = Vec::with_capacity(computed);
         for (i, row) in rows.iter().enumerate() {
@@ -111,7 +117,9 @@ impl Store {
 
     /// Stores `values` (the whole prefix g(0..len)), writing only chunks from index
     /// `already_stored` on. Never shrinks what is stored: a shorter write is ignored, so
-    /// concurrent writers of the same (deterministic) sequence cannot lose values.
+    /// concurrent writers of the same (deterministic) sequence cannot lose values. When the
+    /// prefix the caller believes stored is gone (a wiped or replaced store), everything is
+    /// written again: values held in memory re-register themselves.
     pub async fn save_sequence(
         &self,
         code: &str,
@@ -119,10 +127,25 @@ impl Store {
         already_stored: usize,
         periodicity: Option<&str>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        write_sequence(&mut tx, code, values, already_stored, periodicity).await?;
-        tx.commit().await?;
-        Ok(())
+        let mut r = self
+            .save_sequence_once(code, values, already_stored, periodicity)
+            .await;
+        if let Err(StoreError::PrefixMissing { .. }) = r {
+            r = self.save_sequence_once(code, values, 0, periodicity).await;
+        }
+        self.track_commit(r)
+    }
+
+    async fn save_sequence_once(
+        &self,
+        code: &str,
+        values: &[u32],
+        already_stored: usize,
+        periodicity: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        let r = write_sequence(tx.conn(), code, values, already_stored, periodicity).await;
+        tx.finish(r).await
     }
 }
 
@@ -145,7 +168,8 @@ pub fn tail_offset(already_stored: usize) -> usize {
 }
 
 /// Writes values `offset..offset + tail.len()` (`offset` a multiple of [`CHUNK`]) and records
-/// the new length, never shrinking what is stored.
+/// the new length, never shrinking what is stored. Refuses ([`StoreError::PrefixMissing`]) to
+/// write a tail whose prefix is not stored, which would record values that are not there.
 pub(super) async fn write_tail(
     conn: &mut sqlx::AnyConnection,
     code: &str,
@@ -155,6 +179,22 @@ pub(super) async fn write_tail(
 ) -> Result<(), StoreError> {
     debug_assert_eq!(offset % CHUNK, 0);
     let len = offset + tail.len();
+    if offset > 0 {
+        let stored: i64 = sqlx::query("SELECT computed FROM sequences WHERE code = $1")
+            .bind(code)
+            .fetch_optional(&mut *conn)
+            .await?
+            .map(|r| r.try_get("computed"))
+            .transpose()?
+            .unwrap_or(0);
+        if stored < offset as i64 {
+            return Err(StoreError::PrefixMissing {
+                code: code.to_owned(),
+                stored: stored.max(0) as u64,
+                offset: offset as u64,
+            });
+        }
+    }
     for (i, slice) in tail.chunks(CHUNK).enumerate() {
         sqlx::query(
             "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \

@@ -6,6 +6,13 @@
 //! Hex digits 8–F allow three heaps. A repeating block in parentheses makes the code infinite
 //! (`0.(3)` is Nim). `S(1,2,5)` is the subtraction game with `d_u = 3` for `u ∈ S`.
 //!
+//! A code may carry a [`PartRule`] on the two parts of every two-heap split. Grundy's game
+//! (split a heap into two *unequal* heaps) is the code `4.0` with the rule "parts differ by at
+//! least 1"; its code is `grundy` (case-insensitive). The rule is data that every layer reads
+//! (naive and fast engines, move generator, periodicity), so another game of the family —
+//! parts differing by at least d, or "take k, then split into unequal heaps" (`0.0…4` with the
+//! rule) — is one more [`Game::with_part_rule`] value, not a new code path.
+//!
 //! [`Game`] is always stored in canonical form, so `==` on games is equality of codes (not of
 //! G-sequences: `.07` and `.137` differ as codes although one is a cousin of the other).
 
@@ -30,6 +37,35 @@ pub enum GameClass {
     Sedecimal,
 }
 
+/// A rule on the two parts `a ≤ b` of every two-heap split of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PartRule {
+    /// Any two non-empty parts (every octal game).
+    #[default]
+    Any,
+    /// The parts must differ by at least `d ≥ 1`: `b − a ≥ d` (d = 1: unequal, Grundy's game).
+    DifferBy(u32),
+}
+
+impl PartRule {
+    /// The least allowed difference `b − a` (0 for [`PartRule::Any`]).
+    pub fn min_gap(self) -> u64 {
+        match self {
+            PartRule::Any => 0,
+            PartRule::DifferBy(d) => u64::from(d),
+        }
+    }
+
+    /// The largest allowed smaller part of a split of `total` tokens: `⌊(total − gap)/2⌋`
+    /// (`None` when no split satisfies the rule).
+    pub fn max_smaller(self, total: u64) -> Option<u64> {
+        total.checked_sub(self.min_gap()).map(|t| t / 2)
+    }
+}
+
+/// The code of Grundy's game (the canonical code string, parsed case-insensitively).
+pub const GRUNDY_CODE: &str = "grundy";
+
 /// A take-and-break game code in canonical form.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Game {
@@ -42,6 +78,8 @@ pub struct Game {
     block: Vec<u8>,
     /// `Some(set)` when the game was written as a subtraction game (kept for display only).
     subtraction: Option<Vec<u32>>,
+    /// The rule on the parts of two-heap splits ([`PartRule::Any`] for every octal game).
+    parts: PartRule,
 }
 
 /// The result of [`Game::standard_form`]: `G_std(n) = G(n + shift)` for all n ≥ 0, and
@@ -64,10 +102,55 @@ impl Game {
         if s.is_empty() {
             return Err(OctalError::EmptyCode);
         }
+        if s.eq_ignore_ascii_case(GRUNDY_CODE) {
+            return Ok(Game::grundy());
+        }
         if s.starts_with(['S', 's']) {
             return parse_subtraction(s);
         }
         parse_digits(s)
+    }
+
+    /// Grundy's game: split one heap into two unequal non-empty heaps (code `4.0`, parts
+    /// differing by at least 1); code `grundy`.
+    pub fn grundy() -> Game {
+        let four = Game::from_parts(vec![4], Vec::new(), Vec::new());
+        Game {
+            parts: PartRule::DifferBy(1),
+            ..four
+        }
+    }
+
+    /// `self` with a rule on the parts of its two-heap splits. The rules are only defined for
+    /// finite codes whose moves leave at most two heaps (three-heap splits and recurring
+    /// splitting digits are computed from full exclusion sets of unrestricted splits);
+    /// other codes are refused.
+    pub fn with_part_rule(&self, parts: PartRule) -> Result<Game, OctalError> {
+        let parts = if parts.min_gap() == 0 {
+            PartRule::Any
+        } else {
+            parts
+        };
+        if parts != PartRule::Any && (!self.is_finite() || self.max_heaps() > 2) {
+            return Err(OctalError::PartRuleUnsupported {
+                code: self.canonical(),
+            });
+        }
+        let subtraction = if parts == PartRule::Any {
+            self.subtraction.clone()
+        } else {
+            None
+        };
+        Ok(Game {
+            parts,
+            subtraction,
+            ..self.clone()
+        })
+    }
+
+    /// The rule on the parts of two-heap splits.
+    pub fn part_rule(&self) -> PartRule {
+        self.parts
     }
 
     /// The subtraction game `S(members)` (members are sorted and deduplicated).
@@ -133,6 +216,7 @@ impl Game {
             prefix,
             block,
             subtraction: None,
+            parts: PartRule::Any,
         }
     }
 
@@ -219,7 +303,23 @@ impl Game {
     /// The canonical code: `0.07` for `.07`, trailing zeros stripped, hex digits upper-case,
     /// the shortest prefix and block for a recurring code (`.3(3)` → `0.(3)`), and subtraction
     /// games as `S(a,b,…)` with sorted members.
+    ///
+    /// With a part rule: `grundy` for Grundy's game, otherwise the digits followed by
+    /// `/gap=d` (a display form; only Grundy's game has a code the parser accepts).
     pub fn canonical(&self) -> String {
+        match self.parts {
+            PartRule::Any => {}
+            PartRule::DifferBy(d) => {
+                if *self == Game::grundy() {
+                    return GRUNDY_CODE.to_owned();
+                }
+                let digits = Game {
+                    parts: PartRule::Any,
+                    ..self.clone()
+                };
+                return format!("{}/gap={d}", digits.canonical());
+            }
+        }
         if let Some(set) = &self.subtraction {
             let items: Vec<String> = set.iter().map(u32::to_string).collect();
             return format!("S({})", items.join(","));
@@ -247,7 +347,17 @@ impl Game {
     /// token are worthless and the game `U` with `G_U(n) = G_T(n+1)` is obtained by moving bit
     /// `h` of `d_u` to digit `e_{u+h-1}` as bits `0..=h` (only bits ≥ 2 at indices ≤ 0). The
     /// chain ends when `d_1` is odd. The zero game is its own standard form with shift 0.
+    ///
+    /// Theorem 4.6 is proved for unrestricted splits only: a game with a [`PartRule`] is its
+    /// own standard form (shift 0). (For Grundy's game G(1) = G(2) = 0, but dropping a token
+    /// from each part does not preserve "unequal" sums, so no shifted code describes it.)
     pub fn standard_form(&self) -> StandardForm {
+        if self.parts != PartRule::Any {
+            return StandardForm {
+                game: self.clone(),
+                shift: 0,
+            };
+        }
         let mut g = Game::from_parts(self.before.clone(), self.prefix.clone(), self.block.clone());
         let mut shift = 0u32;
         // Every step moves some bit towards index 1 (bits before the point move up, bit 0 moves
@@ -454,156 +564,5 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn canon(s: &str) -> String {
-        Game::parse(s).unwrap().canonical()
-    }
-
-    #[test]
-    fn canonical_forms() {
-        assert_eq!(canon(".07"), "0.07");
-        assert_eq!(canon("0.070"), "0.07");
-        assert_eq!(canon("0.137"), "0.137");
-        assert_eq!(canon("4.07"), "4.07");
-        assert_eq!(canon("04.3"), "4.3");
-        assert_eq!(canon("44.3"), "44.3");
-        assert_eq!(canon("80.4"), "80.4");
-        assert_eq!(canon("0.8f"), "0.8F");
-        assert_eq!(canon(" .fb "), "0.FB");
-        assert_eq!(canon("0.(3)"), "0.(3)");
-        assert_eq!(canon(".3(3)"), "0.(3)");
-        assert_eq!(canon(".(33)"), "0.(3)");
-        assert_eq!(canon(".33(03)"), "0.3(30)");
-        assert_eq!(canon("4.(3)"), "4.(3)");
-        assert_eq!(canon("0.5(3)"), "0.5(3)");
-        assert_eq!(canon(".07(0)"), "0.07");
-        assert_eq!(canon("4."), "4.0");
-        assert_eq!(canon("0.0"), "0.0");
-        assert_eq!(canon("s(5, 2,1,2)"), "S(1,2,5)");
-        let s = Game::parse("S(1,2,4)").unwrap();
-        assert_eq!(s.prefix(), &[3, 3, 0, 3]);
-        assert_eq!(Game::parse(".3303").unwrap().prefix(), s.prefix());
-    }
-
-    #[test]
-    fn digits_and_classes() {
-        let g = Game::parse("80.4").unwrap();
-        assert_eq!(g.digit(-1), 8);
-        assert_eq!(g.digit(0), 0);
-        assert_eq!(g.digit(1), 4);
-        assert_eq!(g.digit(2), 0);
-        assert_eq!(g.last_index(), Some(1));
-        assert_eq!(g.max_heaps(), 3);
-        let r = Game::parse("0.3(30)").unwrap();
-        assert_eq!(
-            (1..=8).map(|u| r.digit(u)).collect::<Vec<_>>(),
-            vec![3, 3, 0, 3, 0, 3, 0, 3]
-        );
-        assert_eq!(r.last_index(), None);
-        assert_eq!(Game::parse(".33").unwrap().class(), GameClass::Tetral);
-        assert_eq!(Game::parse("4.3").unwrap().class(), GameClass::Octal);
-        assert_eq!(Game::parse(".F").unwrap().class(), GameClass::Sedecimal);
-        assert_eq!(Game::parse("0.07").unwrap().last_index(), Some(2));
-        assert_eq!(Game::parse("4C.13").unwrap().last_index(), Some(2));
-    }
-
-    #[test]
-    fn standard_form_chain() {
-        let sf = |s: &str| {
-            let r = Game::parse(s).unwrap().standard_form();
-            (r.game.canonical(), r.shift)
-        };
-        assert_eq!(sf(".4"), ("0.137".into(), 2));
-        assert_eq!(sf(".07"), ("0.137".into(), 1));
-        assert_eq!(sf(".137"), ("0.137".into(), 0));
-        assert_eq!(sf(".08"), ("0.111333777F".into(), 4));
-        assert_eq!(sf("80000.02"), ("4C.13".into(), 2));
-        assert_eq!(sf(".644"), ("0.3777".into(), 1));
-        assert_eq!(sf(".055"), ("0.1177".into(), 1));
-        assert_eq!(sf("4.02"), ("0.73".into(), 1));
-        assert_eq!(sf(".0(4)"), ("0.1133(7)".into(), 3)); // = .11337(7) of Table 7.4
-        assert_eq!(sf(".01(2)"), ("0.10(3)".into(), 1));
-        assert_eq!(sf(".28"), ("0.300F".into(), 1));
-        assert_eq!(sf("S(2)").1, 1);
-        assert_eq!(sf("0.0"), ("0.0".into(), 0));
-    }
-
-    #[test]
-    fn parse_errors() {
-        use OctalError::*;
-        let e = |s: &str| Game::parse(s).unwrap_err();
-        assert_eq!(e(""), EmptyCode);
-        assert_eq!(e("   "), EmptyCode);
-        assert_eq!(e("0.0G"), InvalidChar { pos: 3, ch: 'G' });
-        assert_eq!(
-            e("07"),
-            MissingPoint {
-                digits: "07".into()
-            }
-        );
-        assert_eq!(e("0.0.7"), SecondPoint { pos: 3 });
-        assert_eq!(e("3.07"), BitsBeforePoint { pos: 0, ch: '3' });
-        assert_eq!(e("4A.07"), BitsBeforePoint { pos: 1, ch: 'A' });
-        assert_eq!(e("(4).3"), UnexpectedOpenParen { pos: 0 });
-        assert_eq!(e("0.(3"), UnclosedParen { pos: 2 });
-        assert_eq!(e("0.()"), EmptyRepeat { pos: 2 });
-        assert_eq!(e("0.3)"), UnexpectedCloseParen { pos: 3 });
-        assert_eq!(e("0.(3)4"), TrailingAfterRepeat { pos: 5, ch: '4' });
-        assert_eq!(e("0.(3(4))"), UnexpectedOpenParen { pos: 4 });
-        assert!(matches!(
-            e(&format!("0.{}", "7".repeat(64))),
-            CodeTooLong { len: 65, max: 64 }
-        ));
-        assert!(Game::parse(&format!(".{}", "7".repeat(64))).is_ok());
-        assert_eq!(
-            e("S()"),
-            BadSubtractionSet {
-                pos: 2,
-                reason: "the set is empty"
-            }
-        );
-        assert_eq!(
-            e("S(1,,2)"),
-            BadSubtractionSet {
-                pos: 4,
-                reason: "expected a member"
-            }
-        );
-        assert_eq!(
-            e("S(1,2"),
-            BadSubtractionSet {
-                pos: 5,
-                reason: "missing ')'"
-            }
-        );
-        assert_eq!(
-            e("S1,2)"),
-            BadSubtractionSet {
-                pos: 1,
-                reason: "expected '(' after 'S'"
-            }
-        );
-        assert_eq!(e("S(1,x)"), InvalidChar { pos: 4, ch: 'x' });
-        assert_eq!(e("S(1,2)x"), InvalidChar { pos: 6, ch: 'x' });
-        assert_eq!(
-            e("S(0)"),
-            SubtractionMemberOutOfRange {
-                pos: 2,
-                member: "0".into(),
-                max: MAX_SUBTRACTION_MEMBER
-            }
-        );
-        assert!(matches!(
-            e("S(99999999999999999999)"),
-            SubtractionMemberOutOfRange { pos: 2, .. }
-        ));
-        assert!(matches!(e("S(1025)"), SubtractionMemberOutOfRange { .. }));
-        // Display names the problem.
-        assert_eq!(
-            e("0.0G").to_string(),
-            "invalid character 'G' at position 3 in game code"
-        );
-    }
-}
+#[path = "code_tests.rs"]
+mod tests;

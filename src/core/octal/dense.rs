@@ -7,7 +7,8 @@
 //! whose larger part lies inside the block, then takes the mex. With `B ≈ N/32` the sequential
 //! share is about 3 %.
 
-use super::sparse::split_range;
+use super::rules::Twos;
+use super::split::split_range;
 
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.
@@ -16,7 +17,7 @@ pub(crate) fn phase_one(
     g: &[u32],
     start: usize,
     end: usize,
-    twos: &[i64],
+    twos: &Twos,
     words: usize,
     threads: usize,
 ) -> Vec<u64> {
@@ -39,7 +40,7 @@ pub(crate) fn phase_one(
 }
 
 /// Fills the rows of heaps `first..` (one row per `words` words of `out`).
-fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64], words: usize) {
+fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &Twos, words: usize) {
     let nbits = words * 64;
     let mut seen = vec![0u8; nbits];
     let wrap = nbits - 1; // nbits is a power of two; values are below it, so this never changes x
@@ -47,12 +48,11 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
         let n = first + i;
         seen.iter_mut().for_each(|s| *s = 0);
         for &u in twos {
-            let Some((r, lo)) = split_range(n, u) else {
+            let Some((r, lo, a_max)) = split_range(n, u, twos.gap) else {
                 continue;
             };
             // Larger part r − a below split_at  ⇔  a > r − split_at.
             let a_min = lo.max((r + 1).saturating_sub(split_at));
-            let a_max = r / 2;
             if a_min > a_max {
                 continue;
             }
@@ -73,14 +73,14 @@ fn fill(g: &[u32], first: usize, out: &mut [u64], split_at: usize, twos: &[i64],
 }
 
 /// Sequential scan of the two-heap splits of heap `n` whose larger part is ≥ `split_at`
-/// (`split_at = 0`: every split) into `excl`.
-pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &[i64], split_at: usize, excl: &mut [u64]) {
+/// (`split_at = 0`: every split) and whose parts keep the part rule (`twos.gap`), into `excl`.
+pub(crate) fn scan_pairs(g: &[u32], n: usize, twos: &Twos, split_at: usize, excl: &mut [u64]) {
     let wrap = excl.len() * 64 - 1;
     for &u in twos {
-        let Some((r, lo)) = split_range(n, u) else {
+        let Some((r, lo, hi)) = split_range(n, u, twos.gap) else {
             continue;
         };
-        let a_max = (r / 2).min(r.saturating_sub(split_at));
+        let a_max = hi.min(r.saturating_sub(split_at));
         if lo > a_max {
             continue;
         }

@@ -17,7 +17,7 @@ use super::bitset::{self, set};
 use super::code::Game;
 use super::dense;
 use super::error::OctalError;
-use super::rules::Rules;
+use super::rules::{Rules, Twos};
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
 
@@ -84,7 +84,7 @@ pub struct Engine {
     /// `counts[v]`: how often v occurred as G(n), n ≥ 1 (length `2^vbits`).
     counts: Vec<u64>,
     /// Finite two-heap digits that must be scanned (not answered from X2 rows).
-    scan_twos: Vec<i64>,
+    scan_twos: Twos,
     mode: Mode,
     sets: Option<SetState>,
     next_review: usize,
@@ -110,12 +110,7 @@ impl Engine {
         let words = words_for(vbits);
         let sets = SetState::new(&rules, words);
         let has_x2 = sets.as_ref().is_some_and(SetState::has_x2);
-        let scan_twos: Vec<i64> = rules
-            .twos
-            .iter()
-            .copied()
-            .filter(|&u| !(has_x2 && u >= 0))
-            .collect();
+        let scan_twos = rules.scan_twos(has_x2);
         let mode = if scan_twos.is_empty() {
             Mode::Plain
         } else {

@@ -56,6 +56,12 @@ pub enum OctalError {
         member: String,
         max: u32,
     },
+    /// A part rule on a game it is not defined for.
+    #[error(
+        "a rule on the parts of a split is only supported for finite codes whose moves leave at \
+         most two heaps (not {code})"
+    )]
+    PartRuleUnsupported { code: String },
 
     // ----- computing ------------------------------------------------------------------------
     /// The `should_stop` callback asked to stop; everything computed so far is kept.

@@ -21,6 +21,8 @@ pub mod code;
 mod dense;
 pub mod engine;
 pub mod error;
+#[cfg(test)]
+mod grundy_tests;
 pub mod moves;
 pub mod naive;
 pub mod periodicity;
@@ -28,9 +30,12 @@ mod rules;
 mod sets;
 pub mod solver;
 mod sparse;
+mod split;
 pub mod value;
 
-pub use code::{Game, GameClass, StandardForm, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER};
+pub use code::{
+    Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
+};
 pub use engine::{Engine, EngineStats, Value, MAX_VALUES};
 pub use error::OctalError;
 pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};

@@ -5,6 +5,8 @@
 //! values is excluded; G(n) is the least value not excluded. It is deliberately simple — a
 //! recursive partition enumeration with no shortcuts — so that it can be trusted as the oracle
 //! for the fast engine. Cost per heap: O(n^(h−1)) per digit (O(n²) per heap for hex codes).
+//! A part rule (Grundy's game: unequal parts) drops the two-heap splits whose parts differ by
+//! less than its gap.
 
 use super::code::Game;
 use super::error::OctalError;
@@ -17,6 +19,7 @@ pub fn naive_values(
 ) -> Result<Vec<u32>, OctalError> {
     let mut g: Vec<u32> = Vec::with_capacity(n);
     let mut seen: Vec<bool> = Vec::new();
+    let gap = usize::try_from(game.part_rule().min_gap()).unwrap_or(usize::MAX);
     for m in 0..n {
         if should_stop() {
             return Err(OctalError::Stopped { computed: m });
@@ -31,7 +34,18 @@ pub fn naive_values(
             // Adding tokens (u ≤ 0) must leave every heap smaller than the original one.
             let max_part = if u <= 0 { m.saturating_sub(1) } else { total };
             for h in 0..4usize {
-                if d >> h & 1 == 1 {
+                if d >> h & 1 == 0 {
+                    continue;
+                }
+                if h == 2 && gap > 0 {
+                    // a ≤ b = total − a with b − a ≥ gap and b ≤ max_part.
+                    for a in 1..=total / 2 {
+                        let b = total - a;
+                        if b - a >= gap && b <= max_part {
+                            mark(&mut seen, g[a] ^ g[b]);
+                        }
+                    }
+                } else {
                     partitions(&g, h, total, 1, max_part, 0, &mut seen);
                 }
             }

@@ -28,10 +28,13 @@
 //! one extra value. Where the thesis leaves a reading open (the index of the even digit in
 //! hypothesis (4a) of Thm 6.8 may be 0?), the stricter reading is used.
 //!
+//! None of these theorems is proved for a game with a rule on the parts of its splits
+//! (Grundy's game: unequal parts), so such a game is never certified (always `Unknown`).
+//!
 //! What cannot be proved stays [`Periodicity::Unknown`] — e.g. `.6`, `.007`, `.04`, or Lasker's
 //! Nim `4.(3)` (which fails hypothesis (b) of Thm 6.9 although its values are known).
 
-use super::code::Game;
+use super::code::{Game, PartRule};
 
 /// The theorem behind a proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,7 +161,7 @@ impl Detector {
 /// One-shot detection on G(0..len).
 pub fn detect(game: &Game, g: &[u32]) -> Periodicity {
     let len = g.len();
-    if len < 3 {
+    if len < 3 || game.part_rule() != PartRule::Any {
         return Periodicity::Unknown;
     }
     let rules = Hypotheses::new(game);

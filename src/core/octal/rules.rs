@@ -18,6 +18,29 @@ pub(crate) struct Recurring {
     pub classes: [Vec<usize>; 4],
 }
 
+/// The finite two-heap digits an engine scans (`us`), with the part rule they obey: the two
+/// parts must differ by at least `gap` (0: any split). Derefs to the digits.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Twos {
+    pub us: Vec<i64>,
+    pub gap: usize,
+}
+
+impl std::ops::Deref for Twos {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        &self.us
+    }
+}
+
+impl<'a> IntoIterator for &'a Twos {
+    type Item = &'a i64;
+    type IntoIter = std::slice::Iter<'a, i64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.us.iter()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Rules {
     /// Finite-part `u ≥ 1` whose digit has bit 1 (take u, leave one heap).
@@ -30,6 +53,11 @@ pub(crate) struct Rules {
     /// `u ≤ −2` with bit 3: the largest part must stay below n; enumerated directly.
     pub threes_capped: Vec<i64>,
     pub recurring: Option<Recurring>,
+    /// The part rule of two-heap splits: the parts must differ by at least `gap` (0: any
+    /// split; 1: unequal, Grundy's game). `Game::with_part_rule` only allows it on finite
+    /// codes without three-heap digits, so it only concerns `twos`, which every engine walks
+    /// through `sparse::split_range`.
+    pub gap: u64,
 }
 
 impl Rules {
@@ -41,6 +69,7 @@ impl Rules {
             threes_free: Vec::new(),
             threes_capped: Vec::new(),
             recurring: None,
+            gap: game.part_rule().min_gap(),
         };
         for u in game.min_index()..=v {
             let d = game.digit(u);
@@ -73,6 +102,10 @@ impl Rules {
                 classes,
             });
         }
+        debug_assert!(
+            r.gap == 0 || !r.needs_sets(),
+            "a part rule with full exclusion sets"
+        );
         r
     }
 
@@ -84,6 +117,20 @@ impl Rules {
                 .recurring
                 .as_ref()
                 .is_some_and(|r| !r.classes[2].is_empty() || !r.classes[3].is_empty())
+    }
+
+    /// The finite two-heap digits the engine scans, with the part rule: all of them, except
+    /// those with `u ≥ 0` when X2 rows answer them (`has_x2`).
+    pub fn scan_twos(&self, has_x2: bool) -> Twos {
+        Twos {
+            us: self
+                .twos
+                .iter()
+                .copied()
+                .filter(|&u| !(has_x2 && u >= 0))
+                .collect(),
+            gap: usize::try_from(self.gap).unwrap_or(usize::MAX),
+        }
     }
 
     /// True when some move recurring digit splits into three heaps.

@@ -16,14 +16,23 @@
 //! every heap of the block in one pass (`mark_rare_pairs_block`); each heap then adds the few
 //! pairs whose values were unknown at the block start, and continues its own rare check.
 //!
+//! **Part rules** (Grundy's game: the parts must be unequal). Every loop below walks only the
+//! *allowed* splits `(a, r − a)`, those with `|2a − r| ≥ gap` (see [`split_range`]): the
+//! forbidden ones form a window of positions around `r/2`, which the block pass skips and
+//! each heap adds back with an exact test (`mark_block_rest`). The parity argument is about
+//! the set of pairs examined, so it holds for any rule that keeps or drops whole pairs.
+//!
 //! Nothing here depends on the mask being a good one — a bad mask only costs time — so the
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+use super::rules::Twos;
+use super::split::{allowed, split_range, window_indices, HEAPS};
+
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
-/// Heaps whose pairs with a rare part are marked in one pass ([`mark_rare_pairs_block`]).
-const HEAPS: usize = 4;
+// HEAPS (`split.rs`): heaps whose pairs with a rare part are marked in one pass
+// ([`mark_rare_pairs_block`]).
 /// Entries per mark array: every nim-sum of two u16 values, so u16 indices need no bounds
 /// checks (only the low entries, up to the largest value, are ever touched or cached).
 const MARKS: usize = 1 << 16;
@@ -210,50 +219,61 @@ impl Sparse {
     /// The pairs with a rare part of heap `n = first + j` that [`mark_rare_pairs_block`] left
     /// out when it marked the block from `first`: positions a < HEAPS − u (partner ≥ first,
     /// unknown then) and a ≥ first − u (a itself unknown then).
+    /// With a part rule (`gap > 0`) it also adds the pairs of the block's forbidden window
+    /// ([`gap_window`]) that are allowed for this heap; every pair marked here is tested.
+    #[allow(clippy::too_many_arguments)]
     fn mark_block_rest(
         &mut self,
         g: &[u16],
         n: usize,
         first: usize,
         twos: &[i64],
+        gap: usize,
         stamp: Stamp,
         j: usize,
     ) {
         let mark = slot(&mut self.marks, j);
         for &u in twos {
-            let u = u as usize; // ≥ 1 for a premarked block
+            let u = u as usize; // ≥ 0 for a premarked block
             let r = n - u;
             let low = self
                 .rare
                 .partition_point(|&a| (a as usize) < HEAPS - u.min(HEAPS));
             let high = self.rare.partition_point(|&a| (a as usize) < first - u);
             let end = self.rare.partition_point(|&a| (a as usize) < r);
-            for i in (0..low).chain(high..end) {
-                mark[usize::from(self.rare_vals[i] ^ g[r - self.rare[i] as usize])] = stamp;
+            let (w0, w1) = window_indices(&self.rare, first - u, gap);
+            let w1 = w1.min(end);
+            for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
+                let a = self.rare[i] as usize;
+                if allowed(a, r, gap) {
+                    mark[usize::from(self.rare_vals[i] ^ g[r - a])] = stamp;
+                }
             }
         }
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
-    /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u).
-    pub fn step(&mut self, _g: &[u32], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
+    /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
+    /// parts must differ by at least `twos.gap` (0: any split).
+    pub fn step(&mut self, _g: &[u32], n: usize, twos: &Twos, excl: &[u64]) -> u32 {
         let g16 = std::mem::take(&mut self.g16);
-        let v = self.step16(&g16, n, twos, excl);
+        let v = self.step16(&g16, n, &twos.us, twos.gap, excl);
         self.g16 = g16;
         v
     }
 
-    fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], excl: &[u64]) -> u32 {
+    fn step16(&mut self, g: &[u16], n: usize, twos: &[i64], gap: usize, excl: &[u64]) -> u32 {
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
             self.marks.fill(0);
             self.stamp = 0;
             self.premarked = None;
         }
-        // (1) pairs with a rare part. With every u ≥ 1 the partners in heaps n..n+HEAPS of
+        // (1) pairs with a rare part. With every u ≥ 0 the partners in heaps n..n+HEAPS of
         // positions a ≥ HEAPS − u are all below n, so they are marked for the whole block in
         // one pass (shared loads, four consecutive partners per position); the few others
-        // are added per heap by `mark_block_rest`.
-        let batchable = twos.iter().all(|&u| u >= 1 && n as i64 - u >= HEAPS as i64);
+        // (and, with a part rule, the window of positions forbidden for some heap of the
+        // block) are added per heap by `mark_block_rest`.
+        let batchable = twos.iter().all(|&u| u >= 0 && n as i64 - u >= HEAPS as i64);
         let (j, stamp) = match self.premarked {
             Some((first, s0)) if n > first && n < first + HEAPS => {
                 let j = n - first;
@@ -264,8 +284,12 @@ impl Sparse {
                 self.stamp += HEAPS as Stamp;
                 self.premarked = Some((n, s0));
                 self.refresh_probe(n, g);
-                // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1.
-                let in_range = twos.iter().all(|&u| self.probe_max <= (n - u as usize) / 2);
+                // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1. Below
+                // the least total's largest allowed smaller part they are allowed for every
+                // heap of the block.
+                let in_range = twos
+                    .iter()
+                    .all(|&u| self.probe_max <= (n - u as usize).saturating_sub(gap) / 2);
                 self.head = if in_range {
                     self.head_len.min(self.probe_eligible)
                 } else {
@@ -289,14 +313,20 @@ impl Sparse {
                         .rare
                         .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
                     let end = self.rare.partition_point(|&a| (a as usize) < r);
-                    mark_rare_pairs_block(
-                        &self.rare[start..end],
-                        &self.rare_vals[start..end],
-                        &g[..n],
-                        r,
-                        &mut self.marks,
-                        s0,
-                    );
+                    // Skip the forbidden window; `mark_block_rest` adds what each heap allows.
+                    let (w0, w1) = window_indices(&self.rare, r, gap);
+                    let w0 = w0.clamp(start, end);
+                    let w1 = w1.clamp(w0, end);
+                    for (s, e) in [(start, w0), (w1, end)] {
+                        mark_rare_pairs_block(
+                            &self.rare[s..e],
+                            &self.rare_vals[s..e],
+                            &g[..n],
+                            r,
+                            &mut self.marks,
+                            s0,
+                        );
+                    }
                 }
                 (0, s0)
             }
@@ -308,26 +338,23 @@ impl Sparse {
                 let stamp = self.stamp;
                 let mark = slot(&mut self.marks, 0);
                 for &u in twos {
-                    let Some((r, lo)) = split_range(n, u) else {
+                    let Some((r, lo, hi)) = split_range(n, u, gap) else {
                         continue;
                     };
-                    let hi = r - lo;
-                    let end = self.rare.partition_point(|&a| a as usize <= hi);
-                    let start = self.rare[..end].partition_point(|&a| (a as usize) < lo);
-                    mark_rare_pairs(
-                        &self.rare[start..end],
-                        &self.rare_vals[start..end],
-                        g,
-                        r,
-                        mark,
-                        stamp,
-                    );
+                    // Allowed positions: the smaller part in [lo, hi] or the larger part in
+                    // [r − hi, r − lo].
+                    let pos = |x: usize| self.rare.partition_point(|&a| (a as usize) < x);
+                    let (s1, e1) = (pos(lo), pos(hi + 1));
+                    let (s2, e2) = (pos(r - hi).max(e1), pos(r - lo + 1));
+                    for (s, e) in [(s1, e1), (s2, e2)] {
+                        mark_rare_pairs(&self.rare[s..e], &self.rare_vals[s..e], g, r, mark, stamp);
+                    }
                 }
                 (0, stamp)
             }
         };
         if let Some((first, _)) = self.premarked {
-            self.mark_block_rest(g, n, first, twos, stamp, j);
+            self.mark_block_rest(g, n, first, twos, gap, stamp, j);
         }
         let mark = slot(&mut self.marks, j);
         for (w, &bits) in excl.iter().enumerate() {
@@ -347,10 +374,10 @@ impl Sparse {
         else {
             // Cannot happen while the mask is below the value width; stay correct anyway.
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else {
+                let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
-                for a in lo..=r / 2 {
+                for a in lo..=hi {
                     mark[usize::from(g[a] ^ g[r - a])] = stamp;
                 }
             }
@@ -375,11 +402,11 @@ impl Sparse {
         // marking). First the probe pairs, then (for completeness) every split in order.
         'scan: {
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else {
+                let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
-                // All probes are usually inside [lo, r/2]; then the loop needs no test.
-                let all_in = self.probe_min >= lo && self.probe_max <= r / 2;
+                // All probes are usually inside [lo, hi]; then the loop needs no test.
+                let all_in = self.probe_min >= lo && self.probe_max <= hi;
                 let mut i = premarked_probes;
                 while i < self.probe.len() {
                     let end = (i + BATCH.max(self.missing.len())).min(self.probe.len());
@@ -389,7 +416,7 @@ impl Sparse {
                     } else {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
-                            if a >= lo && a <= r / 2 {
+                            if a >= lo && a <= hi {
                                 mark[usize::from(va ^ g[r - a])] = stamp;
                             }
                         }
@@ -403,12 +430,12 @@ impl Sparse {
                 }
             }
             for &u in twos {
-                let Some((r, lo)) = split_range(n, u) else {
+                let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
                 let mut a = lo;
-                while a <= r / 2 {
-                    let end = (a + BATCH.max(self.missing.len())).min(r / 2 + 1);
+                while a <= hi {
+                    let end = (a + BATCH.max(self.missing.len())).min(hi + 1);
                     let left = &g[a..end];
                     let right = &g[r + 1 - end..=r - a];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
@@ -483,16 +510,6 @@ fn mark_rare_pairs_block(
             mark[usize::from(va ^ q[k])] = s0 + k as Stamp;
         }
     }
-}
-
-/// For heap n and a two-heap digit at u: the total `r = n − u` and the least allowed smaller
-/// part `lo` (1, or `1 − u` when tokens are added so that both parts stay below n); `None` when
-/// no split exists.
-#[inline(always)]
-pub(crate) fn split_range(n: usize, u: i64) -> Option<(usize, usize)> {
-    let r = n as i64 - u;
-    let lo = if u < 0 { 1 - u } else { 1 };
-    (r >= 2 * lo).then_some((r as usize, lo as usize))
 }
 
 /// The mask (≥ 1) with the fewest rare occurrences, and that number. `counts[v]` is how often

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Real-browser check of the pages at / : headless Debian Chromium driven by Selenium
+# (scripts/browser/check_pages.py) against a live server with a temporary SQLite store, after
+# scripts/browser/rules-check.mjs has checked the pages' move rules against the engine. It plays
+# Welter to the end both ways, a sum of octal heaps, plots 0.07 to 10^6 and checks the marked
+# period and preperiod, runs and cancels jobs, opens /docs, and repeats at phone width; the
+# browser console must stay free of errors. Screenshots go to ci-artifacts/screenshots/.
+#
+#   scripts/browser-check.sh                 # release build (CI); ~2 min after the build
+#   BROWSER_PROFILE=debug scripts/browser-check.sh
+#
+# Installs what it needs, idempotently: Debian `chromium` + `chromium-driver` (apt-get) and
+# Selenium (pinned in scripts/browser/requirements.txt) in a venv under the target directory.
+# Env: CARGO_TARGET_DIR (default target), BROWSER_VENV, BROWSER_PROFILE (release|debug),
+#      SCREENSHOTS (default ci-artifacts/screenshots).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+TARGET=${CARGO_TARGET_DIR:-target}
+case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+VENV=${BROWSER_VENV:-$TARGET/ci-browser-venv}
+REQS=$ROOT/scripts/browser/requirements.txt
+PROFILE=${BROWSER_PROFILE:-release}
+SHOTS=${SCREENSHOTS:-$ROOT/ci-artifacts/screenshots}
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'browser-check.sh: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  say "installing chromium and chromium-driver (apt-get)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+fi
+chromium --version 2>/dev/null | head -n1
+chromedriver --version | head -n1
+
+if [[ ! -f $VENV/.reqs ]] || ! cmp -s "$REQS" "$VENV/.reqs"; then
+  say "installing $(grep -v '^#' "$REQS" | tr '\n' ' ')into $VENV"
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQS"
+  cp "$REQS" "$VENV/.reqs"
+fi
+
+say "building the $PROFILE binary"
+if [[ $PROFILE == release ]]; then
+  cargo build --release --bin grundy --quiet
+else
+  cargo build --bin grundy --quiet
+fi
+BIN=$TARGET/$PROFILE/grundy
+
+WORK=$(mktemp -d /tmp/grundy-browser.XXXXXX)
+SERVER_PID=
+cleanup() {
+  local rc=$?
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 && -s $WORK/server.log ]]; then
+    echo "--- last server log lines"; tail -n 30 "$WORK/server.log"
+  fi
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- server -----------------------------------------------------------------------------------
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE=http://127.0.0.1:$PORT
+GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do # at most 30 s
+  curl -fsS -o /dev/null --max-time 1 "$BASE/readyz" 2>/dev/null && break
+  kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited at start-up"
+  sleep 0.1
+done
+curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" || die "no 200 from $BASE/readyz within 30 s"
+say "server up at $BASE"
+
+# --- run --------------------------------------------------------------------------------------
+say "web/rules.js against the engine (node)"
+timeout 120 node "$ROOT/scripts/browser/rules-check.mjs" "$BASE"
+rm -rf "$SHOTS"
+mkdir -p "$SHOTS"
+# Selenium must use the Debian chromedriver and never try to download one.
+export SE_OFFLINE=true
+timeout 900 "$VENV/bin/python" "$ROOT/scripts/browser/check_pages.py" "$BASE" "$SHOTS"
