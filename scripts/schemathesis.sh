@@ -9,7 +9,9 @@
 #      deterministic run), ST_RANDOM_EXAMPLES (default 30 per operation, random run; 0 skips it),
 #      ST_SEED (seed of the random run; default: a fresh one, printed), ST_VENV (default
 #      $CARGO_TARGET_DIR/ci-venv).
-# Checks: all of them (--checks all), configured by schemathesis.toml: a schema-valid request
+# Checks: all of them (--checks all) but use_after_free (a DELETE on a running job cancels it and
+#         the job stays readable, as documented; see schemathesis.toml), configured by
+#         schemathesis.toml: a schema-valid request
 #         may be refused only by the operations that have a compute budget, and only with the
 #         /problems/budget-exceeded problem — the custom check in scripts/schemathesis_hooks.py
 #         holds every 422 to that. Phases: examples, coverage, fuzzing, stateful (links between
@@ -143,7 +145,7 @@ st() { # st NAME ARGS...: one schemathesis run; schema-valid requests refused go
   local name=$1; shift
   (cd "$WORK" && PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks ST_REFUSALS="$WORK/refused-$name.tsv" timeout 900 \
     "$VENV/bin/schemathesis" --config-file "$ROOT/schemathesis.toml" run "$BASE/openapi.json" \
-    --checks all \
+    --checks all --exclude-checks use_after_free \
     --workers 1 \
     --request-timeout 20 \
     --suppress-health-check too_slow,filter_too_much,data_too_large,large_base_example \

@@ -957,6 +957,7 @@ fn path_cases(cases: &mut Vec<Case>) {
     let long = format!("/v1/{}", "a".repeat(20_000));
     cases.push(get("paths", long, Whole(404)));
     for p in [
+        "/",
         "/healthz",
         "/readyz",
         "/metrics",

@@ -32,11 +32,12 @@ const WS: &str = r"[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205
 ///   the 64 digits the parser accepts;
 /// * subtraction games `S(a,b,…)` with members 1..=1024 (leading zeros allowed), whitespace
 ///   allowed around members;
+/// * `grundy` (any case): Grundy's game;
 /// * surrounding whitespace is ignored.
 pub fn game_code_pattern() -> String {
     let member = r"0*(102[0-4]|10[01][0-9]|[1-9][0-9]{0,2})";
     format!(
-        r"^{WS}*([048Cc]{{0,16}}\.[0-9A-Fa-f]{{0,32}}(\([0-9A-Fa-f]{{1,16}}\))?|[Ss]{WS}*\({WS}*{member}({WS}*,{WS}*{member})*{WS}*\)){WS}*$"
+        r"^{WS}*([048Cc]{{0,16}}\.[0-9A-Fa-f]{{0,32}}(\([0-9A-Fa-f]{{1,16}}\))?|[Ss]{WS}*\({WS}*{member}({WS}*,{WS}*{member})*{WS}*\)|[Gg][Rr][Uu][Nn][Dd][Yy]){WS}*$"
     )
 }
 
@@ -127,7 +128,7 @@ pub fn game_code() -> Object {
             "A game code: octal `0.07` / `.137` / `4.07`, hexadecimal digits 8–F after the point, \
              digits 0, 4, 8, C before it (`44.3`), one repeating block in parentheses (`0.(3)` = Nim, \
              `4.(3)` = Lasker's Nim), at most 64 digits; or a subtraction game `S(1,2,5)` with \
-             members 1..=1024.",
+             members 1..=1024; or `grundy` (Grundy's game, any case).",
         ))
         .build()
 }
