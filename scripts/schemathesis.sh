@@ -77,7 +77,7 @@ BASE=http://127.0.0.1:$PORT
 # timeout. The limits the schema states (GRUNDY_MAX_COINS, GRUNDY_OCTAL_MAX_N, ...) keep
 # their defaults, so the schema and the server agree. No job workers: jobs stay queued (the job
 # operations are tested as a contract; tests/jobs_api.rs runs them), so the fuzzer's jobs of up
-# to 200,000,000 values do not compete with it for the CPU.
+# to 1,000,000,000 values do not compete with it for the CPU.
 GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT GRUNDY_VALUES_MAX_COUNT=100000 \
   GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 \
   RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &

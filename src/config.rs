@@ -111,7 +111,7 @@ impl Default for Config {
             octal_moves_budget: 20_000_000,
             values_max_count: 1_000_000_000,
             job_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            job_max_n: 200_000_000,
+            job_max_n: 1_000_000_000,
             job_checkpoint: Duration::from_secs(2),
             job_lease: Duration::from_secs(15),
             replica_id: uuid::Uuid::new_v4().to_string(),

@@ -39,7 +39,7 @@ use crate::state::AppState;
 pub struct BatchRequest {
     /// The positions (each as in the single endpoint: distinct non-negative squares, any
     /// order). At most `GRUNDY_BATCH_MAX_ITEMS` positions and `GRUNDY_BATCH_MAX_COINS` coins.
-    #[schema(value_type = Vec<Vec<u64>>)]
+    #[schema(value_type = Vec<Vec<u64>>, max_items = 10000)]
     pub positions: Vec<Box<RawValue>>,
     /// `normal` (default) or `misere`, for every position.
     #[serde(default)]

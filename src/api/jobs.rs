@@ -27,7 +27,7 @@ pub struct JobRequest {
     /// A game code (as for `/v1/octal/sequence`).
     #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
-    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 200,000,000).
+    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000).
     #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
 }

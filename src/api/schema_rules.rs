@@ -213,7 +213,7 @@ pub fn sequence_n() -> Object {
 pub fn job_max_n() -> Object {
     let mut o = nat_range(1, crate::config::Config::default().job_max_n);
     o.description = Some(
-        "How many values to compute at most: 1..=`GRUNDY_JOB_MAX_N` (default 200,000,000, the \
+        "How many values to compute at most: 1..=`GRUNDY_JOB_MAX_N` (default 1,000,000,000, the \
          maximum stated here)."
             .into(),
     );

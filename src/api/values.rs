@@ -69,7 +69,7 @@ pub struct ValuesResponse {
     params(
         ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
         ("start" = Option<u64>, Query, description = "First heap (default 0)"),
-        ("count" = u64, Query, description = "How many values: 1..=GRUNDY_VALUES_MAX_COUNT (default 1,000,000,000)"),
+        ("count" = u64, Query, minimum = 1, maximum = 1000000000, description = "How many values: 1..=GRUNDY_VALUES_MAX_COUNT (default 1,000,000,000, the maximum stated here)"),
     ),
     responses(
         (status = 200, description = "The values, streamed in the format `Accept` asks for",
