@@ -200,11 +200,12 @@ async fn api_and_docs_keep_working_with_their_own_headers() {
     assert_eq!(directive(csp, "script-src"), Some("script-src 'self'"));
     let r = s.get("/openapi.json").await;
     assert_eq!(r.status, 200);
-    // The pages are not API operations.
+    // The pages are not API operations (the problem-type pages are: errors link to them).
     let paths = r.body["paths"].as_object().unwrap();
-    assert!(paths
-        .keys()
-        .all(|p| p.starts_with("/v1/") || p.ends_with('z') || p == "/metrics"));
+    assert!(paths.keys().all(|p| p.starts_with("/v1/")
+        || p.ends_with('z')
+        || p == "/metrics"
+        || p.starts_with("/problems")));
     // A page-less path is still a 404 problem.
     assert_problem(&s.get("/nothing-here").await, 404, "/nothing-here");
 }
