@@ -22,14 +22,14 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::{Move, Play};
+use super::common::Play;
 use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
 use super::respond::respond;
+use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use super::welter::{ValueResponse, WinningMovesResponse};
-use crate::core::welter as core;
 use crate::state::AppState;
 
 /// Many positions of Welter's game, all under the same rules.
@@ -146,38 +146,15 @@ fn parse_item(field: &str, raw: &RawValue) -> Result<Vec<Nat>, ApiError> {
     })
 }
 
-/// The body of `POST /v1/welter/value` for a valid position.
-fn value_of(position: Vec<u64>, play: Play) -> ValueResponse {
-    let (value, outcome) = core::evaluate(&position, play.into());
-    ValueResponse {
-        coins: position.len(),
-        position,
-        value,
-        outcome: outcome.into(),
-        play,
-    }
-}
-
-/// The body of `POST /v1/welter/winning-moves` for a valid position.
-fn winning_moves_of(position: Vec<u64>, play: Play) -> WinningMovesResponse {
-    let a = core::analyse(&position, play.into());
-    WinningMovesResponse {
-        position,
-        value: a.value,
-        outcome: a.outcome.into(),
-        play,
-        moves: a.moves.into_iter().map(Move::from).collect(),
-    }
-}
-
 /// Welter values of many positions.
 #[utoipa::path(
     post, path = "/v1/welter/value/batch", operation_id = "welter_value_batch", tag = "welter",
     request_body = BatchRequest,
     responses(
         (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/value`, or a problem document naming `positions[i]` for a bad position", body = ValueBatchResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -191,7 +168,7 @@ async fn value_batch(
         let results = items
             .into_iter()
             .map(|item| match item {
-                Ok(position) => ValueResult::Value(value_of(position, play)),
+                Ok(position) => ValueResult::Value(ValueResponse::of(position, play)),
                 Err(e) => ValueResult::Problem(e.problem()),
             })
             .collect();
@@ -206,8 +183,9 @@ async fn value_batch(
     request_body = BatchRequest,
     responses(
         (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/winning-moves`, or a problem document naming `positions[i]` for a bad position", body = WinningMovesBatchResponse),
-        (status = 400, description = "Malformed JSON or wrong JSON type", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
         (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -221,7 +199,9 @@ async fn winning_moves_batch(
         let results = items
             .into_iter()
             .map(|item| match item {
-                Ok(position) => WinningMovesResult::WinningMoves(winning_moves_of(position, play)),
+                Ok(position) => {
+                    WinningMovesResult::WinningMoves(WinningMovesResponse::of(position, play))
+                }
                 Err(e) => WinningMovesResult::Problem(e.problem()),
             })
             .collect();

@@ -93,6 +93,34 @@ pub struct PrimesResponse {
     pub moves: Vec<Move>,
 }
 
+impl ValueResponse {
+    /// The answer for a valid (distinct, sorted) position: also each result of the batch.
+    pub(super) fn of(position: Vec<u64>, play: Play) -> Self {
+        let (value, outcome) = core::evaluate(&position, play.into());
+        ValueResponse {
+            coins: position.len(),
+            position,
+            value,
+            outcome: outcome.into(),
+            play,
+        }
+    }
+}
+
+impl WinningMovesResponse {
+    /// The answer for a valid (distinct, sorted) position: also each result of the batch.
+    pub(super) fn of(position: Vec<u64>, play: Play) -> Self {
+        let a = core::analyse(&position, play.into());
+        WinningMovesResponse {
+            position,
+            value: a.value,
+            outcome: a.outcome.into(),
+            play,
+            moves: a.moves.into_iter().map(Move::from).collect(),
+        }
+    }
+}
+
 /// Welter value and outcome.
 #[utoipa::path(
     post, path = "/v1/welter/value", operation_id = "welter_value", tag = "welter",
@@ -118,14 +146,7 @@ async fn value(
         .cache_keeps(size)
         .then(|| cache::key("welter/value", req.play.as_str(), &position));
     respond(&app, key, size, move || {
-        let (value, outcome) = core::evaluate(&position, req.play.into());
-        Ok(ValueResponse {
-            coins: position.len(),
-            position,
-            value,
-            outcome: outcome.into(),
-            play: req.play,
-        })
+        Ok(ValueResponse::of(position, req.play))
     })
     .await
 }
@@ -155,14 +176,7 @@ async fn winning_moves(
         .cache_keeps(size)
         .then(|| cache::key("welter/winning-moves", req.play.as_str(), &position));
     respond(&app, key, size, move || {
-        let a = core::analyse(&position, req.play.into());
-        Ok(WinningMovesResponse {
-            position,
-            value: a.value,
-            outcome: a.outcome.into(),
-            play: req.play,
-            moves: a.moves.into_iter().map(Move::from).collect(),
-        })
+        Ok(WinningMovesResponse::of(position, req.play))
     })
     .await
 }
