@@ -12,7 +12,8 @@
 #
 # Env: CARGO_TARGET_DIR (target), GRUNDY_BIN / BARE_BIN (skip the build and use these
 # binaries), RUST_LOG for grundy (default: unset, i.e. the service default `info`),
-# TOP (functions to list, 25), KEEP (a directory to keep the callgrind.out files in).
+# TOP (functions to list, 25), KEEP (a directory to keep the callgrind.out files in),
+# ONLY=grundy (measure grundy alone, while iterating on it).
 # Output: `CALLGRIND server=... requests=N instructions_per_request=...` lines and the ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,6 +80,7 @@ measure() {
   if [[ -n ${KEEP:-} ]]; then mkdir -p "$KEEP"; cp "$out" "$KEEP/"; fi
 }
 
+if [[ ${ONLY:-} == grundy ]]; then measure grundy "$GRUNDY_BIN"; exit 0; fi
 measure bare "$BARE_BIN"
 measure grundy "$GRUNDY_BIN"
 echo "CALLGRIND-COMPARE grundy/bare instructions_per_request_ratio=$(awk -v g="$IPR_grundy" -v b="$IPR_bare" 'BEGIN { printf "%.2f", g / b }')"

@@ -16,14 +16,17 @@
 //! Small bodies normally arrive with the request head, so the first poll finds the whole body
 //! ready and no timer is ever registered.
 
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
 use http_body_util::BodyExt;
+use tower::util::Oneshot;
+use tower::{Layer, Service, ServiceExt};
 
 use crate::api::error::ApiError;
 use crate::config::Config;
@@ -69,24 +72,83 @@ enum BodyError {
     Broken(String),
 }
 
-/// Middleware: replaces the streaming body by the bytes read under [`BodyRules`].
-pub async fn read_body(State(rules): State<BodyRules>, req: Request, next: Next) -> Response {
-    let (parts, body) = req.into_parts();
-    // No body at all (GET, or Content-Length: 0): nothing to wait for.
-    if HttpBody::size_hint(&body).exact() == Some(0) {
-        return next.run(Request::from_parts(parts, body)).await;
+/// The layer that reads bodies under [`BodyRules`] (see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct ReadBodyLayer {
+    rules: BodyRules,
+}
+
+impl ReadBodyLayer {
+    pub fn new(rules: BodyRules) -> Self {
+        ReadBodyLayer { rules }
     }
-    match collect(body, &rules).await {
-        Ok(bytes) => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
+}
+
+impl<S> Layer<S> for ReadBodyLayer {
+    type Service = ReadBody<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        ReadBody {
+            inner,
+            rules: self.rules,
         }
-        Err(BodyError::TooLarge) => ApiError::PayloadTooLarge {
+    }
+}
+
+/// The service of [`ReadBodyLayer`]: replaces the streaming body by the bytes read under
+/// [`BodyRules`], then calls the inner service. A hand-written service rather than an
+/// `axum::middleware::from_fn`, which boxes a clone of the inner service and two futures per
+/// request; this boxes one future, and none for a request without a body.
+#[derive(Debug, Clone)]
+pub struct ReadBody<S> {
+    inner: S,
+    rules: BodyRules,
+}
+
+impl<S> Service<Request> for ReadBody<S>
+where
+    S: Service<Request, Response = Response> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<Oneshot<S, Request>, BoxFuture<'static, Result<Response, S::Error>>>;
+
+    /// Always ready: the inner service's readiness (a compute slot) is only asked for once
+    /// the body has arrived.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let inner = self.inner.clone();
+        // No body at all (GET, or Content-Length: 0): nothing to wait for.
+        if HttpBody::size_hint(req.body()).exact() == Some(0) {
+            return Either::Left(inner.oneshot(req));
+        }
+        let rules = self.rules;
+        Either::Right(Box::pin(async move {
+            let (parts, body) = req.into_parts();
+            match collect(body, &rules).await {
+                Ok(bytes) => {
+                    inner
+                        .oneshot(Request::from_parts(parts, Body::from(bytes)))
+                        .await
+                }
+                Err(e) => Ok(refusal(e, &rules)),
+            }
+        }))
+    }
+}
+
+/// The response to a body that could not be read.
+fn refusal(e: BodyError, rules: &BodyRules) -> Response {
+    match e {
+        BodyError::TooLarge => ApiError::PayloadTooLarge {
             limit: rules.max_bytes,
         }
         .into_response(),
-        Err(BodyError::TooSlow { received, waited }) => too_slow(received, waited, &rules),
-        Err(BodyError::Broken(e)) => ApiError::BadRequest {
+        BodyError::TooSlow { received, waited } => too_slow(received, waited, rules),
+        BodyError::Broken(e) => ApiError::BadRequest {
             field: None,
             detail: format!("could not read the request body: {e}"),
         }

@@ -9,6 +9,14 @@
 //! documented routes holds, per route, the latency histogram and one lazily resolved counter
 //! per (method, status) pair among the common ones. Anything else (an undocumented route such
 //! as the Swagger UI's assets, an unusual status) falls back to the macros.
+//!
+//! The layer also writes the one log line of a failed request: a `500` is logged at `error`
+//! with its route, method, request id and the internal error's detail (which the handler
+//! leaves in the response's [`InternalErrorDetail`] extension). This replaces a per-request
+//! `info` span, whose fields were formatted on every request (the span is now at `debug`).
+//! Other statuses are not logged here: refusals of bad input are the client's business, and
+//! `503`s from load shedding must not flood the log when the server is overloaded (store
+//! faults are logged by the store, once per fault).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,7 +26,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
-use axum::http::Method;
+use axum::http::{HeaderName, HeaderValue, Method};
 use axum::response::Response;
 use metrics::{Counter, Histogram};
 use tower::{Layer, Service};
@@ -40,6 +48,13 @@ const METHODS: [Method; 7] = [
 const STATUSES: [u16; 17] = [
     200, 201, 202, 204, 304, 400, 404, 405, 408, 409, 413, 415, 422, 429, 500, 503, 504,
 ];
+
+/// The detail of an internal error, left in the response's extensions by the handler for the
+/// metrics layer to log (see the module docs).
+#[derive(Debug, Clone)]
+pub struct InternalErrorDetail(pub String);
+
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The handles of one route.
 struct RouteMetrics {
@@ -141,11 +156,11 @@ enum Route {
     Other(Arc<RouteMetrics>),
 }
 
-impl<S> Service<Request> for HttpMetrics<S>
+impl<S, B> Service<Request> for HttpMetrics<S>
 where
-    S: Service<Request, Response = Response>,
+    S: Service<Request, Response = Response<B>>,
 {
-    type Response = Response;
+    type Response = Response<B>;
     type Error = S::Error;
     type Future = MetricsFuture<S::Future>;
 
@@ -163,6 +178,7 @@ where
         };
         MetricsFuture {
             method: req.method().clone(),
+            request_id: req.headers().get(X_REQUEST_ID).cloned(),
             inner: self.inner.call(req),
             table: self.table.clone(),
             route,
@@ -196,28 +212,39 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: F,
         method: Method,
+        request_id: Option<HeaderValue>,
         table: Arc<Table>,
         route: Route,
         started: Instant,
     }
 }
 
-impl<F, E> Future for MetricsFuture<F>
+impl<F, B, E> Future for MetricsFuture<F>
 where
-    F: Future<Output = Result<Response, E>>,
+    F: Future<Output = Result<Response<B>, E>>,
 {
-    type Output = Result<Response, E>;
+    type Output = Result<Response<B>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let result = std::task::ready!(this.inner.poll(cx));
         if let Ok(resp) = &result {
             let status = resp.status().as_u16();
-            match this.route {
-                Route::Known(i) => {
-                    this.table.metrics[*i].record(this.method, status, *this.started)
-                }
-                Route::Other(m) => m.record(this.method, status, *this.started),
+            let metrics = match this.route {
+                Route::Known(i) => &this.table.metrics[*i],
+                Route::Other(m) => &**m,
+            };
+            metrics.record(this.method, status, *this.started);
+            if status == 500 {
+                let detail = resp.extensions().get::<InternalErrorDetail>();
+                tracing::error!(
+                    route = &*metrics.route,
+                    method = %this.method,
+                    status,
+                    request_id = this.request_id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("-"),
+                    error = detail.map_or("(no detail)", |d| d.0.as_str()),
+                    "internal error"
+                );
             }
         }
         Poll::Ready(result)

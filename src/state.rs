@@ -8,9 +8,22 @@ use crate::octal_service::OctalService;
 use crate::store::{Store, StoreError};
 use crate::store_slot::StoreSlot;
 
-/// What every handler can reach.
+/// What every handler can reach: a cheap handle (one reference count) to [`Shared`].
+///
+/// axum clones the state for every request, so it is one `Arc` rather than a struct of
+/// handles (the response and solver caches' handles each clone several reference counts).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The state itself (reached through [`AppState`]).
+pub struct Shared {
     pub config: Arc<Config>,
     pub cache: ResponseCache,
     /// Resumable octal solvers per canonical code: the only way to a solver.
@@ -31,13 +44,13 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
-        AppState {
+        AppState(Arc::new(Shared {
             config: Arc::new(config),
             cache,
             octal,
             job_notify: Arc::default(),
             store,
-        }
+        }))
     }
 
     /// The store, if connected.

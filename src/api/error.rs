@@ -6,6 +6,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::problems::ProblemType;
+use crate::http_metrics::InternalErrorDetail;
 use crate::octal_service::OctalServiceError;
 use crate::store::StoreError;
 
@@ -158,9 +159,6 @@ pub struct Problem {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let ApiError::Internal(msg) = &self {
-            tracing::error!(error = %msg, "internal error");
-        }
         let status = self.status();
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut resp = (status, body).into_response();
@@ -177,6 +175,11 @@ impl IntoResponse for ApiError {
         {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
+        if let ApiError::Internal(msg) = self {
+            // Logged once, with the route, method and request id, by the metrics layer
+            // (`crate::http_metrics`), which sees every response.
+            resp.extensions_mut().insert(InternalErrorDetail(msg));
         }
         resp
     }

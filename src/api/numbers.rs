@@ -45,10 +45,21 @@ pub fn normalize(text: &[u8]) -> Cow<'_, [u8]> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                while i < n && matches!(text[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                // `plain`: only digits after the first byte (no fraction, exponent or sign).
+                let mut plain = true;
+                i += 1;
+                while i < n {
+                    match text[i] {
+                        b'0'..=b'9' => {}
+                        b'-' | b'+' | b'.' | b'e' | b'E' => plain = false,
+                        _ => break,
+                    }
                     i += 1;
                 }
                 let token = &text[start..i];
+                if plain && plain_integer_is_kept(token) {
+                    continue; // the common case, decided without parsing (see below)
+                }
                 if let Some(replacement) = std::str::from_utf8(token).ok().and_then(rewrite) {
                     edits.push((start, i, replacement));
                 }
@@ -68,6 +79,23 @@ pub fn normalize(text: &[u8]) -> Cow<'_, [u8]> {
     }
     out.extend_from_slice(&text[at..]);
     Cow::Owned(out)
+}
+
+/// Whether [`rewrite`] leaves `token` — an optional `-` followed by digits only — as it is,
+/// decided without parsing: at most 18 digits always fit `i64` and `u64`, so such a literal is
+/// kept unless it is a negative zero (`-0`, rewritten to `0`). Leading zeros (`007`) are not
+/// JSON, and `rewrite` leaves them for serde to refuse, as this does.
+fn plain_integer_is_kept(token: &[u8]) -> bool {
+    let digits = match token {
+        [b'-', rest @ ..] => {
+            if rest.first() == Some(&b'0') {
+                return false;
+            }
+            rest
+        }
+        _ => token,
+    };
+    (1..=18).contains(&digits.len())
 }
 
 /// A JSON number literal split into sign, significant digits and a power of ten:
@@ -252,6 +280,60 @@ mod tests {
         ] {
             assert!(matches!(normalize(s.as_bytes()), Cow::Borrowed(_)), "{s}");
         }
+    }
+
+    /// The shortcut for plain integer literals agrees with the full rewrite on every
+    /// plain token it accepts, at the boundaries and on random ones.
+    #[test]
+    fn plain_integer_shortcut_agrees_with_rewrite() {
+        let mut tokens: Vec<String> = [
+            "0",
+            "-0",
+            "00",
+            "-00",
+            "007",
+            "-007",
+            "-",
+            "1",
+            "-1",
+            "999999999999999999",
+            "-999999999999999999",
+            "1000000000000000000",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-18446744073709551616",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = 1 + (x % 24) as usize;
+            let mut t: String = (0..len)
+                .map(|k| char::from(b'0' + ((x >> (k % 60)) % 10) as u8))
+                .collect();
+            if x & 1 == 1 {
+                t.insert(0, '-');
+            }
+            tokens.push(t);
+        }
+        for t in &tokens {
+            if plain_integer_is_kept(t.as_bytes()) {
+                assert_eq!(rewrite(t), None, "{t}");
+                assert!(matches!(normalize(t.as_bytes()), Cow::Borrowed(_)), "{t}");
+            }
+        }
+        assert!(!plain_integer_is_kept(b"-0"));
+        assert_eq!(
+            norm("[-0, 18446744073709551616, 7]"),
+            "[0, 18446744073709551616, 7]"
+        );
     }
 
     #[test]
