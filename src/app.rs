@@ -1,7 +1,7 @@
 //! Assembles the service: routes, documentation, and the middleware stack.
 //!
-//! Outermost first: request id → tracing → security headers → metrics (and the log line of a
-//! failed request) → panic guard → body read (deadline,
+//! Outermost first: request id, metrics and the log line of a failed request → tracing →
+//! security headers → panic guard → body read (deadline,
 //! minimum rate, size limit: before any compute slot is taken, see [`crate::body_read`]) →
 //! overload protection (load shedding, concurrency limit, timeout) → handlers.
 //!
@@ -10,25 +10,19 @@
 //! formatted when the span is enabled, and requests that are refused cheaply (a body too large,
 //! too slow, no route) never reach the concurrency limit.
 
-use std::time::Duration;
 
-use axum::error_handling::HandleErrorLayer;
-use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::HeaderValue;
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Router};
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::Router;
 use tower::limit::GlobalConcurrencyLimitLayer;
-use tower::{BoxError, ServiceBuilder};
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{
-    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
-};
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::error::ApiError;
-use crate::api::json::BodyLimit;
 use crate::body_read::{BodyRules, ReadBodyLayer};
+use crate::overload::OverloadResponsesLayer;
 use crate::http_metrics::HttpMetricsLayer;
 use crate::state::AppState;
 
@@ -49,30 +43,27 @@ pub fn build(state: AppState) -> Router {
     // `GlobalConcurrencyLimitLayer`: one limit shared by every route (a plain
     // `ConcurrencyLimitLayer`, instantiated per route, gave each route its own semaphore).
     let stack = ServiceBuilder::new()
-        .layer(SetRequestIdLayer::x_request_id(FastRequestId))
-        // 5xx are logged where they arise (ApiError::Internal at error); shed or timed-out
-        // requests must not flood the log exactly when the server is overloaded.
+        // Request id, metrics and the log line of a 500: outside the panic guard, so a
+        // panicking handler's 500 is counted and logged too.
+        .layer(metrics)
+        // Failures are logged by the metrics layer (a 500, once); shed or timed-out requests
+        // must not flood the log exactly when the server is overloaded.
         .layer(
             TraceLayer::new_for_http()
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG))
                 .make_span_with(request_span),
         )
-        .layer(PropagateRequestIdLayer::x_request_id())
         .map_response(crate::api::pages::security_headers)
-        // Outside the panic guard, so a panicking handler's 500 is counted and logged too.
-        .layer(metrics)
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal("handler panicked".into()).into_response()
         }))
         .layer(ReadBodyLayer::new(BodyRules::from_config(&config)))
-        .layer(HandleErrorLayer::new(move |err: BoxError| async move {
-            overload_error(err, timeout)
-        }))
+        // The overload errors become 503 problems (see `overload`). The body size limit is
+        // the body layer's (above): handlers read bodies from memory.
+        .layer(OverloadResponsesLayer { timeout })
         .load_shed()
         .layer(GlobalConcurrencyLimitLayer::new(config.max_concurrency))
-        .timeout(timeout)
-        .layer(Extension(BodyLimit(config.max_body_bytes)))
-        .layer(DefaultBodyLimit::max(config.max_body_bytes));
+        .timeout(timeout);
 
     routes
         .with_state(state)
@@ -101,38 +92,6 @@ fn request_span(req: &Request) -> tracing::Span {
 }
 
 const X_REQUEST_ID: axum::http::HeaderName = axum::http::HeaderName::from_static("x-request-id");
-
-/// Random (v4) UUIDs as request ids, formatted without an intermediate `String`.
-#[derive(Clone, Copy)]
-struct FastRequestId;
-
-impl MakeRequestId for FastRequestId {
-    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
-        let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-        let id = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
-        HeaderValue::from_str(id).ok().map(RequestId::new)
-    }
-}
-
-fn overload_error(err: BoxError, timeout: Duration) -> Response {
-    if err.is::<tower::timeout::error::Elapsed>() {
-        ApiError::Unavailable {
-            detail: format!(
-                "the request took longer than {} ms (GRUNDY_REQUEST_TIMEOUT_MS)",
-                timeout.as_millis()
-            ),
-            retry_after_secs: 1,
-        }
-    } else if err.is::<tower::load_shed::error::Overloaded>() {
-        ApiError::Unavailable {
-            detail: "the server is at capacity (GRUNDY_MAX_CONCURRENCY); retry shortly".into(),
-            retry_after_secs: 1,
-        }
-    } else {
-        ApiError::Internal(format!("middleware error: {err}"))
-    }
-    .into_response()
-}
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
     ApiError::NotFound {

@@ -12,6 +12,7 @@ pub mod core;
 pub mod http_metrics;
 pub mod jobs;
 pub mod octal_service;
+pub mod overload;
 pub mod server;
 pub mod state;
 pub mod store;

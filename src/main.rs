@@ -2,6 +2,12 @@
 
 use grundy::config::Config;
 
+/// mimalloc instead of the system allocator: a request allocates a few dozen small blocks
+/// (headers, extensions, futures, the body), and glibc's `free` was about a tenth of the
+/// instructions of a request on the hot path (BENCHMARKS.md, "HTTP").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     match std::env::args().nth(1).as_deref() {
