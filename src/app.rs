@@ -10,7 +10,6 @@
 //! formatted when the span is enabled, and requests that are refused cheaply (a body too large,
 //! too slow, no route) never reach the concurrency limit.
 
-
 use axum::extract::Request;
 use axum::response::IntoResponse;
 use axum::Router;
@@ -22,8 +21,8 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::error::ApiError;
 use crate::body_read::{BodyRules, ReadBodyLayer};
-use crate::overload::OverloadResponsesLayer;
 use crate::http_metrics::HttpMetricsLayer;
+use crate::overload::OverloadResponsesLayer;
 use crate::state::AppState;
 
 /// The complete application for `state`.

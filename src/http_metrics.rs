@@ -281,3 +281,89 @@ where
         Poll::Ready(result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    /// Collects what the subscriber writes.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Runs one request through the layer over a service answering `status` (with an
+    /// internal error's detail when it is a 500); returns the response and the log.
+    fn run(status: u16, request_id: Option<&str>) -> (Response, String) {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let inner = tower::service_fn(move |_req: Request| async move {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = axum::http::StatusCode::from_u16(status).unwrap();
+            if status == 500 {
+                resp.extensions_mut()
+                    .insert(InternalErrorDetail("the disk caught fire".into()));
+            }
+            Ok::<_, std::convert::Infallible>(resp)
+        });
+        let svc = HttpMetricsLayer::new(["/v1/x"]).layer(inner);
+        let mut req = Request::builder().uri("/v1/x").method("POST");
+        if let Some(id) = request_id {
+            req = req.header("x-request-id", id);
+        }
+        let req = req.body(Body::empty()).unwrap();
+        let resp = tracing::subscriber::with_default(subscriber, || {
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(svc.oneshot(req))
+                .unwrap()
+        });
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        (resp, log)
+    }
+
+    #[test]
+    fn a_500_is_logged_once_with_its_request_id_and_detail() {
+        let (resp, log) = run(500, Some("abc-123"));
+        assert_eq!(resp.headers()["x-request-id"], "abc-123");
+        assert_eq!(log.lines().count(), 1, "{log}");
+        for needle in [
+            "ERROR",
+            "internal error",
+            "abc-123",
+            "the disk caught fire",
+            "POST",
+            "500",
+        ] {
+            assert!(log.contains(needle), "{needle} missing from {log}");
+        }
+    }
+
+    #[test]
+    fn other_statuses_are_not_logged_and_get_a_fresh_id() {
+        for status in [200, 404, 422, 503] {
+            let (resp, log) = run(status, None);
+            assert!(log.is_empty(), "{status}: {log}");
+            let id = resp.headers()["x-request-id"].to_str().unwrap();
+            assert!(uuid::Uuid::parse_str(id).is_ok(), "{id}");
+        }
+    }
+}

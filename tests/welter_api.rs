@@ -355,6 +355,41 @@ async fn operations_endpoints() {
     assert!(r.headers().contains_key("x-request-id"));
 }
 
+/// Every response carries a request id: the client's when it sent one, else a fresh UUID
+/// (different for each request), on successes and problems alike.
+#[tokio::test]
+async fn request_ids_are_kept_or_made() {
+    let s = common::start().await;
+    let send = |path: &str, id: Option<&str>| {
+        let mut r = s
+            .client
+            .post(format!("{}{path}", s.base))
+            .header("content-type", "application/json")
+            .body(r#"{"position": [1, 2, 3]}"#);
+        if let Some(id) = id {
+            r = r.header("x-request-id", id);
+        }
+        r.send()
+    };
+    let id_of = |r: &reqwest::Response| {
+        r.headers()
+            .get("x-request-id")
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let mut made = Vec::new();
+    for path in ["/v1/welter/value", "/v1/welter/nope", "/v1/octal/value"] {
+        let r = send(path, Some("client-chosen-42")).await.unwrap();
+        assert_eq!(id_of(&r).as_deref(), Some("client-chosen-42"), "{path}");
+        let r = send(path, None).await.unwrap();
+        let id = id_of(&r).unwrap_or_else(|| panic!("{path}: no request id"));
+        assert!(uuid::Uuid::parse_str(&id).is_ok(), "{path}: {id}");
+        made.push(id);
+    }
+    made.sort();
+    made.dedup();
+    assert_eq!(made.len(), 3, "fresh ids differ: {made:?}");
+}
+
 #[tokio::test]
 async fn explain_shows_the_thesis_methods() {
     let s = common::app().await;

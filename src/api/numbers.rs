@@ -307,7 +307,7 @@ mod tests {
             "-18446744073709551616",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(|s| (*s).to_owned())
         .collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..20_000 {
