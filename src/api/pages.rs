@@ -204,12 +204,51 @@ pub fn router() -> Router {
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
+/// The headers of a JSON response: `Content-Type: application/json` and the security
+/// headers [`security_headers`] would add (`DATA_CSP`). Built once; a response clones it,
+/// which copies the entries without hashing a name (inserting the six one by one cost about
+/// a twentieth of a request's instructions). Sized for the headers added later (length,
+/// request id, date), so it is never grown.
+pub fn json_headers() -> HeaderMap {
+    static TEMPLATE: LazyLock<HeaderMap> = LazyLock::new(|| {
+        let mut h = HeaderMap::with_capacity(12);
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        h.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+        h.insert(
+            HeaderName::from_static("cross-origin-opener-policy"),
+            HeaderValue::from_static("same-origin"),
+        );
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(DATA_CSP),
+        );
+        h
+    });
+    let mut h = TEMPLATE.clone();
+    h.reserve(4);
+    h
+}
+
 /// Adds the security headers every response of the service carries (see the module docs).
 ///
 /// A plain function of the response (applied with `ServiceBuilder::map_response`): no boxed
 /// future or service per request, as an `axum::middleware::from_fn` would cost.
+///
+/// A response built from [`json_headers`] already carries the whole set (it is recognised by
+/// its `nosniff`, which nothing else sets) and passes through untouched.
 pub fn security_headers<B>(mut resp: axum::http::Response<B>) -> axum::http::Response<B> {
     let h = resp.headers_mut();
+    if h.get(header::X_CONTENT_TYPE_OPTIONS) == Some(&NOSNIFF) {
+        return resp;
+    }
     h.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
     h.entry(header::X_FRAME_OPTIONS)
         .or_insert(HeaderValue::from_static("DENY"));

@@ -1,7 +1,6 @@
 //! The one helper every compute endpoint goes through: cache lookup, off-runtime computation
 //! for big inputs, serialization, cache fill.
 
-use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use bytes::Bytes;
 use serde::Serialize;
@@ -84,15 +83,10 @@ where
 
 /// A JSON body as an `application/json` response.
 ///
-/// The header map is sized up front for what the middleware adds (length, request id and the
-/// security headers: eight in all), so it is allocated once instead of grown and rehashed.
+/// Its headers, security headers included, come from one prepared map
+/// ([`super::pages::json_headers`]).
 pub fn json_response(body: Bytes) -> Response {
     let mut resp = Response::new(axum::body::Body::from(body));
-    let mut headers = HeaderMap::with_capacity(12);
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    *resp.headers_mut() = headers;
+    *resp.headers_mut() = super::pages::json_headers();
     resp
 }
