@@ -14,34 +14,71 @@ use axum::extract::Request;
 use axum::response::IntoResponse;
 use axum::Router;
 use tower::limit::GlobalConcurrencyLimitLayer;
-use tower::ServiceBuilder;
+use tower::{ServiceBuilder, ServiceExt};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::error::ApiError;
 use crate::body_read::{BodyRules, ReadBodyLayer};
-use crate::http_metrics::HttpMetricsLayer;
+use crate::http_metrics::{HttpMetricsLayer, X_REQUEST_ID};
 use crate::overload::OverloadResponsesLayer;
 use crate::state::AppState;
 
-/// The complete application for `state`.
+/// The Swagger UI's route templates (`utoipa-swagger-ui` serves `/docs` as a redirect,
+/// `/docs/` and `/docs/{*rest}`) and the document's, for the metrics' route labels.
+const DOCS_ROUTES: [&str; 4] = ["/docs", "/docs/", "/docs/{*rest}", "/openapi.json"];
+
+/// The complete application for `state`, as a `Router` (for in-process callers: tests,
+/// embedding). It is [`service`] as the router's fallback, so it answers exactly the same.
 pub fn build(state: AppState) -> Router {
+    Router::new().fallback_service(service(state))
+}
+
+/// The complete application for `state`: the middleware stack around the router — what the
+/// server runs.
+///
+/// One stack around the whole router, not `Router::layer`: axum applies a layer to each
+/// route by boxing the layered route, and clones the route's service for every request, so
+/// the whole stack was cloned into a fresh box and dropped per request, and its futures
+/// were nested inside the router's (measured with callgrind, BENCHMARKS.md "HTTP"). Around
+/// the router, the stack is cloned (a few reference counts, no allocation) by the server's
+/// per-request `oneshot`, and only the handler's own route is boxed.
+pub fn service(
+    state: AppState,
+) -> impl tower::Service<
+    Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Send + 'static,
+> + Clone
+       + Send
+       + Sync
+       + 'static {
     let config = state.config.clone();
     // Install the recorder before the first request so no early sample is lost.
     let _ = crate::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
     let openapi = crate::api::fix_formats(openapi);
     let timeout = config.request_timeout;
-    let metrics = HttpMetricsLayer::new(openapi.paths.paths.keys().map(String::as_str));
+    let metrics = HttpMetricsLayer::new(
+        openapi
+            .paths
+            .paths
+            .keys()
+            .map(String::as_str)
+            .chain(crate::api::pages::ROUTES)
+            .chain(DOCS_ROUTES),
+    );
+    let router = routes
+        .with_state(state)
+        .merge(SwaggerUi::new("/docs").url(DOCS_ROUTES[3], openapi))
+        .merge(crate::api::pages::router())
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed);
 
-    // Outermost first. One `Router::layer` call with the whole stack: axum applies a layer to
-    // each route by boxing the layered route, and clones a route's service for every request,
-    // so each separate `.layer(…)` added a boxed clone and a drop per request (measured with
-    // callgrind: the nested clones cost about a fifth of grundy's instructions per request).
-    // `GlobalConcurrencyLimitLayer`: one limit shared by every route (a plain
-    // `ConcurrencyLimitLayer`, instantiated per route, gave each route its own semaphore).
-    let stack = ServiceBuilder::new()
+    // Outermost first.
+    ServiceBuilder::new()
         // Request id, metrics and the log line of a 500: outside the panic guard, so a
         // panicking handler's 500 is counted and logged too.
         .layer(metrics)
@@ -61,16 +98,11 @@ pub fn build(state: AppState) -> Router {
         // the body layer's (above): handlers read bodies from memory.
         .layer(OverloadResponsesLayer { timeout })
         .load_shed()
+        // One limit for every route.
         .layer(GlobalConcurrencyLimitLayer::new(config.max_concurrency))
-        .timeout(timeout);
-
-    routes
-        .with_state(state)
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", openapi))
-        .merge(crate::api::pages::router())
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(stack)
+        .timeout(timeout)
+        .service(router)
+        .map_response(IntoResponse::into_response)
 }
 
 /// The span of one request, at `debug` (tower-http's default level): at the service's default
@@ -89,8 +121,6 @@ fn request_span(req: &Request) -> tracing::Span {
             .unwrap_or("-"),
     )
 }
-
-const X_REQUEST_ID: axum::http::HeaderName = axum::http::HeaderName::from_static("x-request-id");
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
     ApiError::NotFound {

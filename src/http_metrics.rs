@@ -2,10 +2,11 @@
 //! metrics, and the log line of a failed request.
 //!
 //! **Request id.** A request's `x-request-id` is kept when the client sent a valid one;
-//! otherwise a random (v4) UUID is set on the request (so the `debug` request span and the
-//! handlers see it), and the same id is put on the response. This is what tower-http's
-//! `SetRequestIdLayer` + `PropagateRequestIdLayer` did, in the same layer as the metrics (two
-//! fewer layers to clone and poll per request, and no `RequestId` extension to allocate).
+//! otherwise a random (v4) UUID is made (and set on the request too when the `debug` request
+//! span, its one reader there, is enabled), and the same id is put on the response. This is
+//! what tower-http's `SetRequestIdLayer` + `PropagateRequestIdLayer` did, in the same layer as
+//! the metrics (two fewer layers to clone and poll per request, and no `RequestId` extension
+//! to allocate).
 //!
 //! **Metrics.** Per-route request metrics whose per-request cost is two atomic updates:
 //! `grundy_http_requests_total{route, method, status}` and
@@ -16,8 +17,14 @@
 //! At tens of thousands of requests per second per core that was a large share of the stack's
 //! cost, so the handles are resolved once instead: a table built at start-up from the
 //! documented routes holds, per route, the latency histogram and one lazily resolved counter
-//! per (method, status) pair among the common ones. Anything else (an undocumented route such
-//! as the Swagger UI's assets, an unusual status) falls back to the macros.
+//! per (method, status) pair among the common ones. An unusual status falls back to the macros.
+//!
+//! **Route.** The layer sits outside the router (one stack around the whole application,
+//! not one boxed copy per route: see [`crate::app`]), so it cannot read axum's
+//! `MatchedPath`; it matches the request path itself, with the same matcher axum uses
+//! (`matchit`) over the same route templates (every documented route, plus the pages' and
+//! the Swagger UI's), so the `route` label is the template axum matched (`/v1/octal/jobs/{id}`)
+//! or `unmatched`.
 //!
 //! The layer also writes the one log line of a failed request: a `500` is logged at `error`
 //! with its route, method, request id and the internal error's detail (which the handler
@@ -34,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::response::Response;
 use metrics::{Counter, Histogram};
@@ -63,7 +70,8 @@ const STATUSES: [u16; 17] = [
 #[derive(Debug, Clone)]
 pub struct InternalErrorDetail(pub String);
 
-const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+/// The request id's header.
+pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// A random (v4) UUID as a header value, formatted without an intermediate `String`.
 fn new_request_id() -> HeaderValue {
@@ -112,15 +120,28 @@ impl RouteMetrics {
 
 /// The per-route table, shared by every clone of the service.
 struct Table {
-    /// Route → index into `metrics`; the last entry of `metrics` is `unmatched`.
-    index: HashMap<Box<str>, usize>,
+    /// Route template → index into `metrics`; the last entry of `metrics` is `unmatched`.
+    router: matchit::Router<usize>,
+    /// The templates without parameters, looked up first: a hash of the path costs a tenth
+    /// of the matcher's walk, and nearly every request is to such a route.
+    exact: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
     metrics: Vec<RouteMetrics>,
-    /// Routes outside the table, resolved on first use (the Swagger UI's few routes).
-    others: std::sync::RwLock<HashMap<Box<str>, Arc<RouteMetrics>>>,
 }
 
-/// Records request metrics; `routes` are the paths (axum syntax, as `MatchedPath` gives
-/// them) whose handles are resolved up front.
+impl Table {
+    /// The index of `path`'s route in `metrics` (the last one, `unmatched`, if none).
+    fn route(&self, path: &str) -> usize {
+        if let Some(&i) = self.exact.get(path) {
+            return i;
+        }
+        self.router
+            .at(path)
+            .map_or(self.metrics.len() - 1, |m| *m.value)
+    }
+}
+
+/// Records request metrics; `routes` are the route templates (axum syntax) of every route
+/// the application serves: a path none matches is labelled `unmatched`.
 #[derive(Clone)]
 pub struct HttpMetricsLayer {
     table: Arc<Table>,
@@ -128,20 +149,30 @@ pub struct HttpMetricsLayer {
 
 impl HttpMetricsLayer {
     pub fn new<'a>(routes: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut index = HashMap::new();
+        let mut router = matchit::Router::new();
+        let mut exact = HashMap::with_hasher(foldhash::fast::FixedState::default());
         let mut metrics = Vec::new();
         for route in routes {
-            index.entry(Box::from(route)).or_insert_with(|| {
-                metrics.push(RouteMetrics::new(route));
-                metrics.len() - 1
-            });
+            if metrics.iter().any(|m: &RouteMetrics| &*m.route == route) {
+                continue;
+            }
+            match router.insert(route, metrics.len()) {
+                Ok(()) => {
+                    if !route.contains('{') {
+                        exact.insert(Box::from(route), metrics.len());
+                    }
+                    metrics.push(RouteMetrics::new(route));
+                }
+                // Only a template axum itself would refuse (the router panics first).
+                Err(e) => tracing::warn!(route, error = %e, "route left out of the metrics"),
+            }
         }
         metrics.push(RouteMetrics::new(UNMATCHED));
         HttpMetricsLayer {
             table: Arc::new(Table {
-                index,
+                router,
+                exact,
                 metrics,
-                others: Default::default(),
             }),
         }
     }
@@ -164,14 +195,6 @@ pub struct HttpMetrics<S> {
     table: Arc<Table>,
 }
 
-/// Which handles a request is recorded under.
-enum Route {
-    /// A documented route (or `unmatched`): its index in the table.
-    Known(usize),
-    /// A route outside the table.
-    Other(Arc<RouteMetrics>),
-}
-
 impl<S, B> Service<Request> for HttpMetrics<S>
 where
     S: Service<Request, Response = Response<B>>,
@@ -189,17 +212,16 @@ where
             Some(id) => id.clone(),
             None => {
                 let id = new_request_id();
-                req.headers_mut().insert(X_REQUEST_ID, id.clone());
+                // Only the `debug` request span reads it from the request (see
+                // `app::request_span`); adding a header grows the request's map, so it is
+                // added only when that span is on.
+                if tracing::enabled!(target: "grundy::app", tracing::Level::DEBUG) {
+                    req.headers_mut().insert(X_REQUEST_ID, id.clone());
+                }
                 id
             }
         };
-        let route = match req.extensions().get::<MatchedPath>() {
-            None => Route::Known(self.table.metrics.len() - 1),
-            Some(p) => match self.table.index.get(p.as_str()) {
-                Some(&i) => Route::Known(i),
-                None => Route::Other(self.table.other(p.as_str())),
-            },
-        };
+        let route = self.table.route(req.uri().path());
         MetricsFuture {
             method: req.method().clone(),
             request_id: Some(request_id),
@@ -211,25 +233,6 @@ where
     }
 }
 
-impl Table {
-    fn other(&self, route: &str) -> Arc<RouteMetrics> {
-        if let Some(m) = self
-            .others
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(route)
-        {
-            return m.clone();
-        }
-        self.others
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(Box::from(route))
-            .or_insert_with(|| Arc::new(RouteMetrics::new(route)))
-            .clone()
-    }
-}
-
 pin_project_lite::pin_project! {
     /// Records the metrics when the inner response is ready.
     pub struct MetricsFuture<F> {
@@ -238,7 +241,7 @@ pin_project_lite::pin_project! {
         method: Method,
         request_id: Option<HeaderValue>,
         table: Arc<Table>,
-        route: Route,
+        route: usize,
         started: Instant,
     }
 }
@@ -254,13 +257,12 @@ where
         let mut result = std::task::ready!(this.inner.poll(cx));
         if let Ok(resp) = &mut result {
             if let Some(id) = this.request_id.take() {
-                resp.headers_mut().entry(X_REQUEST_ID).or_insert(id);
+                // `insert`: JSON responses carry a placeholder to replace (see
+                // `api::pages::json_headers`); the response's id is always the request's.
+                resp.headers_mut().insert(X_REQUEST_ID, id);
             }
             let status = resp.status().as_u16();
-            let metrics = match this.route {
-                Route::Known(i) => &this.table.metrics[*i],
-                Route::Other(m) => &**m,
-            };
+            let metrics = &this.table.metrics[*this.route];
             metrics.record(this.method, status, *this.started);
             if status == 500 {
                 let detail = resp.extensions().get::<InternalErrorDetail>();

@@ -3,6 +3,7 @@
 //! [`core`] is the pure mathematics (no I/O, no async); [`api`] the HTTP types and handlers;
 //! [`app`] assembles the service; [`config`] reads the environment.
 
+pub mod allocator;
 pub mod api;
 pub mod app;
 pub mod body_read;

@@ -4,9 +4,10 @@ use grundy::config::Config;
 
 /// mimalloc instead of the system allocator: a request allocates a few dozen small blocks
 /// (headers, extensions, futures, the body), and glibc's `free` was about a tenth of the
-/// instructions of a request on the hot path (BENCHMARKS.md, "HTTP").
+/// instructions of a request on the hot path (BENCHMARKS.md, "HTTP"). See
+/// [`grundy::allocator`] for why not the `mimalloc` crate's own `MiMalloc`.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: grundy::allocator::Allocator = grundy::allocator::Allocator;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -61,7 +62,7 @@ async fn main() -> std::process::ExitCode {
     });
     let workers = grundy::jobs::Workers::start(&state);
     let limits = grundy::server::ServerLimits::from_config(&state.config);
-    let app = grundy::app::build(state);
+    let app = grundy::app::service(state);
     let served = grundy::server::serve(listener, app, limits, grundy::app::shutdown_signal()).await;
     // In-flight requests are finished; now checkpoint running jobs and hand them back.
     workers.stop().await;

@@ -14,6 +14,7 @@
 //!   takes a compute slot: see [`crate::body_read`].
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::pin;
@@ -22,7 +23,6 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -105,12 +105,20 @@ fn admit(
 
 /// Serves `app` on `listener` until `shutdown` resolves, then finishes in-flight requests
 /// (connections are told to close after their current request) and returns.
-pub async fn serve(
+pub async fn serve<S>(
     listener: tokio::net::TcpListener,
-    app: Router,
+    app: S,
     limits: ServerLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) -> std::io::Result<()>
+where
+    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()

@@ -5,6 +5,7 @@ pub mod common;
 pub mod error;
 pub mod events;
 pub mod explain;
+pub mod fast_json;
 pub mod jobs;
 pub mod json;
 pub mod max_welter;

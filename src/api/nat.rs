@@ -64,7 +64,10 @@ impl Visitor<'_> for NatVisitor {
 
 impl<'de> Deserialize<'de> for Nat {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NatVisitor)
+        // `deserialize_u64`, not `_any`: the same visits for every number (serde_json reads
+        // the literal and calls `visit_u64`, `visit_i64` or `visit_f64` as it fits), and the
+        // same "invalid type" error for anything else, without `_any`'s dispatch.
+        d.deserialize_u64(NatVisitor)
     }
 }
 

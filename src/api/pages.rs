@@ -196,22 +196,30 @@ async fn favicon(headers: HeaderMap) -> Result<Response, ApiError> {
 /// `/`, `/index.html`, `/favicon.ico` and `/assets/…`.
 pub fn router() -> Router {
     Router::new()
-        .route("/", get(index))
-        .route("/index.html", get(index))
-        .route("/favicon.ico", get(favicon))
-        .route("/assets/{*path}", get(asset))
+        .route(ROUTES[0], get(index))
+        .route(ROUTES[1], get(index))
+        .route(ROUTES[2], get(favicon))
+        .route(ROUTES[3], get(asset))
 }
+
+/// The pages' route templates (also the metrics' route labels).
+pub const ROUTES: [&str; 4] = ["/", "/index.html", "/favicon.ico", "/assets/{*path}"];
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
-/// The headers of a JSON response: `Content-Type: application/json` and the security
-/// headers [`security_headers`] would add (`DATA_CSP`). Built once; a response clones it,
-/// which copies the entries without hashing a name (inserting the six one by one cost about
-/// a twentieth of a request's instructions). Sized for the headers added later (length,
-/// request id, date), so it is never grown.
-pub fn json_headers() -> HeaderMap {
+/// The headers of a JSON response whose body is `content_length` bytes: `Content-Type:
+/// application/json`, the security headers [`security_headers`] would add (`DATA_CSP`), the
+/// length, and a place for the request id.
+///
+/// Built once; a response clones the template, which copies the entries without hashing a
+/// name (inserting the six one by one cost about a twentieth of a request's instructions).
+/// A clone has no spare room, so the headers added later are already in the template and
+/// are replaced in place, never appended (an append grew the map, a reallocation per
+/// request): `content-length` here, `x-request-id` by the metrics layer, which replaces
+/// the placeholder on every response ([`crate::http_metrics`]). hyper adds `date` itself.
+pub fn json_headers(content_length: usize) -> HeaderMap {
     static TEMPLATE: LazyLock<HeaderMap> = LazyLock::new(|| {
-        let mut h = HeaderMap::with_capacity(12);
+        let mut h = HeaderMap::with_capacity(8);
         h.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
@@ -230,10 +238,15 @@ pub fn json_headers() -> HeaderMap {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(DATA_CSP),
         );
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+        h.insert(
+            crate::http_metrics::X_REQUEST_ID,
+            HeaderValue::from_static("-"),
+        );
         h
     });
     let mut h = TEMPLATE.clone();
-    h.reserve(4);
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(content_length));
     h
 }
 

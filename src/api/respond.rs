@@ -6,6 +6,7 @@ use bytes::Bytes;
 use serde::Serialize;
 
 use super::error::ApiError;
+use super::fast_json::WriteJson;
 use crate::state::AppState;
 
 /// A handler's computation: run once, inline or on the blocking pool.
@@ -30,7 +31,33 @@ where
     let key =
         key.filter(|_| (app.config.cache_min_coins..=app.config.cache_max_coins).contains(&size));
     let inline = size <= app.config.inline_coins;
-    respond_with(app, key, inline, compute).await
+    respond_with(app, key, inline, compute, write_serde).await
+}
+
+/// [`respond`] for the answers that write their own JSON ([`WriteJson`]: the hottest ones).
+pub async fn respond_written<T, F>(
+    app: &AppState,
+    key: Option<String>,
+    size: usize,
+    compute: F,
+) -> Result<Response, ApiError>
+where
+    T: WriteJson + Send + 'static,
+    F: Compute<T>,
+{
+    let key =
+        key.filter(|_| (app.config.cache_min_coins..=app.config.cache_max_coins).contains(&size));
+    let inline = size <= app.config.inline_coins;
+    respond_with(app, key, inline, compute, |v: &T, out| {
+        v.write_json(out);
+        Ok(())
+    })
+    .await
+}
+
+/// Writes `value` with serde_json.
+fn write_serde<T: Serialize>(value: &T, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    serde_json::to_writer(out, value)
 }
 
 /// For searches whose cost does not follow the input size (budgeted memoised searches):
@@ -44,18 +71,20 @@ where
     T: Serialize + Send + 'static,
     F: Compute<T>,
 {
-    respond_with(app, Some(key), false, compute).await
+    respond_with(app, Some(key), false, compute, write_serde).await
 }
 
-async fn respond_with<T, F>(
+async fn respond_with<T, F, W>(
     app: &AppState,
     key: Option<String>,
     inline: bool,
     compute: F,
+    write: W,
 ) -> Result<Response, ApiError>
 where
-    T: Serialize + Send + 'static,
+    T: Send + 'static,
     F: Compute<T>,
+    W: FnOnce(&T, &mut Vec<u8>) -> serde_json::Result<()> + Send + 'static,
 {
     if let Some(k) = &key {
         if let Some(body) = app.cache.get(k) {
@@ -64,8 +93,11 @@ where
     }
     let run = move || -> Result<Bytes, ApiError> {
         let value = compute()?;
-        serde_json::to_vec(&value)
-            .map(Bytes::from)
+        // Room for a typical small answer up front: `to_vec` starts empty and grew the buffer
+        // four or five times per response.
+        let mut out = Vec::with_capacity(256);
+        write(&value, &mut out)
+            .map(|()| Bytes::from(out))
             .map_err(|e| ApiError::Internal(format!("serializing the response: {e}")))
     };
     let body = if inline {
@@ -86,7 +118,8 @@ where
 /// Its headers, security headers included, come from one prepared map
 /// ([`super::pages::json_headers`]).
 pub fn json_response(body: Bytes) -> Response {
+    let headers = super::pages::json_headers(body.len());
     let mut resp = Response::new(axum::body::Body::from(body));
-    *resp.headers_mut() = super::pages::json_headers();
+    *resp.headers_mut() = headers;
     resp
 }

@@ -11,7 +11,7 @@ use super::error::{ApiError, Problem};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
-use super::respond::respond;
+use super::respond::{respond, respond_written};
 use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::cache;
 use crate::core::welter as core;
@@ -145,7 +145,7 @@ async fn value(
         .config
         .cache_keeps(size)
         .then(|| cache::key("welter/value", req.play.as_str(), &position));
-    respond(&app, key, size, move || {
+    respond_written(&app, key, size, move || {
         Ok(ValueResponse::of(position, req.play))
     })
     .await
@@ -175,7 +175,7 @@ async fn winning_moves(
         .config
         .cache_keeps(size)
         .then(|| cache::key("welter/winning-moves", req.play.as_str(), &position));
-    respond(&app, key, size, move || {
+    respond_written(&app, key, size, move || {
         Ok(WinningMovesResponse::of(position, req.play))
     })
     .await
