@@ -1,6 +1,6 @@
 """Schemathesis hooks for scripts/schemathesis.sh (loaded through SCHEMATHESIS_HOOKS).
 
-One custom check, `budget_problem_only_where_budgeted`, runs with `--checks all`. A schema-valid
+Two custom checks run with `--checks all`. The first, `budget_problem_only_where_budgeted`: A schema-valid
 request may be refused (422) only
 
 * with the `/problems/budget-exceeded` problem, by an operation that has a compute budget no
@@ -13,6 +13,10 @@ schemathesis.toml lets 422 through `positive_data_acceptance` on exactly these o
 check holds each such 422 to the list. No operation outside BUDGETED may ever answer with the
 budget problem. Every schema-valid request refused is appended to $ST_REFUSALS (when set), one
 line per request, for the counts the script prints.
+
+The second, `batch_bad_items_are_problems`: a batch answers a schema-violating request with a
+200 only when some item of it was bad, so such a 200 must hold at least one per-item problem
+(schemathesis.toml lets the 200 through `negative_data_rejection` on the batches only).
 """
 
 import os
@@ -39,7 +43,11 @@ UNSTATED = {
     "transfinite_welter_value": ["must be distinct"],
     "transfinite_welter_winning_moves": ["must be distinct"],
     "octal_winning_moves": ["invalid cursor"],
+    "octal_values": ["GRUNDY_VALUES_MAX_COUNT", "ends beyond heap"],
 }
+
+# Operations that answer a bad item with a per-item problem inside a 200.
+BATCHES = {"welter_value_batch", "welter_winning_moves_batch"}
 
 
 def _problem(response):
@@ -76,3 +84,23 @@ def budget_problem_only_where_budgeted(ctx, response, case):
     if kind == "/problems/invalid-value" and any(w in detail for w in UNSTATED.get(operation_id, [])):
         return None
     raise AssertionError(f"schema-valid request refused with {kind}: {detail}")
+
+
+@schemathesis.check
+def batch_bad_items_are_problems(ctx, response, case):
+    operation_id = case.operation.definition.raw.get("operationId")
+    meta = case.meta
+    if operation_id not in BATCHES or response.status_code != 200:
+        return None
+    if meta is None or meta.generation.mode.is_positive:
+        return None
+    try:
+        results = response.json()["results"]
+    except Exception as e:  # not the documented shape: other checks report it too
+        raise AssertionError(f"{operation_id}: a 200 without a results list: {e}")
+    problems = [r for r in results if isinstance(r, dict) and "type" in r and "status" in r]
+    if not problems:
+        raise AssertionError(
+            f"{operation_id}: a schema-violating request was answered 200 with no per-item problem"
+        )
+    return None

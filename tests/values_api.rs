@@ -307,6 +307,7 @@ async fn bad_requests_are_problems_naming_the_field() {
             "/v1/octal/0.07/values?start=18446744073709551615&count=2",
             "count",
         ),
+        ("/v1/octal/0.07/values?count=1&cuont=2", "cuont"),
     ];
     for (path, field) in cases {
         app.get(path, None).await.problem(422, Some(field));

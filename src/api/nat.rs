@@ -36,8 +36,9 @@ impl Visitor<'_> for NatVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Nat, E> {
-        // Show the value only where the float still spells the literal's magnitude.
-        let shown = if v.is_finite() && v.abs() < 1e15 {
+        // Show the value only where the float still spells the literal's magnitude, in a few
+        // characters (a tiny one such as 1e-288 would print as hundreds of zeros).
+        let shown = if v.is_finite() && (v == 0.0 || (1e-6..1e15).contains(&v.abs())) {
             v.to_string()
         } else {
             "the number".to_owned()

@@ -197,6 +197,19 @@ impl utoipa::IntoParams for HeapValuePath {
     }
 }
 
+/// The path parameter of `GET /v1/octal/{code}/values`.
+pub struct CodePath;
+
+impl utoipa::IntoParams for CodePath {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![path_param(
+            "code",
+            "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))",
+            game_code(),
+        )]
+    }
+}
+
 /// `n` of `POST /v1/octal/sequence`: at most `GRUNDY_OCTAL_MAX_N`.
 pub fn sequence_n() -> Object {
     let mut o = nat_range(0, crate::config::Config::default().octal_max_n as u64);

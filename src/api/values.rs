@@ -67,7 +67,7 @@ pub struct ValuesResponse {
 #[utoipa::path(
     get, path = "/v1/octal/{code}/values", operation_id = "octal_values", tag = "octal",
     params(
-        ("code" = String, Path, description = "Game code, URL-encoded (e.g. 0.07, 4.(3), S(1,2,5))"),
+        super::schema_rules::CodePath,
         ("start" = Option<u64>, Query, description = "First heap (default 0)"),
         ("count" = u64, Query, minimum = 1, maximum = 1000000000, description = "How many values: 1..=GRUNDY_VALUES_MAX_COUNT (default 1,000,000,000, the maximum stated here)"),
     ),
@@ -156,6 +156,18 @@ async fn values(
 
 /// `start` (default 0) and `count` from the query, as 422s naming the field.
 fn range(query: &HashMap<String, String>, max_count: u64) -> Result<(u64, u64), ApiError> {
+    // As the other operations' query strings: a parameter the operation does not take is a
+    // mistake worth naming (a misspelt `cuont` would otherwise be silently ignored).
+    if let Some(unknown) = query
+        .keys()
+        .find(|k| !matches!(k.as_str(), "start" | "count"))
+    {
+        let shown: String = unknown.chars().take(64).collect();
+        return Err(ApiError::invalid(
+            shown.clone(),
+            format!("{shown}: unknown query parameter; this operation takes start and count"),
+        ));
+    }
     let int = |field: &str, text: &str| -> Result<u64, ApiError> {
         text.trim().parse::<u64>().map_err(|_| {
             ApiError::invalid(
