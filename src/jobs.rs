@@ -360,6 +360,7 @@ async fn run(
     // The job owns its solver outright: it moves into each slice's blocking task and back, so
     // there is no lock to poison (see `crate::octal_service` for the policy).
     let mut solver = resumed.solver;
+    solver.engine_mut().set_threads(app.config.job_threads);
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     let mut saver = Saver {
         app,
