@@ -9,6 +9,7 @@ use sqlx::Row;
 
 use super::chunk::{self, Encoded};
 use super::{now_ms, Store, StoreError};
+use crate::core::octal::values::width_for;
 use crate::core::octal::{Periodicity, Values, ValuesRef};
 
 /// Values per stored chunk (at most 256 KiB before compression).
@@ -104,7 +105,10 @@ impl Store {
             let take = decoded.len().min(computed - values.len());
             let decoded = decoded.as_ref().slice(..take);
             if decoded.width() > values.width() {
-                widen_reserving(&mut values, decoded, computed);
+                let need = width_for(decoded.iter().max().unwrap_or(0));
+                if need > values.width() {
+                    widen_reserving(&mut values, need, computed);
+                }
             }
             values.extend_from_ref(decoded);
         }
@@ -167,10 +171,11 @@ fn decode_row(code: &str, row: &sqlx::any::AnyRow) -> Result<(i64, Values), Stor
     Ok((index, values))
 }
 
-/// Re-stores `values` in the width `next` needs, with room for `total` values: a widening
-/// while loading copies once into a buffer of the final size (no growth by doubling after).
-fn widen_reserving(values: &mut Values, next: ValuesRef<'_>, total: usize) {
-    let mut wider = match next.width() {
+/// Re-stores `values` with `width` (2 or 4) bytes a value and room for `total` values: a
+/// widening while loading copies once into a buffer of the final size (no growth by doubling
+/// after).
+fn widen_reserving(values: &mut Values, width: usize, total: usize) {
+    let mut wider = match width {
         2 => Values::U16(Vec::with_capacity(total)),
         _ => Values::U32(Vec::with_capacity(total)),
     };
