@@ -10,15 +10,16 @@
 //! the values in bytes per value (a bound for any coder that looks at values one at a time),
 //! the bytes per value at zstd level 19 instead of 3 (`zstd-19`, for the choice of level) and
 //! with the values interleaved instead of in byte planes (`interlvd`, level 3), what the
-//! legacy format took (`legacy`: 4 bytes a value), and the time to load the stored sequence
-//! back into memory. `--levels` adds, per game, the bytes per value and compression time at
+//! legacy format took (`legacy`: 4 bytes a value), the time to load the stored sequence
+//! back into memory, and the time to save it (`save ms`: one `save_sequence`, encoding
+//! included) against writing the same chunks in the legacy format (`legacy ms`). `--levels` adds, per game, the bytes per value and compression time at
 //! several zstd levels. Run it with `--release`.
 
 use std::time::Instant;
 
 use grundy::core::octal::values::width_for;
 use grundy::core::octal::{Game, Solver, Values};
-use grundy::store::chunk::{encode, planes};
+use grundy::store::chunk::{encode, encode_legacy, planes};
 use grundy::store::{Store, CHUNK};
 use sqlx::Row;
 
@@ -59,6 +60,28 @@ fn zstd_bytes(values: &Values, level: i32, as_planes: bool) -> usize {
     total
 }
 
+/// Writes `values` as the format before this one stored them (u32 little-endian chunks, one
+/// transaction), to compare the time a save takes.
+async fn legacy_save(store: &Store, code: &str, values: &Values) {
+    let pool = store.raw_pool_for_tests();
+    let mut tx = pool.begin().await.expect("begin");
+    let all = values.to_u32_vec();
+    for (i, c) in all.chunks(CHUNK).enumerate() {
+        sqlx::query(
+            "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \
+             ON CONFLICT (code, chunk) DO UPDATE SET data = excluded.data \
+             WHERE length(excluded.data) > length(sequence_chunks.data)",
+        )
+        .bind(code)
+        .bind(i as i64)
+        .bind(encode_legacy(c))
+        .execute(&mut *tx)
+        .await
+        .expect("legacy insert");
+    }
+    tx.commit().await.expect("commit");
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -87,7 +110,7 @@ async fn main() {
     let url = format!("sqlite://{}/store.db", dir.display());
     let store = Store::connect(&url).await.expect("store");
     println!(
-        "{:<8} {:>10} {:>5} {:>11} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8}",
+        "{:<8} {:>10} {:>5} {:>11} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "code",
         "values",
         "width",
@@ -97,7 +120,9 @@ async fn main() {
         "zstd-19",
         "interlvd",
         "legacy",
-        "load ms"
+        "load ms",
+        "save ms",
+        "legacy ms"
     );
     for code in codes {
         let game = Game::parse(&code).expect("code");
@@ -107,10 +132,16 @@ async fn main() {
             .expect("computation");
         let values = solver.values();
         let canonical = game.canonical();
+        let t = Instant::now();
         store
             .save_sequence(&canonical, values, 0, None)
             .await
             .expect("save");
+        let save_ms = t.elapsed().as_secs_f64() * 1e3;
+        // The same rows in the legacy format (u32, uncompressed), for the time it took.
+        let t = Instant::now();
+        legacy_save(&store, &format!("legacy-{canonical}"), values).await;
+        let legacy_ms = t.elapsed().as_secs_f64() * 1e3;
         let row = sqlx::query(
             "SELECT CAST(SUM(length(data)) AS BIGINT) AS bytes FROM sequence_chunks WHERE code = $1",
         )
@@ -142,7 +173,7 @@ async fn main() {
         // The store's own encoder on the first chunk, as a check of the header size.
         debug_assert!(encode(values.as_ref().slice(..values.len().min(CHUNK))).is_ok());
         println!(
-            "{:<8} {:>10} {:>5} {:>11} {:>8.3} {:>7.3} {:>8.3} {:>8.3} {:>8.3} {:>8.1}",
+            "{:<8} {:>10} {:>5} {:>11} {:>8.3} {:>7.3} {:>8.3} {:>8.3} {:>8.3} {:>8.1} {:>8.1} {:>9.1}",
             canonical,
             values.len(),
             values.width(),
@@ -152,7 +183,9 @@ async fn main() {
             zstd_bytes(values, 19, true) as f64 / len,
             zstd_bytes(values, 3, false) as f64 / len,
             4.0,
-            load_ms
+            load_ms,
+            save_ms,
+            legacy_ms
         );
     }
     drop(store);
