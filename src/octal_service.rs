@@ -329,6 +329,27 @@ mod tests {
         assert!(svc.cache.get(&game.canonical()).is_some());
     }
 
+    /// The cache counts each value in the width it is held in (1, 2 or 4 bytes), not 4.
+    #[tokio::test]
+    async fn the_cache_weighs_values_in_their_width() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        svc.with_solver(&game, NEED, |_| ()).await.unwrap();
+        let e = svc.cache.get(&game.canonical()).unwrap();
+        let len = e.len.load(Ordering::Relaxed);
+        assert!(len >= NEED.n);
+        assert_eq!(e.width.load(Ordering::Relaxed), 1);
+        assert_eq!(e.weight() as usize, len + 1024);
+        // Wider values weigh more: 2 and 4 bytes each.
+        for (big, width) in [(300u32, 2usize), (70_000, 4)] {
+            let mut values = vec![0u32; 999];
+            values.push(big);
+            let solver = Solver::resume(&game, values).unwrap();
+            e.measure(&solver);
+            assert_eq!(e.weight() as usize, 1000 * width + 1024);
+        }
+    }
+
     /// The poisoned-lock policy: a panic while a solver is held drops it from the cache and
     /// reports an internal error; the next request gets a fresh solver.
     #[tokio::test]
