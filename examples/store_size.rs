@@ -13,7 +13,9 @@
 //! legacy format took (`legacy`: 4 bytes a value), the time to load the stored sequence
 //! back into memory, and the time to save it (`save ms`: one `save_sequence`, encoding
 //! included) against writing the same chunks in the legacy format (`legacy ms`). `--levels` adds, per game, the bytes per value and compression time at
-//! several zstd levels. Run it with `--release`.
+//! several zstd levels. `store_size --synthetic COUNT` instead stores COUNT incompressible
+//! one-byte values and reports the peak memory and the time of loading them back. Run it with
+//! `--release`.
 
 use std::time::Instant;
 
@@ -82,12 +84,71 @@ async fn legacy_save(store: &Store, code: &str, values: &Values) {
     tx.commit().await.expect("commit");
 }
 
+fn status_kb(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// `--synthetic COUNT`: stores COUNT pseudo-random one-byte values (they do not compress, so
+/// the store holds about COUNT bytes), then resets the peak RSS and loads them back: the peak
+/// during the load against the values' own size shows what loading holds besides them.
+async fn synthetic_load(count: usize) {
+    let dir = std::env::temp_dir().join(format!("grundy-store-load-{}", std::process::id()));
+    let url = format!("sqlite://{}/store.db", dir.display());
+    let store = Store::connect(&url).await.expect("store");
+    {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut values = Values::new();
+        values.reserve(count);
+        for _ in 0..count {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push((x >> 56) as u32);
+        }
+        for start in (0..count).step_by(64 * CHUNK) {
+            let end = (start + 64 * CHUNK).min(count);
+            store
+                .save_sequence("synthetic", values.as_ref().slice(..end), start, None)
+                .await
+                .expect("save");
+        }
+    }
+    // Forget the peak so far (Linux: writing 5 to clear_refs resets VmHWM).
+    std::fs::write("/proc/self/clear_refs", "5").expect("clear_refs");
+    let before = status_kb("VmRSS:");
+    let t = Instant::now();
+    let loaded = store
+        .load_sequence("synthetic")
+        .await
+        .expect("load")
+        .expect("stored");
+    let secs = t.elapsed().as_secs_f64();
+    let peak = status_kb("VmHWM:");
+    println!(
+        "synthetic: {count} values of width {} loaded in {secs:.2} s ({:.0} M values/s); \
+         RSS before the load {before} kB, peak during it {peak} kB: +{:.2} bytes per value",
+        loaded.values.width(),
+        count as f64 / secs / 1e6,
+        (peak.saturating_sub(before) * 1024) as f64 / count as f64
+    );
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut n = 1_000_000usize;
     let mut until_proved = false;
     let mut levels = false;
+    let mut synthetic: Option<usize> = None;
     let mut codes = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -98,9 +159,17 @@ async fn main() {
             }
             "--until-proved" => until_proved = true,
             "--levels" => levels = true,
+            "--synthetic" => {
+                synthetic = Some(args[i + 1].parse().expect("--synthetic COUNT"));
+                i += 1;
+            }
             code => codes.push(code.to_owned()),
         }
         i += 1;
+    }
+    if let Some(count) = synthetic {
+        synthetic_load(count).await;
+        return;
     }
     if codes.is_empty() {
         eprintln!("usage: store_size [--n N] [--until-proved] [--levels] CODE [CODE ...]");
