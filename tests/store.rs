@@ -11,7 +11,7 @@ mod common;
 
 use grundy::core::octal::{Game, Solver, Values};
 use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V1};
-use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, CHUNK};
+use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, StoreError, CHUNK};
 use sqlx::Row;
 
 async fn sqlite() -> Store {
@@ -136,6 +136,47 @@ async fn exercise_narrow_chunks(store: &Store) {
     let s = store.load_sequence("0.26").await.unwrap().unwrap();
     assert_eq!(s.values.to_u32_vec(), longer);
     assert_eq!(chunk_rows(store, "0.26").await[0].2, Some(CHUNK as i64));
+}
+
+/// Damaged rows are reported as corrupt, never a panic (nor an absurd allocation).
+async fn exercise_corrupt_rows(store: &Store) {
+    let pool = store.raw_pool_for_tests();
+    let values: Vec<u32> = (0..CHUNK as u32 + 10).map(|i| i % 9).collect();
+    store.save_sequence("0.36", &values, 0, None).await.unwrap();
+    let corrupt = |r: Result<Option<grundy::store::StoredSequence>, StoreError>| match r {
+        Err(StoreError::Corrupt(m)) => m,
+        other => panic!("expected Corrupt, got {other:?}"),
+    };
+    // A chunk's bytes flipped after the header.
+    sqlx::query("UPDATE sequence_chunks SET data = $1 WHERE code = '0.36' AND chunk = 1")
+        .bind(vec![0xC1u8, 1, 10, 0, 0, 0, 1, 2, 3])
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(corrupt(store.load_sequence("0.36").await).contains("chunk 1"));
+    assert!(matches!(
+        store.read_chunks("0.36", 1, 1).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    // A count column that disagrees with the header.
+    store.save_sequence("0.37", &values, 0, None).await.unwrap();
+    sqlx::query("UPDATE sequence_chunks SET value_count = 3 WHERE code = '0.37' AND chunk = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.37").await);
+    // A missing chunk, and an absurd recorded length.
+    store.save_sequence("0.38", &values, 0, None).await.unwrap();
+    sqlx::query("DELETE FROM sequence_chunks WHERE code = '0.38' AND chunk = 0")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.38").await);
+    sqlx::query("UPDATE sequences SET computed = 4000000000000 WHERE code = '0.36'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.36").await);
 }
 
 /// A database holding legacy chunks (raw u32, as every version before the narrow format wrote
@@ -427,6 +468,11 @@ async fn sqlite_narrow_chunks() {
 }
 
 #[tokio::test]
+async fn sqlite_corrupt_rows() {
+    exercise_corrupt_rows(&sqlite().await).await;
+}
+
+#[tokio::test]
 async fn sqlite_legacy_chunks() {
     exercise_legacy_chunks(&sqlite().await).await;
 }
@@ -512,6 +558,12 @@ async fn postgres_sequences() {
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn postgres_narrow_chunks() {
     exercise_narrow_chunks(&postgres().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_corrupt_rows() {
+    exercise_corrupt_rows(&postgres().await).await;
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use sqlx::Row;
 use super::chunk::{self, Encoded};
 use super::{now_ms, Store, StoreError};
 use crate::core::octal::values::width_for;
-use crate::core::octal::{Periodicity, Values, ValuesRef};
+use crate::core::octal::{Periodicity, Values, ValuesRef, MAX_VALUES};
 
 /// Values per stored chunk (at most 256 KiB before compression).
 pub const CHUNK: usize = 65_536;
@@ -81,6 +81,12 @@ impl Store {
         let periodicity: Option<String> = row.try_get("periodicity")?;
         let computed = usize::try_from(computed)
             .map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?;
+        if computed > MAX_VALUES {
+            // Never reserve room for an absurd length (an allocation failure aborts).
+            return Err(StoreError::Corrupt(format!(
+                "{code}: {computed} values recorded, more than any engine computes ({MAX_VALUES})"
+            )));
+        }
         // Row by row, straight into the narrow values: never all chunks (nor a u32 copy of the
         // sequence) in memory at once.
         let mut rows = sqlx::query(
