@@ -45,7 +45,8 @@ pub struct Config {
     pub octal_max_n: usize,
     /// `GRUNDY_OCTAL_SYNC_MS` — wall-clock limit of a synchronous octal computation.
     pub octal_sync_time: Duration,
-    /// `GRUNDY_OCTAL_CACHE_BYTES` — memory for cached G-sequences (4 bytes a value).
+    /// `GRUNDY_OCTAL_CACHE_BYTES` — memory for cached G-sequences (1, 2 or 4 bytes a value,
+    /// the width each is held in).
     pub octal_cache_bytes: u64,
     /// `GRUNDY_OCTAL_MOVES_BUDGET` — steps one winning-moves page may spend.
     pub octal_moves_budget: u64,
@@ -53,6 +54,9 @@ pub struct Config {
     pub values_max_count: u64,
     /// `GRUNDY_JOB_WORKERS` — jobs computed at once by this replica (default: cores; 0 = none).
     pub job_workers: usize,
+    /// `GRUNDY_JOB_THREADS` — threads one job's solver computes on (default: the cores this
+    /// process may use, at most 64; accepted 1..=64).
+    pub job_threads: usize,
     /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
     pub job_max_n: u64,
     /// `GRUNDY_JOB_CHECKPOINT_MS` — how often a running job saves its values and renews its lease.
@@ -111,6 +115,9 @@ impl Default for Config {
             octal_moves_budget: 20_000_000,
             values_max_count: 1_000_000_000,
             job_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            job_threads: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(MAX_JOB_THREADS),
             job_max_n: 1_000_000_000,
             job_checkpoint: Duration::from_secs(2),
             job_lease: Duration::from_secs(15),
@@ -126,6 +133,9 @@ impl Default for Config {
         }
     }
 }
+
+/// Most threads one job's solver may use (`GRUNDY_JOB_THREADS`; the engine's own cap).
+pub const MAX_JOB_THREADS: usize = 64;
 
 /// A configuration variable that is set but cannot be parsed.
 #[derive(Debug, thiserror::Error)]
@@ -209,6 +219,7 @@ impl Config {
             octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,
             values_max_count: var("GRUNDY_VALUES_MAX_COUNT", d.values_max_count)?,
             job_workers: var("GRUNDY_JOB_WORKERS", d.job_workers)?,
+            job_threads: var("GRUNDY_JOB_THREADS", d.job_threads)?,
             job_max_n: var("GRUNDY_JOB_MAX_N", d.job_max_n)?,
             job_checkpoint: Duration::from_millis(var(
                 "GRUNDY_JOB_CHECKPOINT_MS",
@@ -252,6 +263,13 @@ impl Config {
                 name: "GRUNDY_JOB_MAX_N",
                 value: cfg.job_max_n.to_string(),
                 reason: format!("must be at most {}", crate::core::octal::MAX_VALUES),
+            });
+        }
+        if !(1..=MAX_JOB_THREADS).contains(&cfg.job_threads) {
+            return Err(ConfigError {
+                name: "GRUNDY_JOB_THREADS",
+                value: cfg.job_threads.to_string(),
+                reason: format!("must be between 1 and {MAX_JOB_THREADS}"),
             });
         }
         if cfg.job_lease <= cfg.job_checkpoint {

@@ -248,8 +248,9 @@ impl Saver<'_> {
                 self.saw_fault = true;
             }
             let offset = tail_offset(self.already);
+            // A view of the solver's values, in their width: nothing is copied.
             let (tail, json) = (
-                solver.values().range_u32(offset..),
+                solver.values().as_ref().slice(offset..),
                 PeriodicityRecord::json_of(solver.periodicity()),
             );
             let total = offset + tail.len();
@@ -260,13 +261,12 @@ impl Saver<'_> {
                     owner: self.owner,
                     code: self.code,
                     offset,
-                    tail: &tail,
+                    tail,
                     periodicity: json.as_deref(),
                     rate,
                     lease_ms: self.lease_ms,
                 })
                 .await;
-            drop(tail);
             let e = match result {
                 Ok(Checkpoint::Missing) if self.saw_fault => {
                     match self
@@ -360,6 +360,7 @@ async fn run(
     // The job owns its solver outright: it moves into each slice's blocking task and back, so
     // there is no lock to poison (see `crate::octal_service` for the policy).
     let mut solver = resumed.solver;
+    solver.engine_mut().set_threads(app.config.job_threads);
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     let mut saver = Saver {
         app,

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::core::octal::{Game, OctalError, Periodicity, Solver};
+use crate::core::octal::{Game, OctalError, Periodicity, Solver, Values};
 use crate::store::{PeriodicityRecord, Store, StoreError};
 use crate::store_slot::StoreSlot;
 
@@ -50,9 +50,28 @@ pub enum OctalServiceError {
 struct Entry {
     solver: Mutex<Solver>,
     stored: AtomicUsize,
-    /// Values held, for the cache's weigher (which must never wait on the solver's lock: it
-    /// runs on the async workers while another request may be computing).
+    /// Values held and bytes per value (1, 2 or 4), for the cache's weigher (which must never
+    /// wait on the solver's lock: it runs on the async workers while another request may be
+    /// computing).
     len: AtomicUsize,
+    width: AtomicUsize,
+}
+
+impl Entry {
+    /// Records the solver's length and width for the weigher.
+    fn measure(&self, solver: &Solver) {
+        self.len.store(solver.values().len(), Ordering::Relaxed);
+        self.width.store(solver.values().width(), Ordering::Relaxed);
+    }
+
+    /// The cache weight: the values' bytes in their width, plus a fixed overhead.
+    fn weight(&self) -> u32 {
+        let (len, width) = (
+            self.len.load(Ordering::Relaxed),
+            self.width.load(Ordering::Relaxed),
+        );
+        u32::try_from(len.saturating_mul(width).saturating_add(1024)).unwrap_or(u32::MAX)
+    }
 }
 
 /// What a request needs from the sequence.
@@ -80,15 +99,13 @@ pub struct OctalService {
 }
 
 impl OctalService {
-    /// A service caching about `cache_bytes` of computed values (4 bytes each), computing at
-    /// most `sync_time` per request, reading and writing values through `store` once it is set.
+    /// A service caching about `cache_bytes` of computed values (1, 2 or 4 bytes each, the
+    /// width each sequence is held in), computing at most `sync_time` per request, reading and
+    /// writing values through `store` once it is set.
     pub fn new(cache_bytes: u64, sync_time: Duration, store: StoreSlot) -> Self {
         let cache = moka::sync::Cache::builder()
             .max_capacity(cache_bytes.max(1))
-            .weigher(|_k: &String, e: &Arc<Entry>| {
-                let len = e.len.load(Ordering::Relaxed);
-                u32::try_from(len.saturating_mul(4).saturating_add(1024)).unwrap_or(u32::MAX)
-            })
+            .weigher(|_k: &String, e: &Arc<Entry>| e.weight())
             .build();
         OctalService {
             cache,
@@ -108,7 +125,7 @@ impl OctalService {
     pub async fn resume_from(
         &self,
         game: &Game,
-        values: Vec<u32>,
+        values: Values,
     ) -> Result<Resumed, OctalServiceError> {
         resume(game, values).await
     }
@@ -119,7 +136,7 @@ impl OctalService {
         if let Some(e) = self.cache.get(&code) {
             return Ok(e);
         }
-        let mut values = Vec::new();
+        let mut values = Values::new();
         if let Some(store) = self.store.get() {
             match store.load_sequence(&code).await {
                 Ok(Some(s)) => values = s.values,
@@ -131,6 +148,7 @@ impl OctalService {
         let Resumed { solver, stored } = resume(game, values).await?;
         let e = Arc::new(Entry {
             len: AtomicUsize::new(solver.values().len()),
+            width: AtomicUsize::new(solver.values().width()),
             solver: Mutex::new(solver),
             stored: AtomicUsize::new(stored),
         });
@@ -173,7 +191,7 @@ impl OctalService {
                 }
             }
             // Values computed before a stop are kept (and stored) for the next request.
-            e2.len.store(solver.values().len(), Ordering::Relaxed);
+            e2.measure(&solver);
             let grew = solver.values().len() > e2.stored.load(Ordering::Relaxed);
             let out = match failure {
                 Some(f) => Err(f),
@@ -232,7 +250,7 @@ fn poisoned() -> OctalServiceError {
 
 /// Resumes a solver from stored values on the blocking pool; values the engine rejects are
 /// dropped and the solver starts afresh (the `stored` count then is 0).
-async fn resume(game: &Game, values: Vec<u32>) -> Result<Resumed, OctalServiceError> {
+async fn resume(game: &Game, values: Values) -> Result<Resumed, OctalServiceError> {
     let stored = values.len();
     let game = game.clone();
     let solver = tokio::task::spawn_blocking(move || match Solver::resume(&game, values) {
@@ -266,8 +284,9 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
         if solver.values().len() <= stored {
             return;
         }
+        // In their own width (1, 2 or 4 bytes a value), not widened to u32.
         (
-            solver.values().to_u32_vec(),
+            solver.values().clone(),
             stored,
             PeriodicityRecord::json_of(solver.periodicity()),
         )
@@ -308,6 +327,27 @@ mod tests {
         let values = first.unwrap().unwrap();
         assert_eq!(values, [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]);
         assert!(svc.cache.get(&game.canonical()).is_some());
+    }
+
+    /// The cache counts each value in the width it is held in (1, 2 or 4 bytes), not 4.
+    #[tokio::test]
+    async fn the_cache_weighs_values_in_their_width() {
+        let svc = service();
+        let game = Game::parse("0.07").unwrap();
+        svc.with_solver(&game, NEED, |_| ()).await.unwrap();
+        let e = svc.cache.get(&game.canonical()).unwrap();
+        let len = e.len.load(Ordering::Relaxed);
+        assert!(len >= NEED.n);
+        assert_eq!(e.width.load(Ordering::Relaxed), 1);
+        assert_eq!(e.weight() as usize, len + 1024);
+        // Wider values weigh more: 2 and 4 bytes each.
+        for (big, width) in [(300u32, 2usize), (70_000, 4)] {
+            let mut values = vec![0u32; 999];
+            values.push(big);
+            let solver = Solver::resume(&game, values).unwrap();
+            e.measure(&solver);
+            assert_eq!(e.weight() as usize, 1000 * width + 1024);
+        }
     }
 
     /// The poisoned-lock policy: a panic while a solver is held drops it from the cache and

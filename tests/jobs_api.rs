@@ -138,6 +138,8 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
         ("GRUNDY_DATABASE_URL", url.clone()),
         ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
         ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
+        // One thread per job: the values must not depend on it.
+        ("GRUNDY_JOB_THREADS", "1".to_owned()),
     ];
     let n = 150_000u64;
     let mut a = Process::spawn(&env).await;
@@ -223,5 +225,25 @@ async fn metrics_report_jobs_and_cache() {
         "grundy_heaps_computed_total",
     ] {
         assert!(m.contains(needle), "{needle} missing from /metrics");
+    }
+}
+
+/// `GRUNDY_JOB_THREADS` outside 1..=64 (or not a number) stops the server at start-up with a
+/// message naming the variable.
+#[test]
+fn bad_job_threads_are_a_startup_error() {
+    for bad in ["0", "65", "many", "-1"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+            .env("GRUNDY_JOB_THREADS", bad)
+            .env("GRUNDY_DATABASE_URL", "none")
+            .env("GRUNDY_ADDR", "127.0.0.1:0")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("GRUNDY_JOB_THREADS") && err.contains(&format!("{bad:?}")),
+            "{bad}: {err}"
+        );
     }
 }

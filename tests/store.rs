@@ -9,7 +9,10 @@
 
 mod common;
 
-use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, CHUNK};
+use grundy::core::octal::{Game, Solver, Values};
+use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V1};
+use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, StoreError, CHUNK};
+use sqlx::Row;
 
 async fn sqlite() -> Store {
     Store::connect(&common::temp_sqlite_url()).await.unwrap()
@@ -25,7 +28,13 @@ async fn exercise_sequences(store: &Store) {
         .await
         .unwrap();
     assert_eq!(
-        store.load_sequence("0.07").await.unwrap().unwrap().values,
+        store
+            .load_sequence("0.07")
+            .await
+            .unwrap()
+            .unwrap()
+            .values
+            .to_u32_vec(),
         values[..1000]
     );
     store
@@ -33,7 +42,7 @@ async fn exercise_sequences(store: &Store) {
         .await
         .unwrap();
     let s = store.load_sequence("0.07").await.unwrap().unwrap();
-    assert_eq!(s.values, values);
+    assert_eq!(s.values.to_u32_vec(), values);
     assert_eq!(s.periodicity.as_deref(), Some(r#"{"status":"periodic"}"#));
     // A shorter write (a slower concurrent writer) never shrinks what is stored.
     store
@@ -41,8 +50,195 @@ async fn exercise_sequences(store: &Store) {
         .await
         .unwrap();
     let s = store.load_sequence("0.07").await.unwrap().unwrap();
-    assert_eq!(s.values, values);
+    assert_eq!(s.values.to_u32_vec(), values);
     assert!(s.periodicity.is_some());
+}
+
+/// (chunk, format, value_count, length(data), width byte) of each stored chunk of `code`.
+async fn chunk_rows(store: &Store, code: &str) -> Vec<(i64, i64, Option<i64>, usize, u8)> {
+    sqlx::query(
+        "SELECT chunk, format, value_count, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk",
+    )
+    .bind(code)
+    .fetch_all(&store.raw_pool_for_tests())
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| {
+        let data: Vec<u8> = r.get("data");
+        (
+            r.get("chunk"),
+            r.get("format"),
+            r.get("value_count"),
+            data.len(),
+            data.get(1).copied().unwrap_or(0),
+        )
+    })
+    .collect()
+}
+
+/// Narrow, compressed chunks: g(0..300000) of `.6` takes under a byte a value and reads back
+/// exactly, in the width it is held in; each chunk takes the width of its own largest value.
+async fn exercise_narrow_chunks(store: &Store) {
+    let mut solver = Solver::new(&Game::parse("0.6").unwrap());
+    solver.run(300_000, false, &mut || false).unwrap();
+    let values = solver.values();
+    assert_eq!(values.len(), 300_000);
+    store.save_sequence("0.6", values, 0, None).await.unwrap();
+    let loaded = store.load_sequence("0.6").await.unwrap().unwrap().values;
+    assert_eq!(loaded.width(), values.width());
+    assert_eq!(&loaded, values);
+    let rows = chunk_rows(store, "0.6").await;
+    assert_eq!(rows.len(), 300_000usize.div_ceil(CHUNK));
+    let bytes: usize = rows.iter().map(|r| r.3).sum();
+    assert!(
+        bytes < 300_000,
+        "{bytes} bytes stored for 300000 values of .6 (at least a byte a value)"
+    );
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.1, FORMAT_V1);
+        assert_eq!(r.2, Some((300_000 - i * CHUNK).min(CHUNK) as i64));
+    }
+
+    // Widths chunk by chunk: 1 byte, then 2, then 4; loaded as u32 (the widest needed).
+    let mixed: Vec<u32> = (0..CHUNK as u32 * 3)
+        .map(|i| match i / CHUNK as u32 {
+            0 => i % 200,
+            1 => i % 300,
+            _ => i % 70_000,
+        })
+        .collect();
+    store.save_sequence("0.16", &mixed, 0, None).await.unwrap();
+    let rows = chunk_rows(store, "0.16").await;
+    assert_eq!(rows.iter().map(|r| r.4).collect::<Vec<_>>(), [1, 2, 4]);
+    let loaded = store.load_sequence("0.16").await.unwrap().unwrap().values;
+    assert_eq!(loaded, Values::U32(mixed.clone()));
+    let read: Vec<u32> = store
+        .read_chunks("0.16", 0, 2)
+        .await
+        .unwrap()
+        .into_iter()
+        .flat_map(|(_, v)| v)
+        .collect();
+    assert_eq!(read, mixed);
+
+    // Concurrent writers: a chunk is replaced only by one holding more values, whatever the
+    // compressed sizes (the longer chunk may well compress smaller).
+    let periodic: Vec<u32> = (0..CHUNK as u32).map(|i| i % 3).collect();
+    let noisy: Vec<u32> = (0..1000u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 24)
+        .collect();
+    store.save_sequence("0.26", &noisy, 0, None).await.unwrap();
+    let mut longer = noisy.clone();
+    longer.extend_from_slice(&periodic[1000..]);
+    store.save_sequence("0.26", &longer, 0, None).await.unwrap();
+    store.save_sequence("0.26", &noisy, 0, None).await.unwrap();
+    let s = store.load_sequence("0.26").await.unwrap().unwrap();
+    assert_eq!(s.values.to_u32_vec(), longer);
+    assert_eq!(chunk_rows(store, "0.26").await[0].2, Some(CHUNK as i64));
+}
+
+/// Damaged rows are reported as corrupt, never a panic (nor an absurd allocation).
+async fn exercise_corrupt_rows(store: &Store) {
+    let pool = store.raw_pool_for_tests();
+    let values: Vec<u32> = (0..CHUNK as u32 + 10).map(|i| i % 9).collect();
+    store.save_sequence("0.36", &values, 0, None).await.unwrap();
+    let corrupt = |r: Result<Option<grundy::store::StoredSequence>, StoreError>| match r {
+        Err(StoreError::Corrupt(m)) => m,
+        other => panic!("expected Corrupt, got {other:?}"),
+    };
+    // A chunk's bytes flipped after the header.
+    sqlx::query("UPDATE sequence_chunks SET data = $1 WHERE code = '0.36' AND chunk = 1")
+        .bind(vec![0xC1u8, 1, 10, 0, 0, 0, 1, 2, 3])
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(corrupt(store.load_sequence("0.36").await).contains("chunk 1"));
+    assert!(matches!(
+        store.read_chunks("0.36", 1, 1).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    // A count column that disagrees with the header.
+    store.save_sequence("0.37", &values, 0, None).await.unwrap();
+    sqlx::query("UPDATE sequence_chunks SET value_count = 3 WHERE code = '0.37' AND chunk = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.37").await);
+    // A missing chunk, and an absurd recorded length.
+    store.save_sequence("0.38", &values, 0, None).await.unwrap();
+    sqlx::query("DELETE FROM sequence_chunks WHERE code = '0.38' AND chunk = 0")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.38").await);
+    sqlx::query("UPDATE sequences SET computed = 4000000000000 WHERE code = '0.36'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    corrupt(store.load_sequence("0.36").await);
+}
+
+/// A database holding legacy chunks (raw u32, as every version before the narrow format wrote
+/// them) is read correctly, extended with new chunks, and never shrunk by a shorter write.
+async fn exercise_legacy_chunks(store: &Store) {
+    let values: Vec<u32> = (0..CHUNK as u32 + 1000).map(|i| i % 300).collect();
+    let pool = store.raw_pool_for_tests();
+    for (i, c) in values.chunks(CHUNK).enumerate() {
+        sqlx::query("INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3)")
+            .bind("0.17")
+            .bind(i as i64)
+            .bind(encode_legacy(c))
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    sqlx::query(
+        "INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ($1, $2, NULL, 0)",
+    )
+    .bind("0.17")
+    .bind(values.len() as i64)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let rows = chunk_rows(store, "0.17").await;
+    assert_eq!(
+        rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(),
+        [(FORMAT_LEGACY, None); 2]
+    );
+    let s = store.load_sequence("0.17").await.unwrap().unwrap();
+    assert_eq!(s.values.width(), 2, "loaded in the narrowest width");
+    assert_eq!(s.values.to_u32_vec(), values);
+    let read: Vec<u32> = store
+        .read_chunks("0.17", 0, 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .flat_map(|(_, v)| v)
+        .collect();
+    assert_eq!(read, values);
+
+    // Extending: the partial legacy chunk is replaced by a new one holding more values; the
+    // full one stays as it is.
+    let mut longer = values.clone();
+    longer.extend((0..5000).map(|i| i % 7));
+    store
+        .save_sequence("0.17", &longer, values.len(), None)
+        .await
+        .unwrap();
+    let rows = chunk_rows(store, "0.17").await;
+    assert_eq!(
+        rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(),
+        [(FORMAT_LEGACY, None), (FORMAT_V1, Some(6000))]
+    );
+    // A shorter write in the new format never replaces a legacy chunk holding more values.
+    store
+        .save_sequence("0.17", &longer[..10], 0, None)
+        .await
+        .unwrap();
+    assert_eq!(chunk_rows(store, "0.17").await[0].1, FORMAT_LEGACY);
+    let s = store.load_sequence("0.17").await.unwrap().unwrap();
+    assert_eq!(s.values.to_u32_vec(), longer);
 }
 
 async fn exercise_jobs(store: &Store) {
@@ -105,7 +301,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r1",
                 code: "0.6",
                 offset: 0,
-                tail: &values[..10],
+                tail: (&values[..10]).into(),
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -121,7 +317,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r1",
                 code: "0.6",
                 offset: 0,
-                tail: &values,
+                tail: (&values).into(),
                 periodicity: None,
                 rate: Some(1e5),
                 lease_ms: 60_000
@@ -137,7 +333,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r2",
                 code: "0.6",
                 offset: 0,
-                tail: &values,
+                tail: (&values).into(),
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -158,7 +354,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r2",
                 code: "0.07",
                 offset: 0,
-                tail: &values[..50],
+                tail: (&values[..50]).into(),
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -184,7 +380,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r1",
                 code: "0.6",
                 offset: 0,
-                tail: &values,
+                tail: (&values).into(),
                 periodicity: None,
                 rate: None,
                 lease_ms: -1
@@ -204,7 +400,7 @@ async fn exercise_jobs(store: &Store) {
                 owner: "r1",
                 code: "0.6",
                 offset: 0,
-                tail: &values,
+                tail: (&values).into(),
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -267,6 +463,80 @@ async fn sqlite_sequences() {
 }
 
 #[tokio::test]
+async fn sqlite_narrow_chunks() {
+    exercise_narrow_chunks(&sqlite().await).await;
+}
+
+#[tokio::test]
+async fn sqlite_corrupt_rows() {
+    exercise_corrupt_rows(&sqlite().await).await;
+}
+
+#[tokio::test]
+async fn sqlite_legacy_chunks() {
+    exercise_legacy_chunks(&sqlite().await).await;
+}
+
+/// A database created by the version before the chunk format (only the first migration
+/// applied, legacy rows) is migrated on connect and read correctly.
+#[tokio::test]
+async fn sqlite_database_of_the_previous_version_is_migrated_and_read() {
+    let url = common::temp_sqlite_url();
+    let dir = std::env::temp_dir().join(format!("grundy-mig-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let init = "20261122000001_init.sql";
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations/sqlite")
+            .join(init),
+        dir.join(init),
+    )
+    .unwrap();
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&format!("{url}?mode=rwc"))
+        .await
+        .unwrap();
+    sqlx::migrate::Migrator::new(dir.as_path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    let values: Vec<u32> = (0..1000).map(|i| i % 11).collect();
+    sqlx::query("INSERT INTO sequence_chunks (code, chunk, data) VALUES ('0.6', 0, $1)")
+        .bind(encode_legacy(&values))
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO sequences (code, computed, periodicity, updated_at) VALUES ('0.6', 1000, NULL, 0)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Store::connect(&url).await.unwrap();
+    let s = store.load_sequence("0.6").await.unwrap().unwrap();
+    assert_eq!(
+        s.values,
+        Values::U8(values.iter().map(|&v| v as u8).collect())
+    );
+    store
+        .save_sequence("0.6", &values[..10], 0, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .load_sequence("0.6")
+            .await
+            .unwrap()
+            .unwrap()
+            .values
+            .len(),
+        1000
+    );
+}
+
+#[tokio::test]
 async fn sqlite_jobs() {
     exercise_jobs(&sqlite().await).await;
 }
@@ -282,6 +552,24 @@ pub async fn postgres() -> Store {
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn postgres_sequences() {
     exercise_sequences(&postgres().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_narrow_chunks() {
+    exercise_narrow_chunks(&postgres().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_corrupt_rows() {
+    exercise_corrupt_rows(&postgres().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_legacy_chunks() {
+    exercise_legacy_chunks(&postgres().await).await;
 }
 
 #[tokio::test]

@@ -70,14 +70,17 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     let job = store.claim_job("r1", 60_000).await.unwrap().unwrap();
     assert_eq!(job.id, "long");
     store.set_sqlite_max_pages(Some(1));
-    let big: Vec<u32> = (0..CHUNK as u32 * 3).collect();
+    // Values that do not compress (the store compresses chunks), so the write needs pages.
+    let big: Vec<u32> = (0..CHUNK as u32 * 3)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 2)
+        .collect();
     let err = store
         .checkpoint(CheckpointArgs {
             job_id: "long",
             owner: "r1",
             code: "0.6",
             offset: 0,
-            tail: &big,
+            tail: (&big).into(),
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
@@ -123,7 +126,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             owner: "r1",
             code: "0.6",
             offset: 0,
-            tail: &big,
+            tail: (&big).into(),
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
@@ -132,7 +135,13 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
         .unwrap();
     assert_eq!(cp, Checkpoint::Continue);
     assert_eq!(
-        other.load_sequence("0.6").await.unwrap().unwrap().values,
+        other
+            .load_sequence("0.6")
+            .await
+            .unwrap()
+            .unwrap()
+            .values
+            .to_u32_vec(),
         big
     );
 }
@@ -153,7 +162,7 @@ async fn a_tail_without_its_prefix_is_refused() {
             owner: "r1",
             code: "0.6",
             offset: CHUNK,
-            tail: &tail,
+            tail: (&tail).into(),
             periodicity: None,
             rate: None,
             lease_ms: 60_000,
@@ -171,7 +180,13 @@ async fn a_tail_without_its_prefix_is_refused() {
         .await
         .unwrap();
     assert_eq!(
-        store.load_sequence("0.7").await.unwrap().unwrap().values,
+        store
+            .load_sequence("0.7")
+            .await
+            .unwrap()
+            .unwrap()
+            .values
+            .to_u32_vec(),
         values
     );
 }
@@ -474,10 +489,14 @@ async fn a_missing_schema_fails_the_ping_and_is_reapplied() {
     let store = Store::connect(&common::temp_sqlite_url()).await.unwrap();
     store.ping().await.unwrap();
     let epoch = store.epoch();
-    sqlx::query("DROP TABLE jobs")
-        .execute(&store.raw_pool_for_tests())
-        .await
-        .unwrap();
+    // sequence_chunks too: re-applied, it needs the columns of the later migrations again
+    // (SQLite has no ADD COLUMN IF NOT EXISTS; see `Store::remigrate`).
+    for table in ["jobs", "sequence_chunks"] {
+        sqlx::query(&format!("DROP TABLE {table}"))
+            .execute(&store.raw_pool_for_tests())
+            .await
+            .unwrap();
+    }
     let err = store.ping().await.expect_err("the schema is gone");
     assert_eq!(err.kind(), FaultKind::Schema, "{err}");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -497,4 +516,16 @@ async fn a_missing_schema_fails_the_ping_and_is_reapplied() {
         .create_job(&new_job("0.07", 10), "after", 0)
         .await
         .unwrap();
+    let values: Vec<u32> = (0..1000).map(|i| i % 300).collect();
+    store.save_sequence("0.07", &values, 0, None).await.unwrap();
+    assert_eq!(
+        store
+            .load_sequence("0.07")
+            .await
+            .unwrap()
+            .unwrap()
+            .values
+            .to_u32_vec(),
+        values
+    );
 }

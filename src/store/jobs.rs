@@ -11,6 +11,7 @@ use sqlx::Row;
 
 use super::sequences::write_tail;
 use super::{now_ms, Backend, Store, StoreError};
+use crate::core::octal::ValuesRef;
 
 /// A job's life: queued → running → done | failed | cancelled (running → queued on shutdown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,15 +122,16 @@ pub enum Checkpoint {
 }
 
 /// What a checkpoint saves: values `offset..offset + tail.len()` of `code` (`offset` from
-/// [`super::sequences::tail_offset`]; only the tail is passed so a long job never copies its
-/// whole sequence), the job's progress, and a lease renewal, atomically.
+/// [`super::sequences::tail_offset`]; only the tail is passed, as a view of the values in
+/// their own width, so a long job never copies its sequence), the job's progress, and a lease
+/// renewal, atomically. A `&[u32]` or `&Values` converts into the tail with `.into()`.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckpointArgs<'a> {
     pub job_id: &'a str,
     pub owner: &'a str,
     pub code: &'a str,
     pub offset: usize,
-    pub tail: &'a [u32],
+    pub tail: ValuesRef<'a>,
     /// The periodicity verdict as JSON, once known.
     pub periodicity: Option<&'a str>,
     /// Heaps per second over the last interval (`None` keeps the stored rate).

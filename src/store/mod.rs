@@ -6,6 +6,7 @@
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
+pub mod chunk;
 mod health;
 mod jobs;
 mod sequences;
@@ -46,6 +47,9 @@ pub enum StoreError {
     },
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// Values could not be encoded for storing (compression failed).
+    #[error("cannot encode values for the store: {0}")]
+    Encode(String),
     /// A write of values from `offset` on found fewer than `offset` values stored (the store
     /// was wiped or replaced): the writer must write from 0.
     #[error("{code}: {stored} values stored, a write from {offset} needs the prefix")]
@@ -64,7 +68,9 @@ impl StoreError {
             StoreError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => db_error_kind(e),
             StoreError::Migrate(_) => FaultKind::Schema,
             StoreError::Dir { .. } => FaultKind::Permission,
-            StoreError::UnsupportedUrl(_) | StoreError::Corrupt(_) => FaultKind::Other,
+            StoreError::UnsupportedUrl(_) | StoreError::Corrupt(_) | StoreError::Encode(_) => {
+                FaultKind::Other
+            }
             StoreError::PrefixMissing { .. } => FaultKind::Schema,
         }
     }
@@ -421,7 +427,9 @@ impl Store {
     /// Re-applies the migrations after the schema vanished: through the migrator (which runs
     /// them all when its own table went with the rest, as after `DROP DATABASE`), then each
     /// migration's SQL once more, since the migrator skips what it recorded as applied while
-    /// a table may still be gone. They are idempotent (`IF NOT EXISTS`), and must stay so.
+    /// a table may still be gone. They are idempotent (`IF NOT EXISTS`), and must stay so;
+    /// SQLite has no `ADD COLUMN IF NOT EXISTS`, so there each column has a migration of its
+    /// own and a "duplicate column" on running it again means it is already applied.
     async fn remigrate(&self) -> Result<(), StoreError> {
         let pool = self.pool();
         migrate(self.inner.backend, &pool).await?;
@@ -430,7 +438,13 @@ impl Store {
             Backend::Postgres => &POSTGRES_MIGRATIONS,
         };
         for m in migrator.iter() {
-            pool.execute(&*m.sql).await?;
+            match pool.execute(&*m.sql).await {
+                Ok(_) => {}
+                Err(sqlx::Error::Database(e))
+                    if self.inner.backend == Backend::Sqlite
+                        && e.message().contains("duplicate column name") => {}
+                Err(e) => return Err(e.into()),
+            }
         }
         self.inner.epoch.fetch_add(1, Ordering::SeqCst);
         tracing::warn!("store schema was missing; migrations re-applied, running jobs re-register");

@@ -1,19 +1,25 @@
-//! Computed G-sequences. Values are u32 little-endian, stored in chunks of [`CHUNK`] values
-//! so that a checkpoint rewrites only the last (partial) chunk and the new ones.
+//! Computed G-sequences, stored in chunks of [`CHUNK`] values so that a checkpoint rewrites
+//! only the last (partial) chunk and the new ones. Each chunk is stored in the narrowest width
+//! that holds its own largest value and compressed (see [`super::chunk`] for the format, and
+//! for the legacy u32 chunks of older databases, which are still read).
 
+use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
+use super::chunk::{self, Encoded};
 use super::{now_ms, Store, StoreError};
-use crate::core::octal::Periodicity;
+use crate::core::octal::values::width_for;
+use crate::core::octal::{Periodicity, Values, ValuesRef, MAX_VALUES};
 
-/// Values per stored chunk (256 KiB of u32).
+/// Values per stored chunk (at most 256 KiB before compression).
 pub const CHUNK: usize = 65_536;
 
-/// A sequence as stored: the values g(0..len) and the periodicity proof (opaque JSON).
+/// A sequence as stored: the values g(0..len), in the narrowest width that holds them all, and
+/// the periodicity proof (opaque JSON).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSequence {
-    pub values: Vec<u32>,
+    pub values: Values,
     pub periodicity: Option<String>,
 }
 
@@ -55,14 +61,6 @@ impl PeriodicityRecord {
     }
 }
 
-fn encode(values: &[u32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * 4);
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
-}
-
 impl Store {
     /// The stored sequence for a canonical code, if any.
     pub async fn load_sequence(&self, code: &str) -> Result<Option<StoredSequence>, StoreError> {
@@ -83,24 +81,42 @@ impl Store {
         let periodicity: Option<String> = row.try_get("periodicity")?;
         let computed = usize::try_from(computed)
             .map_err(|_| StoreError::Corrupt(format!("{code}: computed < 0")))?;
-        let rows =
-            sqlx::query("SELECT chunk, data FROM sequence_chunks WHERE code = $1 ORDER BY chunk")
-                .bind(code)
-                .fetch_all(&pool)
-                .await?;
-        let mut values: Vec<u32> = Vec::with_capacity(computed);
-        for (i, row) in rows.iter().enumerate() {
-            let chunk: i64 = row.try_get("chunk")?;
-            let data: Vec<u8> = row.try_get("data")?;
-            if chunk != i as i64 || data.len() % 4 != 0 {
+        if computed > MAX_VALUES {
+            // Never reserve room for an absurd length (an allocation failure aborts).
+            return Err(StoreError::Corrupt(format!(
+                "{code}: {computed} values recorded, more than any engine computes ({MAX_VALUES})"
+            )));
+        }
+        // Row by row, straight into the narrow values: never all chunks (nor a u32 copy of the
+        // sequence) in memory at once.
+        let mut rows = sqlx::query(
+            "SELECT chunk, data, format, value_count FROM sequence_chunks \
+             WHERE code = $1 AND chunk < $2 ORDER BY chunk",
+        )
+        .bind(code)
+        .bind(computed.div_ceil(CHUNK) as i64)
+        .fetch(&pool);
+        let mut values = Values::new();
+        values.reserve(computed);
+        let mut next = 0i64;
+        while let Some(row) = rows.try_next().await? {
+            let (index, decoded) = decode_row(code, &row)?;
+            if index != next || values.len() != index as usize * CHUNK {
                 return Err(StoreError::Corrupt(format!(
-                    "{code}: chunk {chunk} out of place or misaligned"
+                    "{code}: chunk {index} out of place (expected chunk {next} at value {})",
+                    values.len()
                 )));
             }
-            values.extend(
-                data.chunks_exact(4)
-                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            );
+            next += 1;
+            let take = decoded.len().min(computed - values.len());
+            let decoded = decoded.as_ref().slice(..take);
+            if decoded.width() > values.width() {
+                let need = width_for(decoded.iter().max().unwrap_or(0));
+                if need > values.width() {
+                    widen_reserving(&mut values, need, computed);
+                }
+            }
+            values.extend_from_ref(decoded);
         }
         if values.len() < computed {
             return Err(StoreError::Corrupt(format!(
@@ -108,7 +124,7 @@ impl Store {
                 values.len()
             )));
         }
-        values.truncate(computed);
+        values.shrink_to_fit();
         Ok(Some(StoredSequence {
             values,
             periodicity,
@@ -120,13 +136,15 @@ impl Store {
     /// concurrent writers of the same (deterministic) sequence cannot lose values. When the
     /// prefix the caller believes stored is gone (a wiped or replaced store), everything is
     /// written again: values held in memory re-register themselves.
-    pub async fn save_sequence(
+    /// `values` is a [`ValuesRef`] (or anything that converts into one: `&[u32]`, `&Values`).
+    pub async fn save_sequence<'v>(
         &self,
         code: &str,
-        values: &[u32],
+        values: impl Into<ValuesRef<'v>>,
         already_stored: usize,
         periodicity: Option<&str>,
     ) -> Result<(), StoreError> {
+        let values = values.into();
         let mut r = self
             .save_sequence_once(code, values, already_stored, periodicity)
             .await;
@@ -139,7 +157,7 @@ impl Store {
     async fn save_sequence_once(
         &self,
         code: &str,
-        values: &[u32],
+        values: ValuesRef<'_>,
         already_stored: usize,
         periodicity: Option<&str>,
     ) -> Result<(), StoreError> {
@@ -149,13 +167,26 @@ impl Store {
     }
 }
 
-/// Decodes one stored chunk (the inverse of `encode`); `None` when it is misaligned.
-fn decode(data: &[u8]) -> Option<Vec<u32>> {
-    (data.len() % 4 == 0).then(|| {
-        data.chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    })
+/// A row of `sequence_chunks` (chunk, data, format, value_count): its index and its values.
+fn decode_row(code: &str, row: &sqlx::any::AnyRow) -> Result<(i64, Values), StoreError> {
+    let index: i64 = row.try_get("chunk")?;
+    let data: Vec<u8> = row.try_get("data")?;
+    let format: i64 = row.try_get("format")?;
+    let count: Option<i64> = row.try_get("value_count")?;
+    let values = chunk::decode(format, &data, count, &format!("{code}: chunk {index}"))?;
+    Ok((index, values))
+}
+
+/// Re-stores `values` with `width` (2 or 4) bytes a value and room for `total` values: a
+/// widening while loading copies once into a buffer of the final size (no growth by doubling
+/// after).
+fn widen_reserving(values: &mut Values, width: usize, total: usize) {
+    let mut wider = match width {
+        2 => Values::U16(Vec::with_capacity(total)),
+        _ => Values::U32(Vec::with_capacity(total)),
+    };
+    wider.extend_from_ref(values.as_ref());
+    *values = wider;
 }
 
 /// How much of a sequence the store holds, read without its values.
@@ -195,8 +226,8 @@ impl Store {
         last: usize,
     ) -> Result<Vec<(usize, Vec<u32>)>, StoreError> {
         let rows = sqlx::query(
-            "SELECT chunk, data FROM sequence_chunks WHERE code = $1 AND chunk >= $2 AND chunk <= $3 \
-             ORDER BY chunk",
+            "SELECT chunk, data, format, value_count FROM sequence_chunks \
+             WHERE code = $1 AND chunk >= $2 AND chunk <= $3 ORDER BY chunk",
         )
         .bind(code)
         .bind(first as i64)
@@ -205,12 +236,8 @@ impl Store {
         .await?;
         rows.iter()
             .map(|row| {
-                let chunk: i64 = row.try_get("chunk")?;
-                let data: Vec<u8> = row.try_get("data")?;
-                let values = decode(&data).ok_or_else(|| {
-                    StoreError::Corrupt(format!("{code}: chunk {chunk} is misaligned"))
-                })?;
-                Ok((chunk.max(0) as usize, values))
+                let (chunk, values) = decode_row(code, row)?;
+                Ok((chunk.max(0) as usize, values.to_u32_vec()))
             })
             .collect()
     }
@@ -221,12 +248,12 @@ impl Store {
 pub(super) async fn write_sequence(
     conn: &mut sqlx::AnyConnection,
     code: &str,
-    values: &[u32],
+    values: ValuesRef<'_>,
     already_stored: usize,
     periodicity: Option<&str>,
 ) -> Result<(), StoreError> {
     let offset = tail_offset(already_stored.min(values.len()));
-    write_tail(conn, code, offset, &values[offset..], periodicity).await
+    write_tail(conn, code, offset, values.slice(offset..), periodicity).await
 }
 
 /// Where the chunks that still need writing start, for `already_stored` stored values.
@@ -235,13 +262,15 @@ pub fn tail_offset(already_stored: usize) -> usize {
 }
 
 /// Writes values `offset..offset + tail.len()` (`offset` a multiple of [`CHUNK`]) and records
-/// the new length, never shrinking what is stored. Refuses ([`StoreError::PrefixMissing`]) to
+/// the new length, never shrinking what is stored: a chunk already stored is replaced only by
+/// one holding more values (concurrent writers of the same deterministic sequence agree on
+/// the values, so the longer chunk is always right). Refuses ([`StoreError::PrefixMissing`]) to
 /// write a tail whose prefix is not stored, which would record values that are not there.
 pub(super) async fn write_tail(
     conn: &mut sqlx::AnyConnection,
     code: &str,
     offset: usize,
-    tail: &[u32],
+    tail: ValuesRef<'_>,
     periodicity: Option<&str>,
 ) -> Result<(), StoreError> {
     debug_assert_eq!(offset % CHUNK, 0);
@@ -262,15 +291,27 @@ pub(super) async fn write_tail(
             });
         }
     }
-    for (i, slice) in tail.chunks(CHUNK).enumerate() {
+    for i in 0..tail.len().div_ceil(CHUNK) {
+        let slice = tail.slice(i * CHUNK..((i + 1) * CHUNK).min(tail.len()));
+        let Encoded {
+            data,
+            format,
+            count,
+        } = chunk::encode(slice)?;
+        // Legacy rows have no value_count: they hold length(data) / 4 values.
         sqlx::query(
-            "INSERT INTO sequence_chunks (code, chunk, data) VALUES ($1, $2, $3) \
-             ON CONFLICT (code, chunk) DO UPDATE SET data = excluded.data \
-             WHERE length(excluded.data) > length(sequence_chunks.data)",
+            "INSERT INTO sequence_chunks (code, chunk, data, format, value_count) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (code, chunk) DO UPDATE SET \
+               data = excluded.data, format = excluded.format, value_count = excluded.value_count \
+             WHERE excluded.value_count > \
+               COALESCE(sequence_chunks.value_count, length(sequence_chunks.data) / 4)",
         )
         .bind(code)
         .bind((offset / CHUNK + i) as i64)
-        .bind(encode(slice))
+        .bind(data)
+        .bind(format)
+        .bind(count as i64)
         .execute(&mut *conn)
         .await?;
     }

@@ -191,7 +191,7 @@ pub async fn stored_values(url: &str, code: &str) -> Vec<u32> {
         .load_sequence(code)
         .await
         .unwrap()
-        .map(|s| s.values)
+        .map(|s| s.values.to_u32_vec())
         .unwrap_or_default()
 }
 

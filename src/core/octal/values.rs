@@ -154,6 +154,25 @@ impl Values {
         }
     }
 
+    /// Appends `more`, widening first when its values do not fit the current width (to the
+    /// narrowest width that holds them, whatever the width `more` is held in).
+    pub fn extend_from_ref(&mut self, more: ValuesRef<'_>) {
+        if more.width() > self.width() {
+            self.widen_to(width_for(more.iter().max().unwrap_or(0)));
+        }
+        match (self, more) {
+            (Values::U8(g), ValuesRef::U8(m)) => g.extend_from_slice(m),
+            (Values::U16(g), ValuesRef::U16(m)) => g.extend_from_slice(m),
+            (Values::U32(g), ValuesRef::U32(m)) => g.extend_from_slice(m),
+            (Values::U16(g), ValuesRef::U8(m)) => g.extend(m.iter().map(|&v| u16::from(v))),
+            (Values::U32(g), ValuesRef::U8(m)) => g.extend(m.iter().map(|&v| u32::from(v))),
+            (Values::U32(g), ValuesRef::U16(m)) => g.extend(m.iter().map(|&v| u32::from(v))),
+            // Wider views whose values fit (checked above).
+            (Values::U8(g), m) => g.extend(m.iter().map(|v| v as u8)),
+            (Values::U16(g), m) => g.extend(m.iter().map(|v| v as u16)),
+        }
+    }
+
     /// Re-stores the values with `bytes` (≥ the current width) bytes each.
     pub fn widen_to(&mut self, bytes: usize) {
         if bytes <= self.width() {
@@ -389,6 +408,25 @@ mod tests {
         assert_eq!(all.len(), 302);
         assert_eq!(Values::from_u32(&all), v);
         assert_eq!(v.range_u32(299..), vec![43, 256, 70_000]);
+    }
+
+    #[test]
+    fn extends_from_views_of_any_width() {
+        let mut v = Values::new();
+        v.extend_from_ref(ValuesRef::U32(&[0, 1, 2]));
+        assert_eq!(
+            v,
+            Values::U8(vec![0, 1, 2]),
+            "a wide view of small values stays narrow"
+        );
+        v.extend_from_ref(ValuesRef::U16(&[3, 300]));
+        assert_eq!(v, Values::U16(vec![0, 1, 2, 3, 300]));
+        v.extend_from_ref(ValuesRef::U8(&[4]));
+        v.extend_from_ref(ValuesRef::U32(&[70_000]));
+        assert_eq!(v, Values::U32(vec![0, 1, 2, 3, 300, 4, 70_000]));
+        v.extend_from_ref(ValuesRef::U8(&[5]));
+        v.extend_from_ref(ValuesRef::U16(&[6]));
+        assert_eq!(v.range_u32(7..), vec![5, 6]);
     }
 
     #[test]
