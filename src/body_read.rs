@@ -23,9 +23,8 @@ use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::{BoxFuture, Either};
+use futures_util::future::BoxFuture;
 use http_body_util::BodyExt;
-use tower::util::Oneshot;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::api::error::ApiError;
@@ -97,7 +96,7 @@ impl<S> Layer<S> for ReadBodyLayer {
 /// The service of [`ReadBodyLayer`]: replaces the streaming body by the bytes read under
 /// [`BodyRules`], then calls the inner service. A hand-written service rather than an
 /// `axum::middleware::from_fn`, which boxes a clone of the inner service and two futures per
-/// request; this boxes one future, and none for a request without a body.
+/// request; this boxes one future (see `Future` below).
 #[derive(Debug, Clone)]
 pub struct ReadBody<S> {
     inner: S,
@@ -111,7 +110,11 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = Either<Oneshot<S, Request>, BoxFuture<'static, Result<Response, S::Error>>>;
+    /// Boxed in both cases: a request without a body could be answered through an unboxed
+    /// `Oneshot`, but that variant (the inner service and the request, several hundred bytes)
+    /// set the size of this future and so of every future wrapping it, which are moved
+    /// (copied) as they are built, on every request.
+    type Future = BoxFuture<'static, Result<Response, S::Error>>;
 
     /// Always ready: the inner service's readiness (a compute slot) is only asked for once
     /// the body has arrived.
@@ -123,10 +126,10 @@ where
         let inner = self.inner.clone();
         // No body at all (GET, or Content-Length: 0): nothing to wait for.
         if HttpBody::size_hint(req.body()).exact() == Some(0) {
-            return Either::Left(inner.oneshot(req));
+            return Box::pin(inner.oneshot(req));
         }
         let rules = self.rules;
-        Either::Right(Box::pin(async move {
+        Box::pin(async move {
             let (parts, body) = req.into_parts();
             match collect(body, &rules).await {
                 Ok(bytes) => {
@@ -136,7 +139,7 @@ where
                 }
                 Err(e) => Ok(refusal(e, &rules)),
             }
-        }))
+        })
     }
 }
 
