@@ -42,7 +42,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, Method};
+use axum::http::{HeaderValue, Method};
 use axum::response::Response;
 use metrics::{Counter, Histogram};
 use tower::{Layer, Service};
@@ -65,13 +65,9 @@ const STATUSES: [u16; 17] = [
     200, 201, 202, 204, 304, 400, 404, 405, 408, 409, 413, 415, 422, 429, 500, 503, 504,
 ];
 
-/// The detail of an internal error, left in the response's extensions by the handler for the
-/// metrics layer to log (see the module docs).
-#[derive(Debug, Clone)]
-pub struct InternalErrorDetail(pub String);
+pub use crate::api::error::InternalErrorDetail;
 
-/// The request id's header.
-pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub use crate::api::pages::X_REQUEST_ID;
 
 /// A random (v4) UUID as a header value, formatted without an intermediate `String`.
 fn new_request_id() -> HeaderValue {

@@ -6,9 +6,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::problems::ProblemType;
-use crate::http_metrics::InternalErrorDetail;
 use crate::octal_service::OctalServiceError;
 use crate::store::StoreError;
+
+/// The detail of an internal error, left in the response's extensions for the metrics layer
+/// (`crate::http_metrics`) to log with the request's route and id: the response itself says
+/// only that something failed.
+#[derive(Debug, Clone)]
+pub struct InternalErrorDetail(pub String);
 
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.

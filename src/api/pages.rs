@@ -207,6 +207,9 @@ pub const ROUTES: [&str; 4] = ["/", "/index.html", "/favicon.ico", "/assets/{*pa
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
+/// The request id's header (set on every response by the metrics layer, `crate::http_metrics`).
+pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
 /// The headers of a JSON response whose body is `content_length` bytes: `Content-Type:
 /// application/json`, the security headers [`security_headers`] would add (`DATA_CSP`), the
 /// length, and a place for the request id.
@@ -239,10 +242,7 @@ pub fn json_headers(content_length: usize) -> HeaderMap {
             HeaderValue::from_static(DATA_CSP),
         );
         h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
-        h.insert(
-            crate::http_metrics::X_REQUEST_ID,
-            HeaderValue::from_static("-"),
-        );
+        h.insert(X_REQUEST_ID, HeaderValue::from_static("-"));
         h
     });
     let mut h = TEMPLATE.clone();
