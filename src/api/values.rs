@@ -156,8 +156,8 @@ async fn values(
 
 /// `start` (default 0) and `count` from the query, as 422s naming the field.
 fn range(query: &HashMap<String, String>, max_count: u64) -> Result<(u64, u64), ApiError> {
-    // As the other operations' query strings: a parameter the operation does not take is a
-    // mistake worth naming (a misspelt `cuont` would otherwise be silently ignored).
+    // A parameter the operation does not take is a mistake worth naming (a misspelt `cuont`
+    // would otherwise be silently ignored, and the default range served).
     if let Some(unknown) = query
         .keys()
         .find(|k| !matches!(k.as_str(), "start" | "count"))
