@@ -121,6 +121,20 @@ async fn exercise_narrow_chunks(store: &Store) {
         .flat_map(|(_, v)| v)
         .collect();
     assert_eq!(read, mixed);
+    // The widest chunk of a range, from the headers alone (the download's width bound).
+    for (first, last, widest) in [(0, 0, 1), (0, 1, 2), (1, 1, 2), (1, 2, 4), (0, 2, 4)] {
+        assert_eq!(
+            store.max_chunk_width("0.16", first, last).await.unwrap(),
+            Some(widest),
+            "{first}..={last}"
+        );
+    }
+    assert_eq!(
+        store.max_chunk_width("0.16", 2, 3).await.unwrap(),
+        None,
+        "chunk 3 is missing"
+    );
+    assert_eq!(store.max_chunk_width("0.99", 0, 0).await.unwrap(), None);
 
     // Concurrent writers: a chunk is replaced only by one holding more values, whatever the
     // compressed sizes (the longer chunk may well compress smaller).
@@ -208,6 +222,11 @@ async fn exercise_legacy_chunks(store: &Store) {
     );
     let s = store.load_sequence("0.17").await.unwrap().unwrap();
     assert_eq!(s.values.width(), 2, "loaded in the narrowest width");
+    assert_eq!(
+        store.max_chunk_width("0.17", 0, 1).await.unwrap(),
+        Some(4),
+        "a legacy chunk is u32"
+    );
     assert_eq!(s.values.to_u32_vec(), values);
     let read: Vec<u32> = store
         .read_chunks("0.17", 0, 1)

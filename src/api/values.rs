@@ -340,7 +340,8 @@ fn not_available(
 /// An upper bound on the values of heaps `start..=last` (exact for a computed range read from
 /// memory): the maximum over the computed part, and beyond it the largest value of one period
 /// plus the saltus times the last cycle. Stored ranges too long to scan
-/// ([`source::STORE_SCAN_MAX`]) assume the largest u32.
+/// ([`source::STORE_SCAN_MAX`]) are bounded by their chunks' widths (the largest u32 if a
+/// chunk is missing).
 async fn max_bound(
     prefix: &mut Prefix,
     period: Option<&Period>,

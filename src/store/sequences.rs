@@ -216,6 +216,49 @@ impl Store {
         }))
     }
 
+    /// The widest value width (1, 2 or 4 bytes) among the stored chunks `first..=last`, read
+    /// from their headers without decoding a value: a bound on the largest value of a range
+    /// too long to scan (the values download's `x-grundy-value-bytes`). A legacy (u32) chunk
+    /// counts as 4; `None` when a chunk of the range is missing.
+    pub async fn max_chunk_width(
+        &self,
+        code: &str,
+        first: usize,
+        last: usize,
+    ) -> Result<Option<u8>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT format, substr(data, 2, 1) AS width FROM sequence_chunks \
+             WHERE code = $1 AND chunk >= $2 AND chunk <= $3",
+        )
+        .bind(code)
+        .bind(first as i64)
+        .bind(last as i64)
+        .fetch_all(&self.pool())
+        .await?;
+        if rows.len() != last.saturating_sub(first) + 1 {
+            return Ok(None);
+        }
+        let mut widest = 1u8;
+        for row in &rows {
+            let format: i64 = row.try_get("format")?;
+            let width = if format == chunk::FORMAT_LEGACY {
+                4
+            } else {
+                let w: Vec<u8> = row.try_get("width")?;
+                match w.as_slice() {
+                    [w @ (1 | 2 | 4)] => *w,
+                    _ => {
+                        return Err(StoreError::Corrupt(format!(
+                            "{code}: a chunk header in {first}..={last} has no valid width"
+                        )))
+                    }
+                }
+            };
+            widest = widest.max(width);
+        }
+        Ok(Some(widest))
+    }
+
     /// The stored chunks `first..=last` that exist, decoded, in order: values
     /// `chunk·CHUNK ..` of each. For reading a range a few chunks at a time without loading
     /// the whole sequence (the values download streams through it).

@@ -138,8 +138,8 @@ fn solver_values(s: &Solver) -> ValuesRef<'_> {
     s.values().as_ref()
 }
 
-/// Most values a width scan of stored values reads (1 GiB of u32); beyond it the width falls
-/// back to the bound from the largest possible stored value.
+/// Most values a width scan of stored values reads (1 GiB of u32); beyond it the width is
+/// the widest stored chunk's (from the chunk headers, without decoding).
 pub const STORE_SCAN_MAX: u64 = 1 << 28;
 
 /// Stored chunks fetched per query, and kept (a period's base values may straddle chunks).
@@ -211,8 +211,9 @@ impl Prefix {
         }
     }
 
-    /// The largest value among heaps `from..to` (within the prefix); `None` when they are
-    /// stored and more than [`STORE_SCAN_MAX`].
+    /// The largest value among heaps `from..to` (within the prefix). For a stored range of more
+    /// than [`STORE_SCAN_MAX`] values, a bound instead: the largest value of the widest chunk's
+    /// width; `None` when a chunk is missing.
     pub async fn max(&mut self, from: u64, to: u64) -> Result<Option<u64>, ApiError> {
         match self {
             Prefix::Memory { solver, .. } => {
@@ -228,7 +229,16 @@ impl Prefix {
                 .ok_or_else(poisoned)?;
                 Ok(Some(m.map_or(0, u64::from)))
             }
-            Prefix::Store { .. } if to - from > STORE_SCAN_MAX => Ok(None),
+            // Too long to scan before the first byte: the widest of the chunks' widths (their
+            // headers say it), a bound that is exact for whole chunks.
+            Prefix::Store { store, code, .. } if to - from > STORE_SCAN_MAX => {
+                let (first, last) = (
+                    (from / CHUNK as u64) as usize,
+                    ((to - 1) / CHUNK as u64) as usize,
+                );
+                let width = store.max_chunk_width(code, first, last).await?;
+                Ok(width.map(|w| u64::MAX >> (64 - 8 * u32::from(w))))
+            }
             Prefix::Store { .. } => {
                 let mut m = 0u32;
                 let mut i = from;
