@@ -13,7 +13,6 @@
 use axum::extract::Request;
 use axum::response::IntoResponse;
 use axum::Router;
-use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::{ServiceBuilder, ServiceExt};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
@@ -22,7 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api::error::ApiError;
 use crate::body_read::{BodyRules, ReadBodyLayer};
 use crate::http_metrics::{HttpMetricsLayer, X_REQUEST_ID};
-use crate::overload::OverloadResponsesLayer;
+use crate::overload::OverloadLayer;
 use crate::state::AppState;
 
 /// The Swagger UI's route templates (`utoipa-swagger-ui` serves `/docs` as a redirect,
@@ -94,12 +93,11 @@ pub fn service(
             ApiError::Internal("handler panicked".into()).into_response()
         }))
         .layer(ReadBodyLayer::new(BodyRules::from_config(&config)))
-        // The overload errors become 503 problems (see `overload`). The body size limit is
-        // the body layer's (above): handlers read bodies from memory.
-        .layer(OverloadResponsesLayer { timeout })
-        .load_shed()
-        // One limit for every route.
-        .layer(GlobalConcurrencyLimitLayer::new(config.max_concurrency))
+        // Overload protection: one concurrency limit for every route, a request beyond it
+        // refused at once with a 503 problem (load shedding), the timeout's error also a 503
+        // (see `overload`). The body size limit is the body layer's (above): handlers read
+        // bodies from memory.
+        .layer(OverloadLayer::new(config.max_concurrency, timeout))
         .timeout(timeout)
         .service(router)
         .map_response(IntoResponse::into_response)

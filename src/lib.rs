@@ -10,6 +10,7 @@ pub mod body_read;
 pub mod cache;
 pub mod config;
 pub mod core;
+pub mod header_deadline;
 pub mod http_metrics;
 pub mod jobs;
 pub mod octal_service;

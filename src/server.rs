@@ -9,16 +9,19 @@
 //!   and counted in `grundy_connections_refused_total{reason}`;
 //! * **header read deadline** — a connection that has not sent a complete request head within
 //!   `header_read_timeout` of starting to send it (or, on a kept-alive connection, of the
-//!   previous response) is closed (hyper's `header_read_timeout`);
+//!   previous response) is closed (hyper's `header_read_timeout`, timed by a per-connection
+//!   timer: [`crate::header_deadline`]);
 //! * request *bodies* have their own deadline and minimum rate, enforced before a request
 //!   takes a compute slot: see [`crate::body_read`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::IpAddr;
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -27,10 +30,11 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
+use tower::util::Oneshot;
 use tower::ServiceExt;
 
 use crate::config::Config;
+use crate::header_deadline;
 
 /// What one client may hold open (see the module docs).
 #[derive(Debug, Clone, Copy)]
@@ -122,7 +126,6 @@ where
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
-        .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
     builder.http2().timer(TokioTimer::new());
     let open = Arc::new(Mutex::new(Connections::default()));
@@ -153,14 +156,16 @@ where
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(
-            app.clone()
-                .map_request(|req: Request<Incoming>| req.map(Body::new)),
-        );
+        let service = ConnectionService(RefCell::new(app.clone()));
+        // The header read deadline through a per-connection timer (no timer entry per
+        // request: see `header_deadline`).
+        let (timer, watchdog) = header_deadline::for_connection(limits.header_read_timeout);
+        let mut builder = builder.clone();
+        builder.http1().timer(timer);
         let conn = builder
             .serve_connection(TokioIo::new(stream), service)
             .into_owned();
-        let conn = graceful.watch(conn);
+        let conn = header_deadline::Watched::new(graceful.watch(conn), watchdog);
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::trace!(error = %e, "connection ended with an error");
@@ -171,4 +176,65 @@ where
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// One connection's copy of the application, as a hyper service.
+///
+/// hyper calls a service through `&self` and tower through `&mut self`, so the usual adapter
+/// (`hyper_util`'s `TowerToHyperService`) clones the whole stack for every request and calls
+/// the clone: a handful of shared reference counts incremented and decremented per request,
+/// cache lines that bounce between the cores serving different connections. The stack is
+/// always ready (no layer reserves anything in `poll_ready`), so this adapter asks the
+/// connection's own copy for readiness and calls it in place; should a layer ever not be
+/// ready at once, that request falls back to a clone driven to readiness (`oneshot`), as
+/// before. `call` is synchronous and the futures own what they need, so the `RefCell` is never
+/// borrowed across an await (HTTP/2 calls it for concurrent streams, one call at a time).
+struct ConnectionService<S>(RefCell<S>);
+
+impl<S> hyper::service::Service<Request<Incoming>> for ConnectionService<S>
+where
+    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
+        + Clone,
+{
+    type Response = axum::response::Response;
+    type Error = Infallible;
+    type Future = ConnectionFuture<S>;
+
+    fn call(&self, req: Request<Incoming>) -> Self::Future {
+        let req = req.map(Body::new);
+        let mut service = self.0.borrow_mut();
+        let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());
+        match service.poll_ready(&mut cx) {
+            Poll::Ready(Ok(())) => ConnectionFuture::Ready {
+                future: service.call(req),
+            },
+            Poll::Ready(Err(never)) => match never {},
+            Poll::Pending => ConnectionFuture::Waiting {
+                future: service.clone().oneshot(req),
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`ConnectionService`]: the stack's own, or a clone's readiness and call.
+    #[project = ConnectionFutureProj]
+    enum ConnectionFuture<S: tower::Service<Request<Body>>> {
+        Ready { #[pin] future: S::Future },
+        Waiting { #[pin] future: Oneshot<S, Request<Body>> },
+    }
+}
+
+impl<S> Future for ConnectionFuture<S>
+where
+    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>,
+{
+    type Output = Result<axum::response::Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            ConnectionFutureProj::Ready { future } => future.poll(cx),
+            ConnectionFutureProj::Waiting { future } => future.poll(cx),
+        }
+    }
 }

@@ -36,3 +36,35 @@ fn document_describes_the_contract() {
     }
     assert!(doc["components"]["schemas"]["Problem"].is_object());
 }
+
+/// OpenAPI 3.1 §4.8.12: a parameter is identified by its `name` and `in`, and an operation's
+/// list must not repeat one (generators such as openapi-python-client drop the operation).
+/// Every path template's parameters are documented, exactly once.
+#[test]
+fn no_operation_repeats_a_parameter() {
+    let doc: serde_json::Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let params = op["parameters"].as_array().cloned().unwrap_or_default();
+            let keys: Vec<(String, String)> = params
+                .iter()
+                .map(|p| {
+                    (
+                        p["name"].as_str().unwrap().to_owned(),
+                        p["in"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect();
+            let unique: std::collections::HashSet<_> = keys.iter().collect();
+            assert_eq!(unique.len(), keys.len(), "{method} {path}: {keys:?}");
+            for segment in path.split('/') {
+                if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    assert!(
+                        keys.contains(&(name.to_owned(), "path".to_owned())),
+                        "{method} {path} documents its path parameter {name}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -195,3 +195,143 @@ async fn connections_beyond_the_per_client_cap_are_closed() {
         .unwrap();
     assert_eq!(r.status(), 200);
 }
+
+/// Reads one HTTP/1.1 response with a `Content-Length` from `s`; returns (status, body length).
+async fn read_response(s: &mut TcpStream) -> (u16, usize) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "connection closed before a whole response");
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let status = head[9..12].parse().unwrap();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .unwrap_or(0);
+            while buf.len() < end + 4 + len {
+                let n = s.read(&mut chunk).await.unwrap();
+                assert!(n > 0, "connection closed inside a body");
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            return (status, len);
+        }
+    }
+}
+
+/// Waits for `s` to be closed by the server; returns how long that took (panics after 10 s).
+async fn closed_after(s: &mut TcpStream) -> Duration {
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
+        .await
+        .expect("the connection is still open after 10 s")
+        .ok();
+    started.elapsed()
+}
+
+/// The header read deadline, timed per connection (`header_deadline`): a stalled head and an
+/// idle kept-alive connection are closed one deadline after they began to wait — not
+/// earlier, and not much later — while a connection that keeps sending requests, each well
+/// within the deadline, stays open for many deadlines, and a response that takes longer than
+/// the deadline to download is not cut.
+#[tokio::test]
+async fn the_header_deadline_is_kept_per_request() {
+    let deadline = Duration::from_millis(400);
+    let server = start(Config {
+        header_read_timeout: deadline,
+        body_min_rate: 0,
+        ..Config::default()
+    })
+    .await;
+    let request = format!(
+        "POST /v1/welter/value HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+         Content-Length: 18\r\n\r\n{{\"position\":[1,4]}}"
+    );
+
+    // A head that stops half-way.
+    let mut s = TcpStream::connect(server).await.unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let took = closed_after(&mut s).await;
+    assert!(
+        took >= deadline - Duration::from_millis(50) && took < deadline * 4,
+        "stalled head closed after {took:?} (deadline {deadline:?})"
+    );
+
+    // Busy: a request every 100 ms for 2 s (five deadlines) on one connection.
+    let mut s = TcpStream::connect(server).await.unwrap();
+    let started = Instant::now();
+    let mut answered = 0;
+    let mut last_answer = started;
+    while started.elapsed() < Duration::from_secs(2) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s.write_all(request.as_bytes()).await.unwrap();
+        let (status, _) = read_response(&mut s).await;
+        assert_eq!(status, 200);
+        last_answer = Instant::now();
+        answered += 1;
+    }
+    assert!(answered >= 10, "{answered} answers");
+    // Then idle: closed one deadline after the last response.
+    closed_after(&mut s).await;
+    let took = last_answer.elapsed();
+    assert!(
+        took >= deadline - Duration::from_millis(50) && took < deadline * 4,
+        "idle kept-alive connection closed after {took:?} (deadline {deadline:?})"
+    );
+
+    // A download read slowly, for longer than the deadline: 4 MB of values in binary.
+    let mut s = TcpStream::connect(server).await.unwrap();
+    s.write_all(
+        format!(
+            "GET /v1/octal/0.07/values?start=0&count=4000000 HTTP/1.1\r\nHost: {server}\r\n\
+             Accept: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    let mut got = 0usize;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut head_seen = false;
+    let mut body = 0usize;
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
+            .await
+            .expect("the download stalled")
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+        got += n;
+        if !head_seen {
+            if let Some(end) = chunk[..n].windows(4).position(|w| w == b"\r\n\r\n") {
+                head_seen = true;
+                body += n - end - 4;
+            }
+        } else {
+            body += n;
+        }
+        if body >= 4_000_000 {
+            break;
+        }
+        if started.elapsed() < deadline * 3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    assert!(head_seen && got > 4_000_000, "read {got} bytes");
+    assert_eq!(body, 4_000_000, "body bytes");
+    assert!(
+        started.elapsed() > deadline * 2,
+        "the download was not slow"
+    );
+    // (hyper starts the next head's deadline when the request has been read, not when the
+    // response has been written, so after a download longer than the deadline the connection
+    // is closed once the body is out: the body itself is never cut.)
+}

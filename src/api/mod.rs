@@ -82,9 +82,30 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     fix_formats(router().split_for_parts().1)
 }
 
-/// utoipa names unsigned formats in kebab case (`u-int64`); tools know them as `uint64`.
-/// Unsigned fields matter here: squares and heaps go up to 2^64−1, past `int64`.
+/// Fixes what utoipa writes and tools reject:
+///
+/// * utoipa names unsigned formats in kebab case (`u-int64`); tools know them as `uint64`.
+///   Unsigned fields matter here: squares and heaps go up to 2^64−1, past `int64`.
+/// * A path parameter documented by hand (`params(...)`, with its pattern) is also derived
+///   from the handler's `Path` extractor, so it appears twice; OpenAPI forbids duplicates
+///   (a `name` and `in` pair is unique per operation) and generators drop the operation.
+///   The first — the hand-written one — is kept.
 pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    fn dedupe_parameters(doc: &mut serde_json::Value) {
+        let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) else {
+            return;
+        };
+        for ops in paths.values_mut().filter_map(|o| o.as_object_mut()) {
+            for op in ops.values_mut() {
+                if let Some(serde_json::Value::Array(params)) = op.get_mut("parameters") {
+                    let mut seen = std::collections::HashSet::new();
+                    params.retain(|p| {
+                        seen.insert((p.get("name").cloned(), p.get("in").cloned()))
+                    });
+                }
+            }
+        }
+    }
     fn walk(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(map) => {
@@ -103,6 +124,7 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
         return doc;
     };
     walk(&mut value);
+    dedupe_parameters(&mut value);
     serde_json::from_value(value).unwrap_or(doc)
 }
 
