@@ -99,9 +99,7 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             for op in ops.values_mut() {
                 if let Some(serde_json::Value::Array(params)) = op.get_mut("parameters") {
                     let mut seen = std::collections::HashSet::new();
-                    params.retain(|p| {
-                        seen.insert((p.get("name").cloned(), p.get("in").cloned()))
-                    });
+                    params.retain(|p| seen.insert((p.get("name").cloned(), p.get("in").cloned())));
                 }
             }
         }
