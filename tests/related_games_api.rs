@@ -280,6 +280,22 @@ async fn antimatter_examples_and_tables() {
         )
         .await;
     common::assert_problem(&r, 422, "square 1");
+    // One kind listed twice on a square is refused even where an electron there would
+    // annihilate one of them (the schema says the squares of each list are distinct; found by
+    // schemathesis: `{"electrons": [0], "positrons": [0, 0]}` was answered as `[0]` / `[]`).
+    for (body, field) in [
+        (json!({"positrons": [0, 0], "electrons": [0]}), "positrons"),
+        (
+            json!({"positrons": [5, 2], "electrons": [7, 2, 7]}),
+            "electrons",
+        ),
+    ] {
+        for path in ["/v1/antimatter/value", "/v1/antimatter/winning-moves"] {
+            let r = s.post(path, &body).await;
+            common::assert_problem(&r, 422, "appears twice");
+            assert_eq!(r.body["field"], field, "{path} {body}");
+        }
+    }
     // Far beyond the budget: a clear 422, not a hang.
     let many: Vec<u64> = (0..40).map(|i| i * 7 + 3).collect();
     let more: Vec<u64> = (0..40).map(|i| i * 7 + 5).collect();

@@ -188,6 +188,22 @@ pub struct AntimatterResponse {
     pub moves: Option<Vec<ParticleMove>>,
 }
 
+/// 422 naming `field` when `squares` lists a square twice.
+fn distinct_squares(field: &'static str, squares: &[Nat]) -> Result<(), ApiError> {
+    let mut sorted = nats(squares);
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(ApiError::invalid_field(
+            field,
+            format!(
+                "square {} appears twice (particles of one kind are on distinct squares)",
+                w[0]
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 async fn antimatter_answer(
     app: AppState,
     req: AntimatterRequest,
@@ -195,6 +211,11 @@ async fn antimatter_answer(
 ) -> Result<Response, ApiError> {
     check_len("positrons", req.positrons.len(), app.config.max_coins)?;
     check_len("electrons", req.electrons.len(), app.config.max_coins)?;
+    // Particles of one kind are on distinct squares (the schema's `uniqueItems`): a square
+    // listed twice in one list is refused, never merged. (The engine only annihilates a
+    // positron and an electron given on the same square.)
+    distinct_squares("positrons", &req.positrons)?;
+    distinct_squares("electrons", &req.electrons)?;
     let pos = antimatter::Position::new(&nats(&req.positrons), &nats(&req.electrons)).map_err(
         |e| match e {
             AntimatterError::SharedSquare {
