@@ -3,35 +3,26 @@
 //! the middleware stack for every stream (`server::ConnectionService`), so this checks that
 //! concurrent streams neither interfere nor wait for each other.
 
-use std::net::SocketAddr;
+mod common;
 
 use grundy::config::Config;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
-async fn start() -> SocketAddr {
-    let mut config = Config {
-        database_url: None,
-        ..Config::default()
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    config.addr = addr;
-    let limits = grundy::server::ServerLimits::from_config(&config);
-    let app = grundy::app::build(grundy::state::AppState::new(config));
-    tokio::spawn(grundy::server::serve(
-        listener,
-        app,
-        limits,
-        std::future::pending(),
-    ));
-    addr
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_streams_on_one_connection_are_each_answered() {
-    let addr = start().await;
+    let server = common::start_with(Config {
+        database_url: None,
+        ..Config::default()
+    })
+    .await;
+    let addr: std::net::SocketAddr = server
+        .base
+        .strip_prefix("http://")
+        .unwrap()
+        .parse()
+        .unwrap();
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (sender, conn) = hyper::client::conn::http2::handshake::<_, _, Full<Bytes>>(
         TokioExecutor::new(),
