@@ -1,12 +1,13 @@
-//! Assembles the service: routes, documentation, and the middleware stack.
+//! Assembles the service: routes, documentation and the middleware stack ([`stack`]), and
+//! runs it with its state, store, job workers and accept loop ([`run`]).
 //!
 //! Outermost first: request id, metrics and the log line of a failed request → tracing →
 //! security headers → panic guard → body read (deadline,
-//! minimum rate, size limit: before any compute slot is taken, see [`crate::body_read`]) →
+//! minimum rate, size limit: before any compute slot is taken, see [`crate::http::body_read`]) →
 //! overload protection (load shedding, concurrency limit, timeout) → handlers.
 //!
 //! Every layer is on the path of every request, so each is written to cost little: metric
-//! handles are resolved once per route ([`crate::http_metrics`]), span fields are only
+//! handles are resolved once per route ([`crate::http::metrics`]), span fields are only
 //! formatted when the span is enabled, and requests that are refused cheaply (a body too large,
 //! too slow, no route) never reach the concurrency limit.
 
@@ -18,20 +19,29 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use utoipa_swagger_ui::SwaggerUi;
 
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
 use crate::api::error::ApiError;
-use crate::body_read::{BodyRules, ReadBodyLayer};
-use crate::http_metrics::{HttpMetricsLayer, X_REQUEST_ID};
-use crate::overload::OverloadLayer;
-use crate::state::AppState;
+use crate::config::Config;
+use crate::http::body_read::{BodyRules, ReadBodyLayer};
+use crate::http::headers::{security_headers, X_REQUEST_ID};
+use crate::http::metrics::HttpMetricsLayer;
+use crate::http::overload::OverloadLayer;
+use crate::http::server::{serve, ServerLimits};
+use crate::service::workers::Workers;
+use crate::service::AppState;
 
 /// The Swagger UI's route templates (`utoipa-swagger-ui` serves `/docs` as a redirect,
 /// `/docs/` and `/docs/{*rest}`) and the document's, for the metrics' route labels.
 const DOCS_ROUTES: [&str; 4] = ["/docs", "/docs/", "/docs/{*rest}", "/openapi.json"];
 
 /// The complete application for `state`, as a `Router` (for in-process callers: tests,
-/// embedding). It is [`service`] as the router's fallback, so it answers exactly the same.
+/// embedding). It is [`stack`] as the router's fallback, so it answers exactly the same.
 pub fn build(state: AppState) -> Router {
-    Router::new().fallback_service(service(state))
+    Router::new().fallback_service(stack(state))
 }
 
 /// The complete application for `state`: the middleware stack around the router — what the
@@ -43,7 +53,7 @@ pub fn build(state: AppState) -> Router {
 /// were nested inside the router's (measured with callgrind, BENCHMARKS.md "HTTP"). Around
 /// the router, the stack is cloned (a few reference counts, no allocation) by the server's
 /// per-request `oneshot`, and only the handler's own route is boxed.
-pub fn service(
+pub fn stack(
     state: AppState,
 ) -> impl tower::Service<
     Request,
@@ -88,7 +98,7 @@ pub fn service(
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG))
                 .make_span_with(request_span),
         )
-        .map_response(crate::api::pages::security_headers)
+        .map_response(security_headers)
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal("handler panicked".into()).into_response()
         }))
@@ -106,7 +116,7 @@ pub fn service(
 /// The span of one request, at `debug` (tower-http's default level): at the service's default
 /// `info` it is disabled and costs nothing, its field values are not even evaluated (formatting
 /// them cost about an eighth of a request's instructions). A failed request's own log line
-/// carries its route, method and request id (see [`crate::http_metrics`]).
+/// carries its route, method and request id (see [`crate::http::metrics`]).
 fn request_span(req: &Request) -> tracing::Span {
     tracing::debug_span!(
         "request",
@@ -130,33 +140,34 @@ async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// Serves `app` on `listener` with the default connection limits until `shutdown` resolves,
-/// finishing in-flight requests (see [`crate::server::serve`] for configured limits).
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+/// Runs the whole service on `listener` until `shutdown` resolves: the state for `config`,
+/// its store (connected now, or retried in the background while the service computes), the
+/// job workers, the stack, and the accept loop with `config`'s connection limits. Once
+/// `shutdown` resolves, in-flight requests finish, then running jobs checkpoint and are handed
+/// back to the queue.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let limits = crate::server::ServerLimits::from_config(&crate::config::Config::default());
-    crate::server::serve(listener, app, limits, shutdown).await
+    let state = AppState::new(config);
+    if let Err(e) = state.connect_store().await {
+        tracing::error!(error = %e, "store unavailable at start-up; retrying in the background");
+    }
+    run_with(state, listener, shutdown).await
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
-    tracing::info!("shutdown signal received; finishing in-flight requests");
+/// [`run`] for a state the caller built and keeps (tests that reach the store's fault hooks).
+pub async fn run_with(
+    state: AppState,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let cache_log = state.cache.log_stats_every(Duration::from_secs(60));
+    let workers = Workers::start(&state);
+    let limits = ServerLimits::from_config(&state.config);
+    let served = serve(listener, stack(state), limits, shutdown).await;
+    workers.stop().await;
+    cache_log.abort();
+    served
 }

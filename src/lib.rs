@@ -1,22 +1,18 @@
 //! grundy: exact combinatorial-game answers over HTTP/JSON.
 //!
-//! [`core`] is the pure mathematics (no I/O, no async); [`api`] the HTTP types and handlers;
-//! [`app`] assembles the service; [`config`] reads the environment.
+//! The layers, each importing only those below it: `main` → [`app`] → [`api`] and [`http`]
+//! → [`service`] → [`store`] → [`core`]. [`problem`] (the error documents) is shared by the
+//! two HTTP layers; [`config`] and [`telemetry`] by all.
 
-pub mod allocator;
-pub mod api;
-pub mod app;
-pub mod body_read;
-pub mod cache;
-pub mod config;
-pub mod core;
-pub mod header_deadline;
-pub mod http_metrics;
-pub mod jobs;
-pub mod octal_service;
-pub mod overload;
-pub mod server;
-pub mod state;
-pub mod store;
-pub mod store_slot;
-pub mod telemetry;
+pub mod allocator; // mimalloc called like malloc (the binary's global allocator)
+pub mod api; // handlers and wire types (OpenAPI schemas), one router per route module
+pub mod app; // the router and the middleware stack, and `run`: state + store + workers + serve
+pub mod config; // every setting, from GRUNDY_* environment variables
+pub mod core; // the pure mathematics: no I/O, no async
+pub mod http; // the HTTP edge: accept loop, deadlines, body reading, overload, metrics, headers
+pub mod problem; // RFC 9457 problem documents and the catalogue of problem types
+pub mod service; // state, the octal solver service, the job workers, the response cache
+pub mod store; // SQLite / PostgreSQL: jobs, sequences in compressed chunks, health
+pub mod telemetry; // logging and the Prometheus recorder
+
+pub use app::{run, run_with};

@@ -1016,7 +1016,7 @@ async fn app() -> axum::Router {
         )),
         ..Config::default()
     };
-    let state = grundy::state::AppState::new(config);
+    let state = grundy::service::AppState::new(config);
     state
         .connect_store()
         .await

@@ -185,7 +185,7 @@ async fn api_and_docs_keep_working_with_their_own_headers() {
     assert_eq!(header(&r, "x-content-type-options"), "nosniff");
     assert_eq!(
         header(&r, "content-security-policy"),
-        grundy::api::pages::DATA_CSP
+        grundy::http::headers::DATA_CSP
     );
     // Swagger UI: served, with a policy that allows its inline styles but no inline script.
     let r = s.get("/docs/").await;
@@ -196,7 +196,7 @@ async fn api_and_docs_keep_working_with_their_own_headers() {
         r.content_type
     );
     let csp = header(&r, "content-security-policy");
-    assert_eq!(csp, grundy::api::pages::HTML_CSP);
+    assert_eq!(csp, grundy::http::headers::HTML_CSP);
     assert_eq!(directive(csp, "script-src"), Some("script-src 'self'"));
     let r = s.get("/openapi.json").await;
     assert_eq!(r.status, 200);

@@ -24,14 +24,7 @@ async fn start(mut config: Config) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     config.addr = addr;
-    let limits = grundy::server::ServerLimits::from_config(&config);
-    let app = grundy::app::build(grundy::state::AppState::new(config));
-    tokio::spawn(grundy::server::serve(
-        listener,
-        app,
-        limits,
-        std::future::pending(),
-    ));
+    tokio::spawn(grundy::run(config, listener, std::future::pending()));
     addr
 }
 

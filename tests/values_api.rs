@@ -50,7 +50,7 @@ async fn app_with(mut config: Config) -> App {
     if config.database_url.as_deref() == Config::default().database_url.as_deref() {
         config.database_url = Some(common::temp_sqlite_url());
     }
-    let state = grundy::state::AppState::new(config);
+    let state = grundy::service::AppState::new(config);
     state.connect_store().await.expect("store");
     App(grundy::app::build(state))
 }

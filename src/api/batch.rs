@@ -22,15 +22,16 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::Play;
-use super::error::{ApiError, Problem};
+use super::compute::respond;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::Play;
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
-use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use super::welter::{ValueResponse, WinningMovesResponse};
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::AppState;
 
 /// Many positions of Welter's game, all under the same rules.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -66,7 +67,7 @@ pub enum WinningMovesResult {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"results": [
     {"position": [1, 3, 7, 8, 11, 19], "coins": 6, "value": 12, "outcome": "N", "play": "normal"},
-    {"type": "https://grundy.dev/problems/invalid-value", "title": "Invalid value", "status": 422,
+    {"type": "/problems/invalid-value", "title": "Invalid value", "status": 422,
      "detail": "positions[1]: square 2 appears more than once (coins must be on distinct squares)",
      "field": "positions[1]"}
 ]}))]
@@ -152,9 +153,7 @@ fn parse_item(field: &str, raw: &RawValue) -> Result<Vec<Nat>, ApiError> {
     request_body = BatchRequest,
     responses(
         (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/value`, or a problem document naming `positions[i]` for a bad position", body = ValueBatchResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -183,9 +182,7 @@ async fn value_batch(
     request_body = BatchRequest,
     responses(
         (status = 200, description = "One result per position, in request order: the body of `POST /v1/welter/winning-moves`, or a problem document naming `positions[i]` for a bad position", body = WinningMovesBatchResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Too many positions or coins (GRUNDY_BATCH_MAX_ITEMS, GRUNDY_BATCH_MAX_COINS), or a bad `play`", body = Problem, content_type = "application/problem+json"),
     )
 )]

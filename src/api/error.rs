@@ -1,19 +1,12 @@
 //! The one error type of the HTTP API, rendered as an RFC 9457 problem document in one place.
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::problems::ProblemType;
-use crate::octal_service::OctalServiceError;
+use crate::problem::catalogue::{self as p, ProblemType};
+use crate::problem::{Extra, Problem};
+use crate::service::OctalServiceError;
 use crate::store::StoreError;
-
-/// The detail of an internal error, left in the response's extensions for the metrics layer
-/// (`crate::http_metrics`) to log with the request's route and id: the response itself says
-/// only that something failed.
-#[derive(Debug, Clone)]
-pub struct InternalErrorDetail(pub String);
 
 /// Everything a request can fail with. Each variant knows its status and problem type; the
 /// `detail` always names the offending field and value so that a client can fix the request.
@@ -35,9 +28,6 @@ pub enum ApiError {
     /// The body is not declared as JSON (415).
     #[error("{detail}")]
     UnsupportedMediaType { detail: String },
-    /// The body is larger than the configured limit (413).
-    #[error("request body exceeds the limit of {limit} bytes")]
-    PayloadTooLarge { limit: usize },
     /// No such route or resource (404).
     #[error("{detail}")]
     NotFound { detail: String },
@@ -88,7 +78,6 @@ impl ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotAcceptable { .. } => StatusCode::NOT_ACCEPTABLE,
@@ -100,14 +89,12 @@ impl ApiError {
     }
 
     /// The problem type (its page is served at `/problems/{slug}`, see [`super::problems`]).
-    pub fn problem_type(&self) -> &'static ProblemType {
-        use super::problems as p;
+    pub fn kind(&self) -> &'static ProblemType {
         match self {
             ApiError::BadRequest { .. } => &p::BAD_REQUEST,
             ApiError::Invalid { .. } => &p::INVALID_VALUE,
             ApiError::BudgetExceeded { .. } => &p::BUDGET_EXCEEDED,
             ApiError::UnsupportedMediaType { .. } => &p::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::PayloadTooLarge { .. } => &p::PAYLOAD_TOO_LARGE,
             ApiError::NotFound { .. } => &p::NOT_FOUND,
             ApiError::MethodNotAllowed => &p::METHOD_NOT_ALLOWED,
             ApiError::NotAcceptable { .. } => &p::NOT_ACCEPTABLE,
@@ -120,73 +107,37 @@ impl ApiError {
 
     /// The problem document for this error.
     pub fn problem(&self) -> Problem {
-        let kind = self.problem_type();
-        Problem {
-            r#type: kind.uri(),
-            title: kind.title.to_owned(),
-            status: self.status().as_u16(),
-            detail: self.to_string(),
-            field: match self {
-                ApiError::Invalid { field, .. }
-                | ApiError::BudgetExceeded { field, .. }
-                | ApiError::Conflict { field, .. } => Some(field.clone()),
-                ApiError::BadRequest { field, .. } => field.clone(),
-                _ => None,
-            },
-        }
+        let field = match self {
+            ApiError::Invalid { field, .. }
+            | ApiError::BudgetExceeded { field, .. }
+            | ApiError::Conflict { field, .. } => Some(field.clone()),
+            ApiError::BadRequest { field, .. } => field.clone(),
+            _ => None,
+        };
+        Problem::new(self.kind(), self.to_string(), field)
     }
-}
-
-/// An RFC 9457 problem document (`application/problem+json`).
-#[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
-#[schema(example = json!({
-    "type": "/problems/invalid-value",
-    "title": "Invalid value",
-    "status": 422,
-    "detail": "position: square 7 appears twice (coins must be on distinct squares)",
-    "field": "position"
-}))]
-pub struct Problem {
-    /// The problem type: a URI reference resolved against the service's own address, where a
-    /// page (`GET /problems/{type}`) explains it — `/problems/invalid-value`,
-    /// `/problems/budget-exceeded`, …
-    pub r#type: String,
-    /// A short summary of the problem type.
-    pub title: String,
-    /// The HTTP status code.
-    pub status: u16,
-    /// A sentence naming the offending field and value.
-    pub detail: String,
-    /// The request field at fault (JSON path), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = self.status();
-        let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
-        let mut resp = (status, body).into_response();
-        resp.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
-        );
-        if let ApiError::Unavailable {
-            retry_after_secs, ..
-        }
-        | ApiError::InsufficientStorage {
-            retry_after_secs, ..
-        } = self
-        {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
-        }
-        if let ApiError::Internal(msg) = self {
-            // Logged once, with the route, method and request id, by the metrics layer
-            // (`crate::http_metrics`), which sees every response.
-            resp.extensions_mut().insert(InternalErrorDetail(msg));
-        }
-        resp
+        let problem = self.problem();
+        let extra = match self {
+            ApiError::Unavailable {
+                retry_after_secs, ..
+            }
+            | ApiError::InsufficientStorage {
+                retry_after_secs, ..
+            } => Extra {
+                retry_after_secs: Some(retry_after_secs),
+                ..Extra::default()
+            },
+            ApiError::Internal(msg) => Extra {
+                internal: Some(msg),
+                ..Extra::default()
+            },
+            _ => Extra::default(),
+        };
+        crate::problem::respond(&problem, extra)
     }
 }
 
@@ -229,7 +180,7 @@ impl From<StoreError> for ApiError {
         };
         let detail = format!(
             "{why}: {e}; compute endpoints still work ({})",
-            super::jobs::fault_reason(kind)
+            kind.reason()
         );
         if kind == FaultKind::Other {
             tracing::error!(error = %e, "store error");

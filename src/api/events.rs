@@ -15,10 +15,10 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::doc_responses::{JobNotFound, StoreUnavailable};
 use super::error::ApiError;
 use super::jobs::{existing, JobResponse};
-use super::responses::{JobNotFound, StoreUnavailable};
-use crate::state::AppState;
+use crate::service::AppState;
 use crate::store::{Job, Store};
 
 /// Heartbeat interval.

@@ -6,16 +6,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::{Move, Outcome};
-use super::error::{ApiError, Problem};
+use super::compute::respond_search;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::{Move, Outcome};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted_limit;
-use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
-use crate::cache;
 use crate::core::explain as core;
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::cache;
+use crate::service::AppState;
 
 /// A position to explain.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -130,9 +131,7 @@ fn to_api(e: core::Explanation) -> ExplainResponse {
     request_body = ExplainRequest,
     responses(
         (status = 200, description = "The worked computation", body = ExplainResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position or more coins than GRUNDY_EXPLAIN_MAX_COINS", body = Problem, content_type = "application/problem+json"),
     )
 )]

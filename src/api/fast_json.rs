@@ -1,5 +1,5 @@
-//! Hand-written JSON for the answers bots ask for many times a second: Welter's value and
-//! winning moves.
+//! Hand-written JSON for the answers bots ask for many times a second (Welter's value and
+//! winning moves implement [`WriteJson`] in `welter.rs`): the trait and its pieces.
 //!
 //! serde_json writes every field name through its string escaper (about a hundred
 //! instructions per name) and every number through its generic path; for a small position
@@ -8,19 +8,18 @@
 //! plain ASCII) — the tests compare them with serde_json on random answers, so the derived
 //! `Serialize` stays the contract and the OpenAPI schema's source.
 
-use super::common::{Move, Outcome, Play};
-use super::welter::{ValueResponse, WinningMovesResponse};
+use super::game::{Move, Outcome, Play};
 
 /// A response body that writes its own JSON, byte for byte what serde_json writes.
 pub trait WriteJson: serde::Serialize {
     fn write_json(&self, out: &mut Vec<u8>);
 }
 
-fn number(out: &mut Vec<u8>, n: impl itoa::Integer) {
+pub fn number(out: &mut Vec<u8>, n: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
-fn numbers(out: &mut Vec<u8>, ns: &[u64]) {
+pub fn numbers(out: &mut Vec<u8>, ns: &[u64]) {
     out.push(b'[');
     for (i, &n) in ns.iter().enumerate() {
         if i > 0 {
@@ -31,21 +30,21 @@ fn numbers(out: &mut Vec<u8>, ns: &[u64]) {
     out.push(b']');
 }
 
-fn outcome(o: Outcome) -> &'static [u8] {
+pub fn outcome(o: Outcome) -> &'static [u8] {
     match o {
         Outcome::P => b"\"P\"",
         Outcome::N => b"\"N\"",
     }
 }
 
-fn play(p: Play) -> &'static [u8] {
+pub fn play(p: Play) -> &'static [u8] {
     match p {
         Play::Normal => b"\"normal\"",
         Play::Misere => b"\"misere\"",
     }
 }
 
-fn moves(out: &mut Vec<u8>, ms: &[Move]) {
+pub fn moves(out: &mut Vec<u8>, ms: &[Move]) {
     out.push(b'[');
     for (i, m) in ms.iter().enumerate() {
         if i > 0 {
@@ -60,41 +59,10 @@ fn moves(out: &mut Vec<u8>, ms: &[Move]) {
     out.push(b']');
 }
 
-impl WriteJson for ValueResponse {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"position\":");
-        numbers(out, &self.position);
-        out.extend_from_slice(b",\"coins\":");
-        number(out, self.coins);
-        out.extend_from_slice(b",\"value\":");
-        number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(play(self.play));
-        out.push(b'}');
-    }
-}
-
-impl WriteJson for WinningMovesResponse {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"position\":");
-        numbers(out, &self.position);
-        out.extend_from_slice(b",\"value\":");
-        number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(play(self.play));
-        out.extend_from_slice(b",\"moves\":");
-        moves(out, &self.moves);
-        out.push(b'}');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::welter::{ValueResponse, WinningMovesResponse};
 
     fn written(v: &impl WriteJson) -> Vec<u8> {
         let mut out = Vec::new();

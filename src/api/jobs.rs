@@ -8,16 +8,15 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::error::{ApiError, Problem};
+use super::doc_responses::{BodyProblems, JobNotFound, StoreUnavailable};
+use super::error::ApiError;
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::{parse_code, PeriodicityInfo};
 use super::params::{ApiPath, ApiQuery};
-use super::responses::{
-    BadRequest, JobNotFound, PayloadTooLarge, StoreUnavailable, UnsupportedMediaType,
-};
-use crate::state::AppState;
-use crate::store::{FaultKind, Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
+use crate::problem::Problem;
+use crate::service::AppState;
+use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -96,19 +95,6 @@ pub struct JobStall {
     pub computed_in_memory: u64,
 }
 
-/// The `reason` of a stall or store problem for a fault kind.
-pub fn fault_reason(kind: FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Full => "store_full",
-        FaultKind::Unavailable => "store_unavailable",
-        FaultKind::Schema => "store_schema_missing",
-        FaultKind::Busy => "store_busy",
-        FaultKind::Permission => "store_permission",
-        FaultKind::Io => "store_io",
-        FaultKind::Other => "store_error",
-    }
-}
-
 impl JobResponse {
     /// The job as stored, with what this replica knows in memory about a stall.
     fn with_stall(j: Job, stall: Option<Stall>) -> Self {
@@ -118,7 +104,7 @@ impl JobResponse {
             r.progress.heaps_per_second = None;
             r.progress.eta_seconds = None;
             r.stalled = Some(JobStall {
-                reason: fault_reason(s.kind).to_owned(),
+                reason: s.kind.reason().to_owned(),
                 detail: s.detail,
                 since_ms: s.since_ms,
                 retries: s.retries,
@@ -217,9 +203,7 @@ pub(super) async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), A
     responses(
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
         (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),

@@ -1,13 +1,14 @@
 //! The JSON body extractor: every way a body can be wrong becomes an [`ApiError`] that names
 //! the field (as a JSON path such as `position[3]`) — 415 for a body that is not declared as
-//! JSON, 400 for malformed JSON or a wrong JSON type, 413 for an oversized body, 422 for
-//! well-formed but invalid values. Numbers are read exactly (see [`super::numbers`]).
+//! JSON, 400 for malformed JSON or a wrong JSON type, 422 for well-formed but invalid values
+//! (an oversized body never gets here: the body layer answers it with a 413). Numbers are read exactly (see [`super::numbers`]).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use super::serde_error::field_name;
 
 /// Like `axum::Json`, but with problem+json errors that name the field.
 pub struct ApiJson<T>(pub T);
@@ -21,22 +22,17 @@ where
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
         check_content_type(req.headers())?;
-        let limit = req
-            .extensions()
-            .get::<BodyLimit>()
-            .map_or(usize::MAX, |l| l.0);
-        let bytes = read_all(req.into_body(), limit).await?;
+        let bytes = read_all(req.into_body()).await?;
         parse(&bytes).map(ApiJson)
     }
 }
 
-/// The whole body, at most `limit` bytes. The service's body layer (`crate::body_read`) has
-/// normally read it into memory already, so this finds one frame and returns it without
-/// copying (axum's `Bytes` extractor wraps the body in a limit and a buffer list first, which
-/// cost about a twentieth of a request's instructions).
-async fn read_all(mut body: axum::body::Body, limit: usize) -> Result<Bytes, ApiError> {
+/// The whole body. The service's body layer (`crate::http::body_read`) has read it into
+/// memory already, under the size limit, the deadline and the rate rule, so this finds one
+/// frame and returns it without copying (axum's `Bytes` extractor wraps the body in a limit
+/// and a buffer list first, which cost about a twentieth of a request's instructions).
+async fn read_all(mut body: axum::body::Body) -> Result<Bytes, ApiError> {
     use http_body_util::BodyExt;
-    let too_large = || ApiError::PayloadTooLarge { limit };
     let mut first: Option<Bytes> = None;
     let mut more: Vec<u8> = Vec::new();
     while let Some(frame) = body.frame().await {
@@ -55,9 +51,6 @@ async fn read_all(mut body: axum::body::Body, limit: usize) -> Result<Bytes, Api
                 }
                 more.extend_from_slice(&data);
             }
-        }
-        if first.as_ref().map_or(more.len(), Bytes::len) > limit {
-            return Err(too_large());
         }
     }
     Ok(first.unwrap_or_else(|| Bytes::from(more)))
@@ -98,10 +91,6 @@ pub fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiErro
     }
 }
 
-/// The configured body limit, put in the request extensions so errors can state it.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyLimit(pub usize);
-
 /// Deserialises `bytes`, classifying failures (see the module docs).
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -137,21 +126,9 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 }
 
 fn classify(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
-    let path = err.path().to_string();
+    let message = err.inner().to_string();
+    let field = field_name(err.path(), &message, "request body");
     let inner = err.into_inner();
-    let message = inner.to_string();
-    let field = if path != "." {
-        path
-    } else if let Some(name) = message
-        .strip_prefix("missing field `")
-        .or_else(|| message.strip_prefix("duplicate field `"))
-        .and_then(|m| m.split('`').next())
-    {
-        // serde reports a missing or repeated field at the parent's path; name the field.
-        name.to_owned()
-    } else {
-        "request body".to_owned()
-    };
     match inner.classify() {
         serde_json::error::Category::Data if !message.starts_with("invalid type") => {
             ApiError::invalid(field.clone(), format!("{field}: {message}"))

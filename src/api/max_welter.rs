@@ -8,16 +8,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::{Outcome, Play};
-use super::error::{ApiError, Problem};
+use super::compute::respond_search;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::{Outcome, Play};
 use super::json::ApiJson;
 use super::position::distinct_sorted;
-use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use super::welter::PositionRequest;
-use crate::cache;
 use crate::core::max_welter as core;
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::cache;
+use crate::service::AppState;
 
 /// Max-Welter value and outcome.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -75,9 +76,7 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -109,9 +108,7 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]

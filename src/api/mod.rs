@@ -1,34 +1,36 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
+//! Handlers and wire types only: the edge is `crate::http`, the services `crate::service`.
 
-pub mod batch;
-pub mod common;
-pub mod error;
-pub mod events;
-pub mod explain;
-pub mod fast_json;
-pub mod jobs;
-pub mod json;
-pub mod max_welter;
-pub mod nat;
-pub mod numbers;
-pub mod octal;
-pub mod ops;
-pub mod pages;
-pub mod params;
-pub mod position;
-pub mod problems;
-pub mod related;
-pub mod respond;
-pub mod responses;
-pub mod schema_rules;
-pub mod transfinite;
-pub mod values;
-pub mod welter;
+pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
+pub mod compute; // the one path of every compute answer: cache, blocking pool, serialization
+pub mod doc_responses; // shared OpenAPI response components (400/413/415, 404 job, 503 store)
+pub mod error; // ApiError: every failure of a handler, rendered as a problem in one place
+pub mod events; // GET /v1/octal/jobs/{id}/events (Server-Sent Events)
+pub mod explain; // POST /v1/welter/explain
+pub mod fast_json; // hand-written JSON for the hottest answers: the trait and its pieces
+pub mod game; // Play, Outcome, Move: the wire forms of core::game
+pub mod jobs; // /v1/octal/jobs: submit, list, read, cancel, delete
+pub mod json; // ApiJson: the JSON body extractor whose problems name the field
+pub mod max_welter; // /v1/max-welter/*
+pub mod nat; // Nat: exact non-negative integers from JSON
+pub mod numbers; // exact JSON numbers (no rounding through floats)
+pub mod octal; // /v1/octal/{sequence,value,winning-moves}
+pub mod ops; // /healthz, /readyz, /metrics
+pub mod pages; // the web pages at / and their assets
+pub mod params; // ApiQuery, ApiPath: query and path extractors whose problems name the parameter
+pub mod position; // shared position checks (distinct squares, lengths)
+pub mod problems; // /problems/*: one page per problem type
+pub mod related; // /v1/antonim/*, /v1/antimatter/*
+pub mod schema_rules; // the JSON Schema rules of the OpenAPI document (patterns, limits)
+mod serde_error; // a serde error as the problem naming its field
+pub mod transfinite; // /v1/transfinite/*
+pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
+pub mod welter; // /v1/welter/{value,winning-moves,primes}
 
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::state::AppState;
+use crate::service::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -48,13 +50,13 @@ use crate::state::AppState;
         (name = "problems", description = "One page per problem type: every error is an RFC 9457 problem document whose `type` (`/problems/invalid-value`, `/problems/budget-exceeded`, …) is served here.")
     ),
     components(
-        schemas(error::Problem, problems::ProblemTypeName),
+        schemas(crate::problem::Problem, crate::problem::ProblemTypeName),
         responses(
-            responses::BadRequest,
-            responses::PayloadTooLarge,
-            responses::UnsupportedMediaType,
-            responses::JobNotFound,
-            responses::StoreUnavailable
+            doc_responses::BadRequest,
+            doc_responses::PayloadTooLarge,
+            doc_responses::UnsupportedMediaType,
+            doc_responses::JobNotFound,
+            doc_responses::StoreUnavailable
         )
     )
 )]

@@ -7,16 +7,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::Outcome;
-use super::error::{ApiError, Problem};
+use super::compute::respond;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::Outcome;
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::params::ApiPath;
-use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::octal::{self as core, Game, Periodicity};
-use crate::octal_service::Need;
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::octal::Need;
+use crate::service::AppState;
 use crate::store::PeriodicityRecord;
 
 /// The periodicity verdict. `status` is `periodic` or `arithmetic-periodic` only when proved
@@ -217,9 +218,7 @@ fn too_big(field: &str, n: u64, max: usize) -> ApiError {
     request_body = SequenceRequest,
     responses(
         (status = 200, description = "The values and the periodicity verdict", body = SequenceResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Bad game code, n above the synchronous limit, or too slow to compute synchronously", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -321,9 +320,7 @@ async fn heap_value(
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::state::AppState;
+use crate::service::AppState;
 
 /// A health or readiness report.
 #[derive(Debug, Serialize, ToSchema)]
@@ -52,7 +52,7 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
             Json(Health {
                 status: format!(
                     "store fault ({}): {} (since {} ms after the epoch, {} errors; retrying)",
-                    crate::api::jobs::fault_reason(f.kind),
+                    f.kind.reason(),
                     f.detail,
                     f.since_ms,
                     f.errors
@@ -70,10 +70,7 @@ async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
         Ok(Err(e)) => (
             StatusCode::SERVICE_UNAVAILABLE,
             Json(Health {
-                status: format!(
-                    "store fault ({}): {e}",
-                    crate::api::jobs::fault_reason(e.kind())
-                ),
+                status: format!("store fault ({}): {e}", e.kind().reason()),
             }),
         ),
         Err(_) => (

@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use super::serde_error::field_name;
 
 /// Like `axum::extract::Query`, with problem documents that name the parameter.
 pub struct ApiQuery<T>(pub T);
@@ -29,19 +30,8 @@ where
 pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(de).map_err(|err| {
-        let path = err.path().to_string();
-        let message = err.into_inner().to_string();
-        let field = if path != "." {
-            path
-        } else if let Some(name) = message
-            .strip_prefix("missing field `")
-            .or_else(|| message.strip_prefix("duplicate field `"))
-            .and_then(|m| m.split('`').next())
-        {
-            name.to_owned()
-        } else {
-            "query string".to_owned()
-        };
+        let message = err.inner().to_string();
+        let field = field_name(err.path(), &message, "query string");
         let message = match message.as_str() {
             // serde's words for u64's FromStr errors, made to say what is expected.
             "number too large to fit in target type" => {

@@ -1,195 +1,17 @@
-//! The problem types of RFC 9457 error documents, and `/problems/*`: one short human page per
-//! type, served by the service itself, so that a problem's `type` (`/problems/invalid-value`,
-//! a URI reference resolved against the service's address) always leads somewhere.
+//! `/problems/*`: one short human page per problem type (the catalogue is
+//! [`crate::problem::catalogue`]), served by the service itself, so that a problem's `type`
+//! (`/problems/invalid-value`, a URI reference resolved against the service's address) always
+//! leads somewhere.
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::error::{ApiError, Problem};
+use super::error::ApiError;
 use super::params::ApiPath;
-use crate::state::AppState;
-
-/// One problem type: its slug (the last segment of its URI), title, status and explanation.
-#[derive(Debug)]
-pub struct ProblemType {
-    pub slug: &'static str,
-    pub title: &'static str,
-    pub status: u16,
-    /// When it happens.
-    pub when: &'static str,
-    /// What a client can do about it.
-    pub fix: &'static str,
-}
-
-impl ProblemType {
-    /// The `type` member of a problem document of this type.
-    pub fn uri(&self) -> String {
-        format!("/problems/{}", self.slug)
-    }
-}
-
-pub const BAD_REQUEST: ProblemType = ProblemType {
-    slug: "bad-request",
-    title: "Malformed request",
-    status: 400,
-    when:
-        "The body is not JSON, is empty, is not a JSON object, or a field has the wrong JSON type \
-           (a string where a number belongs); or a path or query parameter is not valid UTF-8.",
-    fix: "Send a JSON object as the request body with the types the OpenAPI document gives. \
-          `field` names the offending member when there is one.",
-};
-
-pub const INVALID_VALUE: ProblemType = ProblemType {
-    slug: "invalid-value",
-    title: "Invalid value",
-    status: 422,
-    when: "The request is well-formed but a value is not acceptable: out of range, a duplicate \
-           square, an unknown or unparsable game code or ordinal, too many entries, a number that \
-           is not exactly an integer, an unknown field, a bad cursor. Query and path parameters \
-           fail the same way.",
-    fix: "`field` names the member at fault as a JSON path (`position[3]`) or the parameter name, \
-          and `detail` says what is wrong with its value. Most of these rules are stated in the \
-          OpenAPI schema (minimum, maximum, pattern, uniqueItems, maxItems).",
-};
-
-pub const BUDGET_EXCEEDED: ProblemType = ProblemType {
-    slug: "budget-exceeded",
-    title: "Compute budget exceeded",
-    status: 422,
-    when: "The request is valid, but answering it needs more work than the server's configured \
-           budget allows, something no schema can state in advance: the memoised searches of \
-           Antonim and Antimatter (GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES), the \
-           Max-Welter value (the same budget), and the time limit of synchronous octal requests.",
-    fix: "Ask for a smaller position; for octal games submit a durable job (POST /v1/octal/jobs), \
-          which has no such limit. An operator can raise the budget with the variables named \
-          in `detail`.",
-};
-
-pub const UNSUPPORTED_MEDIA_TYPE: ProblemType = ProblemType {
-    slug: "unsupported-media-type",
-    title: "Unsupported media type",
-    status: 415,
-    when: "A request body was sent without a Content-Type of `application/json` (or \
-           `application/*+json`), for example as `text/plain` or form data.",
-    fix: "Send the header `Content-Type: application/json`.",
-};
-
-pub const PAYLOAD_TOO_LARGE: ProblemType = ProblemType {
-    slug: "payload-too-large",
-    title: "Request body too large",
-    status: 413,
-    when: "The body is larger than the configured limit (GRUNDY_MAX_BODY_BYTES, default 1 MiB).",
-    fix: "Send a smaller request; split large batches.",
-};
-
-pub const NOT_FOUND: ProblemType = ProblemType {
-    slug: "not-found",
-    title: "Not found",
-    status: 404,
-    when: "No route matches the path, or the resource (a job, a problem type) does not exist.",
-    fix: "Check the path against the OpenAPI document at /openapi.json.",
-};
-
-pub const METHOD_NOT_ALLOWED: ProblemType = ProblemType {
-    slug: "method-not-allowed",
-    title: "Method not allowed",
-    status: 405,
-    when: "The path exists but not with this HTTP method.",
-    fix: "Use the method the OpenAPI document gives for the path.",
-};
-
-pub const NOT_ACCEPTABLE: ProblemType = ProblemType {
-    slug: "not-acceptable",
-    title: "Not acceptable",
-    status: 406,
-    when: "The Accept header asks for a format this operation cannot produce (the values download \
-           offers application/json, text/csv and application/octet-stream).",
-    fix: "Ask for one of the formats the operation lists, or send no Accept header for JSON.",
-};
-
-pub const NOT_AVAILABLE: ProblemType = ProblemType {
-    slug: "not-available",
-    title: "Not available yet",
-    status: 409,
-    when: "The values asked for are neither computed (in memory or in the store) nor covered by \
-           a proved periodicity. The detail says how far the values go.",
-    fix: "Submit a job (POST /v1/octal/jobs) with max_n at least start + count, then ask again.",
-};
-
-pub const UNAVAILABLE: ProblemType = ProblemType {
-    slug: "unavailable",
-    title: "Service unavailable",
-    status: 503,
-    when: "The server is at capacity (GRUNDY_MAX_CONCURRENCY), the request ran past the request \
-           timeout (GRUNDY_REQUEST_TIMEOUT_MS), or the job store is unavailable.",
-    fix: "Retry after the number of seconds in the Retry-After header.",
-};
-
-pub const INSUFFICIENT_STORAGE: ProblemType = ProblemType {
-    slug: "insufficient-storage",
-    title: "Insufficient storage",
-    status: 507,
-    when: "The job store has no space left for this write (the disk or the database is full). \
-           Compute endpoints keep answering; /readyz names the fault.",
-    fix: "Retry after the number of seconds in the Retry-After header, once the operator has \
-          freed space; nothing already accepted is lost.",
-};
-
-pub const REQUEST_TIMEOUT: ProblemType = ProblemType {
-    slug: "request-timeout",
-    title: "Request timeout",
-    status: 408,
-    when: "The request body did not arrive within GRUNDY_BODY_READ_TIMEOUT_MS, or arrived slower \
-           than GRUNDY_BODY_MIN_RATE bytes per second after a grace period.",
-    fix: "Send the whole body promptly; the connection is closed after this answer.",
-};
-
-pub const INTERNAL: ProblemType = ProblemType {
-    slug: "internal",
-    title: "Internal server error",
-    status: 500,
-    when: "A bug in the server; never caused by the request's content.",
-    fix: "Report it with the response's x-request-id header.",
-};
-
-/// Every problem type, in the order the index page lists them.
-pub const ALL: [&ProblemType; 13] = [
-    &BAD_REQUEST,
-    &INVALID_VALUE,
-    &BUDGET_EXCEEDED,
-    &UNSUPPORTED_MEDIA_TYPE,
-    &PAYLOAD_TOO_LARGE,
-    &NOT_FOUND,
-    &METHOD_NOT_ALLOWED,
-    &NOT_ACCEPTABLE,
-    &NOT_AVAILABLE,
-    &UNAVAILABLE,
-    &INSUFFICIENT_STORAGE,
-    &INTERNAL,
-    &REQUEST_TIMEOUT,
-];
-
-/// The name of a problem type (the last segment of its URI).
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProblemTypeName {
-    BadRequest,
-    InvalidValue,
-    BudgetExceeded,
-    UnsupportedMediaType,
-    PayloadTooLarge,
-    NotFound,
-    MethodNotAllowed,
-    NotAcceptable,
-    NotAvailable,
-    Unavailable,
-    InsufficientStorage,
-    Internal,
-    RequestTimeout,
-}
+use crate::problem::catalogue::{ProblemType, ProblemTypeName, ALL};
+use crate::problem::Problem;
+use crate::service::AppState;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:42em;margin:2em auto;padding:0 1em;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}";
 
@@ -247,7 +69,7 @@ pub fn page(kind: &ProblemType) -> Response {
         (status = 404, description = "No such problem type", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn problem_type(ApiPath(slug): ApiPath<String>) -> Result<Response, ApiError> {
+async fn problem_page(ApiPath(slug): ApiPath<String>) -> Result<Response, ApiError> {
     ALL.iter()
         .find(|k| k.slug == slug)
         .map(|k| page(k))
@@ -266,7 +88,7 @@ async fn problem_type(ApiPath(slug): ApiPath<String>) -> Result<Response, ApiErr
         (status = 200, description = "Every problem type the service answers with", body = String, content_type = "text/html"),
     )
 )]
-async fn problem_types() -> Response {
+async fn problem_index() -> Response {
     let mut body = String::from(
         "<h1>Problem types</h1>\n<p>Errors are RFC 9457 problem documents whose <code>type</code> is one of:</p>\n<ul>\n",
     );
@@ -284,8 +106,8 @@ async fn problem_types() -> Response {
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(problem_type))
-        .routes(routes!(problem_types))
+        .routes(routes!(problem_page))
+        .routes(routes!(problem_index))
 }
 
 #[cfg(test)]
@@ -325,7 +147,6 @@ mod tests {
             ApiError::UnsupportedMediaType {
                 detail: String::new(),
             },
-            ApiError::PayloadTooLarge { limit: 1 },
             ApiError::NotFound {
                 detail: String::new(),
             },
@@ -347,8 +168,13 @@ mod tests {
             },
             ApiError::Internal(String::new()),
         ];
-        for (e, k) in cases.iter().zip(ALL) {
-            assert_eq!(e.problem_type().slug, k.slug);
+        // Every type but the edge's own (413 and 408, answered by `crate::http::body_read`).
+        let api_kinds = ALL
+            .iter()
+            .filter(|k| !["payload-too-large", "request-timeout"].contains(&k.slug));
+        assert_eq!(cases.len(), api_kinds.clone().count());
+        for (e, k) in cases.iter().zip(api_kinds) {
+            assert_eq!(e.kind().slug, k.slug);
             assert_eq!(e.status().as_u16(), k.status, "{}", k.slug);
             assert_eq!(e.problem().r#type, format!("/problems/{}", k.slug));
         }

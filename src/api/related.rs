@@ -8,17 +8,18 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::{Move, Outcome, Play};
-use super::error::{ApiError, Problem};
+use super::compute::respond_search;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::{Move, Outcome, Play};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::position::check_len;
-use super::respond::respond_search;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
-use crate::cache;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::cache;
+use crate::service::AppState;
 
 fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
     ApiError::BudgetExceeded {
@@ -104,9 +105,7 @@ async fn antonim_answer(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntonimResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -123,9 +122,7 @@ async fn antonim_value(
     request_body = AntonimRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntonimResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -280,9 +277,7 @@ async fn antimatter_answer(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Value and outcome", body = AntimatterResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -299,9 +294,7 @@ async fn antimatter_value(
     request_body = AntimatterRequest,
     responses(
         (status = 200, description = "Every winning move", body = AntimatterResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position, or beyond the compute budget", body = Problem, content_type = "application/problem+json"),
     )
 )]

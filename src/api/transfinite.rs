@@ -7,14 +7,15 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::Outcome;
-use super::error::{ApiError, Problem};
+use super::compute::respond;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::game::Outcome;
 use super::json::ApiJson;
-use super::respond::respond;
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite as core;
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::AppState;
 
 /// A transfinite Nim position: heap sizes as ordinal strings.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -220,9 +221,7 @@ async fn answer_winning_moves(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "The nim-sum and outcome", body = OrdinalValueResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -239,9 +238,7 @@ async fn nim_value(
     request_body = OrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "An ordinal does not parse, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -258,9 +255,7 @@ async fn nim_winning_moves(
     request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = OrdinalValueResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "An ordinal does not parse, squares repeat, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -277,9 +272,7 @@ async fn welter_value(
     request_body = WelterOrdinalPositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = OrdinalMovesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "An ordinal does not parse, squares repeat, a target is not representable, or a limit is exceeded", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -25,11 +25,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use self::format::{negotiate, width_for, Encoder, Format};
 use self::source::{runs, Period, Prefix, Run};
-use super::error::{ApiError, Problem};
+use super::error::ApiError;
 use super::octal::parse_code;
 use crate::core::octal::Game;
-use crate::octal_service::{Need, OctalServiceError};
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::octal::{Need, OctalServiceError};
+use crate::service::AppState;
 use crate::store::CHUNK;
 
 /// The response header giving the width of each binary value, in bytes.
@@ -225,7 +226,7 @@ async fn available(
 ) -> Result<(Prefix, Option<Period>), ApiError> {
     let last = start + (count - 1);
     let code = game.canonical();
-    let memory = |solver: crate::octal_service::CachedSolver| async move {
+    let memory = |solver: crate::service::octal::CachedSolver| async move {
         let s = solver.clone();
         let extent = tokio::task::spawn_blocking(move || {
             s.read(|s| Extent {

@@ -6,16 +6,18 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::common::{Move, Outcome, Play};
-use super::error::{ApiError, Problem};
+use super::compute::{respond, respond_written};
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::fast_json::{self, WriteJson};
+use super::game::{Move, Outcome, Play};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::position::distinct_sorted;
-use super::respond::{respond, respond_written};
-use super::responses::{BadRequest, PayloadTooLarge, UnsupportedMediaType};
-use crate::cache;
 use crate::core::welter as core;
-use crate::state::AppState;
+use crate::problem::Problem;
+use crate::service::cache;
+use crate::service::AppState;
 
 /// A position of Welter's game and the rules to play it under.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -121,15 +123,46 @@ impl WinningMovesResponse {
     }
 }
 
+/// Hand-written JSON, byte for byte serde_json's (tested in `fast_json.rs`): the hottest answers.
+impl WriteJson for ValueResponse {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"position\":");
+        fast_json::numbers(out, &self.position);
+        out.extend_from_slice(b",\"coins\":");
+        fast_json::number(out, self.coins);
+        out.extend_from_slice(b",\"value\":");
+        fast_json::number(out, self.value);
+        out.extend_from_slice(b",\"outcome\":");
+        out.extend_from_slice(fast_json::outcome(self.outcome));
+        out.extend_from_slice(b",\"play\":");
+        out.extend_from_slice(fast_json::play(self.play));
+        out.push(b'}');
+    }
+}
+
+impl WriteJson for WinningMovesResponse {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"position\":");
+        fast_json::numbers(out, &self.position);
+        out.extend_from_slice(b",\"value\":");
+        fast_json::number(out, self.value);
+        out.extend_from_slice(b",\"outcome\":");
+        out.extend_from_slice(fast_json::outcome(self.outcome));
+        out.extend_from_slice(b",\"play\":");
+        out.extend_from_slice(fast_json::play(self.play));
+        out.extend_from_slice(b",\"moves\":");
+        fast_json::moves(out, &self.moves);
+        out.push(b'}');
+    }
+}
+
 /// Welter value and outcome.
 #[utoipa::path(
     post, path = "/v1/welter/value", operation_id = "welter_value", tag = "welter",
     request_body = PositionRequest,
     responses(
         (status = 200, description = "The value and outcome", body = ValueResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position (duplicate, negative, too large, too many coins)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -139,12 +172,9 @@ async fn value(
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let size = position.len();
-    // The key is only built for positions the cache keeps (formatting it costs more than
-    // computing a small position).
-    let key = app
-        .config
-        .cache_keeps(size)
-        .then(|| cache::key("welter/value", req.play.as_str(), &position));
+    let key = app.cache_key(size, || {
+        cache::key("welter/value", req.play.as_str(), &position)
+    });
     respond_written(&app, key, size, move || {
         Ok(ValueResponse::of(position, req.play))
     })
@@ -157,9 +187,7 @@ async fn value(
     request_body = PositionRequest,
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -169,12 +197,9 @@ async fn winning_moves(
 ) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
     let size = position.len();
-    // The key is only built for positions the cache keeps (formatting it costs more than
-    // computing a small position).
-    let key = app
-        .config
-        .cache_keeps(size)
-        .then(|| cache::key("welter/winning-moves", req.play.as_str(), &position));
+    let key = app.cache_key(size, || {
+        cache::key("welter/winning-moves", req.play.as_str(), &position)
+    });
     respond_written(&app, key, size, move || {
         Ok(WinningMovesResponse::of(position, req.play))
     })
@@ -187,9 +212,7 @@ async fn winning_moves(
     request_body = PrimesRequest,
     responses(
         (status = 200, description = "The primes, in request order", body = PrimesResponse),
-        (status = 400, response = BadRequest),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyProblems,
         (status = 422, description = "Invalid position or target", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -201,9 +224,11 @@ async fn primes(
     let position: Vec<u64> = req.position.iter().map(|n| n.0).collect();
     let target = req.target.0;
     // Request order matters here, so the key keeps it.
-    let key = cache::key("welter/primes", &target.to_string(), &position);
     let size = position.len();
-    respond(&app, Some(key), size, move || {
+    let key = app.cache_key(size, || {
+        cache::key("welter/primes", &target.to_string(), &position)
+    });
+    respond(&app, key, size, move || {
         let (value, primes) = core::value_and_primes(&position, target);
         let moves = position
             .iter()

@@ -35,9 +35,11 @@
 //! misaligned legacy chunk, a `value_count` that disagrees with the header) is
 //! [`StoreError::Corrupt`].
 
-use super::sequences::CHUNK;
 use super::StoreError;
 use crate::core::octal::values::{width_for, Values, ValuesRef};
+
+/// Values per stored chunk (at most 256 KiB before compression).
+pub const CHUNK: usize = 65_536;
 
 /// `format` of a legacy chunk: raw u32 little-endian values, no header.
 pub const FORMAT_LEGACY: i64 = 0;

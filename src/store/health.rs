@@ -37,6 +37,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    /// The kind's short name: the `kind` label of `grundy_store_errors_total` and the logs.
     pub fn as_str(self) -> &'static str {
         match self {
             FaultKind::Full => "full",
@@ -46,6 +47,20 @@ impl FaultKind {
             FaultKind::Permission => "permission",
             FaultKind::Io => "io",
             FaultKind::Other => "other",
+        }
+    }
+
+    /// The kind as a reason a client reads (`stalled.reason` of a job document, `/readyz`,
+    /// the detail of a 503/507 problem): the short name under the prefix `store_`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            FaultKind::Full => "store_full",
+            FaultKind::Unavailable => "store_unavailable",
+            FaultKind::Schema => "store_schema_missing",
+            FaultKind::Busy => "store_busy",
+            FaultKind::Permission => "store_permission",
+            FaultKind::Io => "store_io",
+            FaultKind::Other => "store_error",
         }
     }
 

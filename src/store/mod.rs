@@ -14,7 +14,8 @@ mod tx;
 
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
-pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence, CHUNK};
+pub use chunk::CHUNK;
+pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Connection, Executor};

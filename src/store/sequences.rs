@@ -7,13 +7,11 @@ use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
-use super::chunk::{self, Encoded};
+use super::chunk::{self, Encoded, CHUNK};
 use super::{now_ms, Store, StoreError};
 use crate::core::octal::values::width_for;
 use crate::core::octal::{Periodicity, Values, ValuesRef, MAX_VALUES};
 
-/// Values per stored chunk (at most 256 KiB before compression).
-pub const CHUNK: usize = 65_536;
 
 /// A sequence as stored: the values g(0..len), in the narrowest width that holds them all, and
 /// the periodicity proof (opaque JSON).

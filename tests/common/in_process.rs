@@ -26,7 +26,7 @@ pub async fn app_with(mut config: Config) -> App {
     if config.database_url.as_deref() == Config::default().database_url.as_deref() {
         config.database_url = Some(super::temp_sqlite_url());
     }
-    let state = grundy::state::AppState::new(config);
+    let state = grundy::service::AppState::new(config);
     if let Err(e) = state.connect_store().await {
         eprintln!("store not connected: {e}");
     }

@@ -11,8 +11,6 @@ use super::Reply;
 pub struct Server {
     pub base: String,
     pub client: reqwest::Client,
-    /// The in-process job workers (kept so they live as long as the server handle).
-    _workers: Option<std::sync::Arc<grundy::jobs::Workers>>,
 }
 
 pub async fn start() -> Server {
@@ -36,21 +34,14 @@ pub async fn start_with(mut config: Config) -> Server {
         .expect("bind");
     config.addr = listener.local_addr().unwrap();
     let base = format!("http://{}", config.addr);
-    let state = grundy::state::AppState::new(config);
-    if let Err(e) = state.connect_store().await {
-        eprintln!("store not connected: {e}");
-    }
-    let workers = std::sync::Arc::new(grundy::jobs::Workers::start(&state));
-    let app = grundy::app::build(state);
     tokio::spawn(async move {
-        grundy::app::serve(listener, app, std::future::pending())
+        grundy::run(config, listener, std::future::pending())
             .await
             .unwrap();
     });
     Server {
         base,
         client: reqwest::Client::new(),
-        _workers: Some(workers),
     }
 }
 
@@ -142,7 +133,6 @@ impl Process {
         Server {
             base: self.base.clone(),
             client: reqwest::Client::new(),
-            _workers: None,
         }
     }
 

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use grundy::config::Config;
-use grundy::state::AppState;
+use grundy::service::AppState;
 use grundy::store::Store;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,11 @@ pub struct Live {
     pub base: String,
     pub client: reqwest::Client,
     pub state: AppState,
-    workers: Option<grundy::jobs::Workers>,
+    /// Ends the server (then its workers checkpoint and stop); the task it runs in.
+    stop: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<()>,
+    )>,
     /// Every (method path, status) answered, to assert only expected statuses occurred.
     pub seen: Arc<Mutex<Vec<(String, u16)>>>,
 }
@@ -40,13 +44,11 @@ pub async fn start(config: Config) -> Live {
     let base = format!("http://{}", config.addr);
     let state = AppState::new(config);
     state.connect_store().await.expect("store connects");
-    let workers = grundy::jobs::Workers::start(&state);
-    let app = grundy::app::build(state.clone());
-    tokio::spawn(async move {
-        grundy::app::serve(listener, app, std::future::pending())
-            .await
-            .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = grundy::run_with(state.clone(), listener, async move {
+        let _ = stopped.await;
     });
+    let task = tokio::spawn(async move { served.await.unwrap() });
     Live {
         base,
         client: reqwest::Client::builder()
@@ -54,7 +56,7 @@ pub async fn start(config: Config) -> Live {
             .build()
             .unwrap(),
         state,
-        workers: Some(workers),
+        stop: Some((stop, task)),
         seen: Arc::default(),
     }
 }
@@ -64,10 +66,12 @@ impl Live {
         self.state.store().expect("store connected")
     }
 
-    /// Stops the job workers (checkpoint, release), as at shutdown.
+    /// Shuts the server down: in-flight requests finish, then the job workers checkpoint,
+    /// release their jobs and stop.
     pub async fn stop_workers(&mut self) {
-        if let Some(w) = self.workers.take() {
-            w.stop().await;
+        if let Some((stop, task)) = self.stop.take() {
+            let _ = stop.send(());
+            let _ = task.await;
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::api::error::ApiError;
 use crate::core::octal::{Periodicity, Solver, ValuesRef};
-use crate::octal_service::CachedSolver;
+use crate::service::octal::CachedSolver;
 use crate::store::{PeriodicityRecord, Store, CHUNK};
 
 /// A proved (arithmetico-)periodicity: `g(n + period) = g(n) + saltus` for all

@@ -1,4 +1,5 @@
-//! Game codes of take-and-break games (Austin 1976, ch. 4; SPEC §2–3).
+//! Game codes of take-and-break games (Austin 1976, §4.1–4.2; equivalent codes and the standard
+//! form, §4.4).
 //!
 //! A code is a digit string `… d_{-1} d_0 . d_1 d_2 …`. Bit `h` of `d_u` (u ≥ 1) allows removing
 //! `u` tokens from one heap and leaving exactly `h` non-empty heaps; for u ≤ 0 the move *adds*
@@ -26,7 +27,7 @@ pub const MAX_CODE_DIGITS: usize = 64;
 /// Largest member of a subtraction set `S(...)`.
 pub const MAX_SUBTRACTION_MEMBER: u32 = 1024;
 
-/// How many heaps a move may leave, as a class of codes (SPEC §2 "Game classes").
+/// How many heaps a move may leave, as a class of codes (Austin 1976, §4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GameClass {
     /// Every digit ≤ 3 and nothing before the point: a move leaves at most one heap.
@@ -343,7 +344,7 @@ impl Game {
         s
     }
 
-    /// Austin's standard form (Thm 4.6, SPEC §3): while `d_1` is even, G(1) = 0, so heaps of one
+    /// Austin's standard form (Austin 1976, §4.4, Thm 4.6): while `d_1` is even, G(1) = 0, so heaps of one
     /// token are worthless and the game `U` with `G_U(n) = G_T(n+1)` is obtained by moving bit
     /// `h` of `d_u` to digit `e_{u+h-1}` as bits `0..=h` (only bits ≥ 2 at indices ≤ 0). The
     /// chain ends when `d_1` is odd. The zero game is its own standard form with shift 0.

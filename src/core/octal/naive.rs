@@ -1,4 +1,4 @@
-//! The reference engine: G(n) straight from the definition (SPEC §2 "Computing G(n)").
+//! The reference engine: G(n) straight from the definition (Austin 1976, §4.1–4.2: the meaning of each digit).
 //!
 //! For every index `u` with a non-zero digit, every bit `h` of `d_u` and every partition of
 //! `n − u` into `h` non-empty parts (each below `n` when `u ≤ 0`), the nim-sum of the parts'

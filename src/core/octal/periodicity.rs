@@ -21,7 +21,7 @@
 //! multiplications per computed value amortised.
 //!
 //! **Proving.** A candidate `(e, p, s)` is reported only when a theorem's hypotheses hold on the
-//! computed values (SPEC §4–6):
+//! computed values (Austin 1976, §4.3 and ch. 6):
 //! * s = 0, finite code (any digits before the point, hex allowed): Theorem 4.1 (Guy–Smith,
 //!   Austin) with h = most heaps a move leaves and `t = max(|v|, w)`: G needed up to index
 //!   `h·e + h·p + t`. Subtraction games are the case h = 1 (the finite-state argument).

@@ -2,7 +2,8 @@
 //! tests (`tests/common/`) use the same source.
 
 /// `tests/data/welter_vectors.json`: every worked example and table of the Welter thesis and
-/// the Max-Welter paper (see `../shared/notes/welter/`).
+/// the Max-Welter paper, transcribed and checked by brute force (where a paper and brute force
+/// disagree, the entry says so and the computation wins).
 pub fn vectors() -> serde_json::Value {
     serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -5,7 +5,7 @@
 
 use utoipa::ToResponse;
 
-use super::error::Problem;
+use crate::problem::Problem;
 
 /// 400: the body is not JSON, or a field has the wrong JSON type.
 #[derive(ToResponse)]
@@ -43,3 +43,15 @@ pub struct JobNotFound(pub Problem);
     content_type = "application/problem+json"
 )]
 pub struct StoreUnavailable(pub Problem);
+
+/// The three problems of every operation that reads a JSON body — 400, 413 and 415 — as one
+/// entry of an operation's `responses(...)`, each a reference to its component above.
+#[derive(utoipa::IntoResponses)]
+pub enum BodyProblems {
+    #[response(status = 400)]
+    BadRequest(#[ref_response] BadRequest),
+    #[response(status = 413)]
+    PayloadTooLarge(#[ref_response] PayloadTooLarge),
+    #[response(status = 415)]
+    UnsupportedMediaType(#[ref_response] UnsupportedMediaType),
+}

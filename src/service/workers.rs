@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
+use super::octal::OctalServiceError;
+use super::state::AppState;
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
-use crate::octal_service::OctalServiceError;
-use crate::state::AppState;
 use crate::store::{
     now_ms, tail_offset, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord, Stall,
     Store, StoreError,

@@ -69,6 +69,26 @@ impl ResponseCache {
             entries: self.inner.as_ref().map_or(0, |c| c.entry_count()),
         }
     }
+
+    /// Logs the counters every `period` (they are also exported at `/metrics`) until the
+    /// returned task is aborted.
+    pub fn log_stats_every(&self, period: std::time::Duration) -> tokio::task::JoinHandle<()> {
+        let cache = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let s = cache.stats();
+                tracing::info!(
+                    hits = s.hits,
+                    misses = s.misses,
+                    entries = s.entries,
+                    "cache"
+                );
+            }
+        })
+    }
 }
 
 /// Builds a canonical cache key: an endpoint tag, options, and the numbers in canonical order.

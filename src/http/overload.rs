@@ -23,10 +23,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tower::{BoxError, Layer, Service};
 
-use crate::api::error::ApiError;
+use crate::problem;
 
 /// See the module docs: at most `max_concurrency` requests inside at once; `timeout` is the
 /// request timeout, named in its problem.
@@ -181,38 +181,35 @@ where
                 ))
             }
             StateProj::Refused => Poll::Ready(Ok(at_capacity())),
-            StateProj::Failed { error } => Poll::Ready(Ok(ApiError::Internal(format!(
+            StateProj::Failed { error } => Poll::Ready(Ok(problem::internal(format!(
                 "middleware error: {}",
                 error.take().unwrap_or_default()
-            ))
-            .into_response())),
+            )))),
         }
     }
 }
 
 /// The problem for a request refused because the server is full.
 fn at_capacity() -> Response {
-    ApiError::Unavailable {
-        detail: "the server is at capacity (GRUNDY_MAX_CONCURRENCY); retry shortly".into(),
-        retry_after_secs: 1,
-    }
-    .into_response()
+    problem::unavailable(
+        "the server is at capacity (GRUNDY_MAX_CONCURRENCY); retry shortly",
+        1,
+    )
 }
 
 /// The problem for an error of the inner stack (the request timeout).
 fn overload_error(err: BoxError, timeout: Duration) -> Response {
     if err.is::<tower::timeout::error::Elapsed>() {
-        ApiError::Unavailable {
-            detail: format!(
+        problem::unavailable(
+            format!(
                 "the request took longer than {} ms (GRUNDY_REQUEST_TIMEOUT_MS)",
                 timeout.as_millis()
             ),
-            retry_after_secs: 1,
-        }
+            1,
+        )
     } else {
-        ApiError::Internal(format!("middleware error: {err}"))
+        problem::internal(format!("middleware error: {err}"))
     }
-    .into_response()
 }
 
 #[cfg(test)]

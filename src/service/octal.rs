@@ -24,9 +24,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::store_slot::StoreSlot;
 use crate::core::octal::{Game, OctalError, Periodicity, Solver, Values};
 use crate::store::{PeriodicityRecord, Store, StoreError};
-use crate::store_slot::StoreSlot;
 
 /// What the service can fail with. HTTP status and wording are the API's business.
 #[derive(Debug, thiserror::Error)]

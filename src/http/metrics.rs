@@ -65,9 +65,8 @@ const STATUSES: [u16; 17] = [
     200, 201, 202, 204, 304, 400, 404, 405, 408, 409, 413, 415, 422, 429, 500, 503, 504,
 ];
 
-pub use crate::api::error::InternalErrorDetail;
-
-pub use crate::api::pages::X_REQUEST_ID;
+use super::headers::X_REQUEST_ID;
+use crate::problem::InternalErrorDetail;
 
 /// A random (v4) UUID as a header value, formatted without an intermediate `String`.
 fn new_request_id() -> HeaderValue {
@@ -254,7 +253,7 @@ where
         if let Ok(resp) = &mut result {
             if let Some(id) = this.request_id.take() {
                 // `insert`: JSON responses carry a placeholder to replace (see
-                // `api::pages::json_headers`); the response's id is always the request's.
+                // `super::headers::json_headers`); the response's id is always the request's.
                 resp.headers_mut().insert(X_REQUEST_ID, id);
             }
             let status = resp.status().as_u16();

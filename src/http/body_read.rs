@@ -21,14 +21,13 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::future::BoxFuture;
 use http_body_util::BodyExt;
 use tower::{Layer, Service, ServiceExt};
 
-use crate::api::error::ApiError;
 use crate::config::Config;
+use crate::problem::{self, catalogue, Extra, Problem};
 
 /// The body-reading rules (see the module docs).
 #[derive(Debug, Clone, Copy)]
@@ -146,16 +145,26 @@ where
 /// The response to a body that could not be read.
 fn refusal(e: BodyError, rules: &BodyRules) -> Response {
     match e {
-        BodyError::TooLarge => ApiError::PayloadTooLarge {
-            limit: rules.max_bytes,
-        }
-        .into_response(),
+        BodyError::TooLarge => problem::respond(
+            &Problem::new(
+                &catalogue::PAYLOAD_TOO_LARGE,
+                format!(
+                    "request body exceeds the limit of {} bytes",
+                    rules.max_bytes
+                ),
+                None,
+            ),
+            Extra::default(),
+        ),
         BodyError::TooSlow { received, waited } => too_slow(received, waited, rules),
-        BodyError::Broken(e) => ApiError::BadRequest {
-            field: None,
-            detail: format!("could not read the request body: {e}"),
-        }
-        .into_response(),
+        BodyError::Broken(e) => problem::respond(
+            &Problem::new(
+                &catalogue::BAD_REQUEST,
+                format!("could not read the request body: {e}"),
+                None,
+            ),
+            Extra::default(),
+        ),
     }
 }
 
@@ -207,17 +216,7 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
 /// 408 Request Timeout as a problem document; the connection is closed afterwards.
 fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
     metrics::counter!("grundy_slow_bodies_total").increment(1);
-    // ApiError has no 408 variant; the problem is built from the 400 one so the `type` URIs
-    // stay in one place.
-    let mut problem = ApiError::BadRequest {
-        field: Some("request body".into()),
-        detail: String::new(),
-    }
-    .problem();
-    problem.r#type = problem.r#type.replace("bad-request", "request-timeout");
-    problem.title = "Request body too slow".into();
-    problem.status = StatusCode::REQUEST_TIMEOUT.as_u16();
-    problem.detail = format!(
+    let detail = format!(
         "request body: {received} bytes arrived in {} ms; the body must arrive within {} ms \
          (GRUNDY_BODY_READ_TIMEOUT_MS) and, after {} ms, at {} bytes/s or more (GRUNDY_BODY_MIN_RATE)",
         waited.as_millis(),
@@ -225,13 +224,15 @@ fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
         rules.grace.as_millis(),
         rules.min_rate
     );
-    let body = serde_json::to_vec(&problem).unwrap_or_default();
-    let mut resp = (StatusCode::REQUEST_TIMEOUT, body).into_response();
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
-    resp.headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    resp
+    problem::respond(
+        &Problem::new(
+            &catalogue::REQUEST_TIMEOUT,
+            detail,
+            Some("request body".into()),
+        ),
+        Extra {
+            close: true,
+            ..Extra::default()
+        },
+    )
 }

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use crate::cache::ResponseCache;
+use super::cache::ResponseCache;
+use super::octal::OctalService;
+use super::store_slot::StoreSlot;
 use crate::config::Config;
-use crate::octal_service::OctalService;
 use crate::store::{Store, StoreError};
-use crate::store_slot::StoreSlot;
 
 /// What every handler can reach: a cheap handle (one reference count) to [`Shared`].
 ///
@@ -51,6 +51,14 @@ impl AppState {
             job_notify: Arc::default(),
             store,
         }))
+    }
+
+    /// The cache key of a Welter-family answer for `size` coins — the one cache rule: answers
+    /// are cached only for `GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS` coins (smaller
+    /// ones are cheaper to recompute, larger keys cost as much to hash as to compute), and the
+    /// key is only built then (formatting it costs more than computing a small position).
+    pub fn cache_key(&self, size: usize, key: impl FnOnce() -> String) -> Option<String> {
+        self.config.cache_keeps(size).then(key)
     }
 
     /// The store, if connected.

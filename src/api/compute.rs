@@ -1,5 +1,8 @@
 //! The one helper every compute endpoint goes through: cache lookup, off-runtime computation
 //! for big inputs, serialization, cache fill.
+//!
+//! Whether an answer is cached is decided once, by the caller, through
+//! [`AppState::cache_key`] (the size rule) or by passing a key always (budgeted searches).
 
 use axum::response::Response;
 use bytes::Bytes;
@@ -7,16 +10,16 @@ use serde::Serialize;
 
 use super::error::ApiError;
 use super::fast_json::WriteJson;
-use crate::state::AppState;
+use crate::http::headers::json_headers;
+use crate::service::AppState;
 
 /// A handler's computation: run once, inline or on the blocking pool.
 pub trait Compute<T>: FnOnce() -> Result<T, ApiError> + Send + 'static {}
 
 impl<T, F: FnOnce() -> Result<T, ApiError> + Send + 'static> Compute<T> for F {}
 
-/// Answers a pure computation: from the cache when `key` is given and present (and `size`
-/// is within `GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`), otherwise
-/// by running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
+/// Answers a pure computation: from the cache when `key` is given and present, otherwise by
+/// running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
 /// blocking pool for large ones so the async workers stay responsive.
 pub async fn respond<T, F>(
     app: &AppState,
@@ -28,8 +31,6 @@ where
     T: Serialize + Send + 'static,
     F: Compute<T>,
 {
-    let key =
-        key.filter(|_| (app.config.cache_min_coins..=app.config.cache_max_coins).contains(&size));
     let inline = size <= app.config.inline_coins;
     respond_with(app, key, inline, compute, write_serde).await
 }
@@ -45,8 +46,6 @@ where
     T: WriteJson + Send + 'static,
     F: Compute<T>,
 {
-    let key =
-        key.filter(|_| (app.config.cache_min_coins..=app.config.cache_max_coins).contains(&size));
     let inline = size <= app.config.inline_coins;
     respond_with(app, key, inline, compute, |v: &T, out| {
         v.write_json(out);
@@ -115,10 +114,9 @@ where
 
 /// A JSON body as an `application/json` response.
 ///
-/// Its headers, security headers included, come from one prepared map
-/// ([`super::pages::json_headers`]).
+/// Its headers, security headers included, come from one prepared map ([`json_headers`]).
 pub fn json_response(body: Bytes) -> Response {
-    let headers = super::pages::json_headers(body.len());
+    let headers = json_headers(body.len());
     let mut resp = Response::new(axum::body::Body::from(body));
     *resp.headers_mut() = headers;
     resp

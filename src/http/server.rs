@@ -10,9 +10,9 @@
 //! * **header read deadline** — a connection that has not sent a complete request head within
 //!   `header_read_timeout` of starting to send it (or, on a kept-alive connection, of the
 //!   previous response) is closed (hyper's `header_read_timeout`, timed by a per-connection
-//!   timer: [`crate::header_deadline`]);
+//!   timer: [`crate::http::header_deadline`]);
 //! * request *bodies* have their own deadline and minimum rate, enforced before a request
-//!   takes a compute slot: see [`crate::body_read`].
+//!   takes a compute slot: see [`crate::http::body_read`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -34,7 +34,7 @@ use tower::util::Oneshot;
 use tower::ServiceExt;
 
 use crate::config::Config;
-use crate::header_deadline;
+use crate::http::header_deadline;
 
 /// What one client may hold open (see the module docs).
 #[derive(Debug, Clone, Copy)]

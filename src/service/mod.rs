@@ -1,0 +1,11 @@
+//! The services between the HTTP layers and the store: what every handler and job worker
+//! reaches through [`AppState`]. Nothing here knows HTTP.
+
+pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
+pub mod octal; // one resumable octal solver per canonical code, cached, fed from the store
+pub mod state; // AppState: config, caches, the octal service, the store slot, job wake-ups
+pub mod store_slot; // the store connection, filled once the store is reachable
+pub mod workers; // the job workers: claim, compute in slices, checkpoint, finish
+
+pub use octal::{OctalService, OctalServiceError};
+pub use state::AppState;
