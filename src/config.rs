@@ -162,7 +162,7 @@ where
 
 impl Config {
     /// Whether Welter-family answers for positions of `coins` coins go to the response cache
-    /// (`GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`, see [`crate::service::AppState::respond`]).
+    /// (`GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`, see [`crate::service::AppState::cache_key`]).
     pub fn cache_keeps(&self, coins: usize) -> bool {
         (self.cache_min_coins..=self.cache_max_coins).contains(&coins)
     }

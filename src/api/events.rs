@@ -1,6 +1,6 @@
 //! `GET /v1/octal/jobs/{id}/events`: a job's progress as Server-Sent Events.
 //!
-//! The stream polls the store for the job document (every [`poll_interval`], at most 250 ms
+//! The stream polls the store for the job document (every `poll_interval`, at most 250 ms
 //! and at most half a checkpoint interval, so every checkpoint is seen) and sends
 //! `event: progress` whenever `computed` changes, then one terminal `event: done`, `failed` or
 //! `cancelled` whose data is the job document, and ends. Polling the store (rather than a

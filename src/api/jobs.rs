@@ -1,4 +1,4 @@
-//! `/v1/octal/jobs`: durable long-running octal computations (see `crate::jobs`).
+//! `/v1/octal/jobs`: durable long-running octal computations (run by `crate::service::workers`).
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};

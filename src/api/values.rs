@@ -4,7 +4,7 @@
 //!
 //! A range is served when every heap in it is *available*: below the length of the prefix
 //! computed in memory (the solver cache) or in the store (by requests or jobs), or anywhere
-//! once periodicity is proved (see [`source`]). A range that is not yet available, but ends
+//! once periodicity is proved (see `source`). A range that is not yet available, but ends
 //! within the synchronous limit (`GRUNDY_OCTAL_MAX_N`), is computed first, as the other octal
 //! endpoints do; otherwise the answer is a 409 problem saying how far the values go and which
 //! job would extend them. The body is produced block by block (64 Ki values, one store chunk)

@@ -10,7 +10,7 @@
 //!
 //! Here each connection gets its own [`ConnectionTimer`]. Its sleeps are plain deadlines: a
 //! sleep is over when it is polled at or after its deadline, and polling it only notes the
-//! deadline in the connection's [`Watch`]. The connection's task also drives one real tokio
+//! deadline in the connection's `Watch`. The connection's task also drives one real tokio
 //! sleep, the [`Watchdog`], which wakes the task at the latest deadline noted (or one timeout
 //! after its last wake-up when none is pending); woken, the connection polls hyper, which
 //! polls its sleep, which is then over — the same decision, at the same moment, as with a

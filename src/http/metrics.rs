@@ -28,8 +28,8 @@
 //!
 //! The layer also writes the one log line of a failed request: a `500` is logged at `error`
 //! with its route, method, request id and the internal error's detail (which the handler
-//! leaves in the response's [`InternalErrorDetail`] extension). This replaces a per-request
-//! `info` span, whose fields were formatted on every request (the span is now at `debug`).
+//! leaves in the response's [`InternalErrorDetail`] extension). A per-request `info`
+//! span would format its fields on every request; the request span is at `debug`.
 //! Other statuses are not logged here: refusals of bad input are the client's business, and
 //! `503`s from load shedding must not flood the log when the server is overloaded (store
 //! faults are logged by the store, once per fault).

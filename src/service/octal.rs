@@ -8,7 +8,7 @@
 //!
 //! [`OctalService`] is the only way to obtain a solver: requests borrow a cached one through
 //! [`OctalService::with_solver`], job workers take a private one resumed from the store through
-//! [`OctalService::resume`]. It knows nothing of HTTP: failures are [`OctalServiceError`]s,
+//! [`OctalService::resume_from`]. It knows nothing of HTTP: failures are [`OctalServiceError`]s,
 //! which the API turns into problem documents.
 //!
 //! **Poisoned locks.** A solver's lock is poisoned when a computation panicked while holding

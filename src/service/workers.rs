@@ -318,6 +318,17 @@ enum Slice {
     Failed(String),
 }
 
+/// One claimed job, while a worker runs it.
+struct Run<'a> {
+    app: &'a AppState,
+    store: &'a Store,
+    job: &'a Job,
+    owner: &'a str,
+    shutdown: &'a Arc<AtomicBool>,
+}
+
+/// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
+/// another replica. `Err` only when giving it back at shutdown failed (its lease expires).
 async fn run(
     app: &AppState,
     store: &Store,
@@ -325,42 +336,26 @@ async fn run(
     shutdown: &Arc<AtomicBool>,
 ) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
-    let lease_ms = app.config.job_lease.as_millis() as i64;
+    let run = Run {
+        app,
+        store,
+        job: &job,
+        owner: &owner,
+        shutdown,
+    };
     let epoch = store.epoch();
     let game = match Game::parse(&job.code) {
         Ok(g) => g,
         Err(e) => {
-            let msg = e.to_string();
-            retrying(app, store, &job.id, 0, shutdown, || {
-                store.finish_job(&job.id, &owner, JobStatus::Failed, 0, Some(&msg), None)
-            })
-            .await;
+            run.finish(JobStatus::Failed, 0, Some(&e.to_string()), None)
+                .await;
             return Ok(());
         }
     };
     let code = game.canonical();
-    // Load what the store holds, retrying (the job is marked stalled) while the store fails.
-    let Some(values) = retrying(app, store, &job.id, job.computed, shutdown, || {
-        store.load_sequence(&code)
-    })
-    .await
-    else {
+    let Some((mut solver, already)) = run.resume(&game, &code).await? else {
         return Ok(());
     };
-    let values = values.map(|s| s.values).unwrap_or_default();
-    let resumed = app
-        .octal
-        .resume_from(&game, values)
-        .await
-        .map_err(|e| match e {
-            OctalServiceError::Store(e) => e,
-            other => StoreError::Corrupt(format!("resume task: {other}")),
-        })?;
-    let already = resumed.stored;
-    // The job owns its solver outright: it moves into each slice's blocking task and back, so
-    // there is no lock to poison (see `crate::octal_service` for the policy).
-    let mut solver = resumed.solver;
-    solver.engine_mut().set_threads(app.config.job_threads);
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     let mut saver = Saver {
         app,
@@ -368,51 +363,116 @@ async fn run(
         job: &job,
         owner: &owner,
         code: &code,
-        lease_ms,
+        lease_ms: app.config.job_lease.as_millis() as i64,
         already,
         epoch,
         saw_fault: false,
     };
     loop {
-        let (len, proved) = (
-            solver.values().len(),
-            matches!(solver.periodicity(), Periodicity::Proved(_)),
-        );
-        if proved || len >= max_n {
-            let (computed, json) = (
-                solver.values().len(),
-                PeriodicityRecord::json_of(solver.periodicity()),
-            );
+        let len = solver.values().len();
+        if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {
             // Final values first (conditional on the lease), then the status.
-            match saver.save(&solver, None, shutdown).await {
-                None | Some(Checkpoint::Lost | Checkpoint::Missing) => return Ok(()),
-                Some(_) => {
-                    let finished = retrying(app, store, &job.id, computed as u64, shutdown, || {
-                        store.finish_job(
-                            &job.id,
-                            &owner,
-                            JobStatus::Done,
-                            computed as u64,
-                            None,
-                            json.as_deref(),
-                        )
-                    })
-                    .await;
-                    if finished.is_none() {
-                        return Ok(());
-                    }
+            if let Some(Checkpoint::Continue | Checkpoint::Cancel) =
+                saver.save(&solver, None, shutdown).await
+            {
+                let json = PeriodicityRecord::json_of(solver.periodicity());
+                if run
+                    .finish(JobStatus::Done, len as u64, None, json.as_deref())
+                    .await
+                {
+                    app.octal.invalidate(&code);
                 }
             }
-            app.octal.invalidate(&code);
-            metrics::counter!("grundy_jobs_finished_total", "status" => "done").increment(1);
-            tracing::info!(job = %job.id, computed, "job done");
             return Ok(());
         }
-        // One slice of about a checkpoint interval on the blocking pool.
-        let slice_time = app.config.job_checkpoint;
-        let sd = shutdown.clone();
         let started = Instant::now();
-        let slice = tokio::task::spawn_blocking(move || {
+        let outcome = match run.slice(solver, max_n).await {
+            Ok((s, outcome)) => {
+                solver = s;
+                outcome
+            }
+            Err(msg) => {
+                // A panic mid-slice takes the solver with it (its state is not provably
+                // consistent): the job fails, keeping what its last checkpoint stored.
+                run.finish(JobStatus::Failed, saver.already as u64, Some(&msg), None)
+                    .await;
+                return Ok(());
+            }
+        };
+        let total = solver.values().len();
+        let grown = total.saturating_sub(len);
+        metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
+        let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let Some(cp) = saver.save(&solver, Some(rate), shutdown).await else {
+            return Ok(());
+        };
+        let (total, json) = (
+            total as u64,
+            PeriodicityRecord::json_of(solver.periodicity()),
+        );
+        match (cp, outcome) {
+            (Checkpoint::Lost | Checkpoint::Missing, _) => {
+                tracing::warn!(job = %job.id, "lease lost; another replica owns this job now");
+                return Ok(());
+            }
+            (Checkpoint::Cancel, _) => {
+                run.finish(JobStatus::Cancelled, total, None, json.as_deref())
+                    .await;
+                return Ok(());
+            }
+            (_, Slice::Failed(msg)) => {
+                run.finish(JobStatus::Failed, total, Some(&msg), json.as_deref())
+                    .await;
+                return Ok(());
+            }
+            (_, Slice::Shutdown) => {
+                store.release_job(&job.id, &owner).await?;
+                tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
+                return Ok(());
+            }
+            (Checkpoint::Continue, Slice::Progress) => {}
+        }
+    }
+}
+
+impl Run<'_> {
+    /// The job's solver resumed from what the store holds (loading retries, the job marked
+    /// stalled, while the store fails), and how many values are stored; `None` on shutdown.
+    async fn resume(&self, game: &Game, code: &str) -> Result<Option<(Solver, usize)>, StoreError> {
+        let Some(values) = retrying(
+            self.app,
+            self.store,
+            &self.job.id,
+            self.job.computed,
+            self.shutdown,
+            || self.store.load_sequence(code),
+        )
+        .await
+        else {
+            return Ok(None);
+        };
+        let values = values.map(|s| s.values).unwrap_or_default();
+        let resumed = self
+            .app
+            .octal
+            .resume_from(game, values)
+            .await
+            .map_err(|e| match e {
+                OctalServiceError::Store(e) => e,
+                other => StoreError::Corrupt(format!("resume task: {other}")),
+            })?;
+        // The job owns its solver outright: it moves into each slice's blocking task and
+        // back, so there is no lock to poison (see `super::octal` for the policy).
+        let mut solver = resumed.solver;
+        solver.engine_mut().set_threads(self.app.config.job_threads);
+        Ok(Some((solver, resumed.stored)))
+    }
+
+    /// One slice of about a checkpoint interval on the blocking pool; `Err` if it panicked.
+    async fn slice(&self, mut solver: Solver, max_n: usize) -> Result<(Solver, Slice), String> {
+        let slice_time = self.app.config.job_checkpoint;
+        let sd = self.shutdown.clone();
+        tokio::task::spawn_blocking(move || {
             let deadline = Instant::now() + slice_time;
             let mut stop = || Instant::now() >= deadline || sd.load(Ordering::SeqCst);
             let outcome = match solver.run(max_n, true, &mut stop) {
@@ -423,85 +483,30 @@ async fn run(
             };
             (solver, outcome)
         })
+        .await
+        .map_err(|e| format!("computation panicked: {e}"))
+    }
+
+    /// The one way a job ends: its final status stored (retried, the job marked stalled,
+    /// while the store fails), counted and logged. `false` if shutdown came first (the job
+    /// then resumes elsewhere from its last checkpoint).
+    async fn finish(
+        &self,
+        status: JobStatus,
+        computed: u64,
+        error: Option<&str>,
+        periodicity: Option<&str>,
+    ) -> bool {
+        let (store, job, owner) = (self.store, &self.job.id, self.owner);
+        let finished = retrying(self.app, store, job, computed, self.shutdown, || {
+            store.finish_job(job, owner, status, computed, error, periodicity)
+        })
         .await;
-        // A panic mid-slice takes the solver with it (its state is not provably consistent):
-        // the job fails, keeping what its last checkpoint stored.
-        let outcome = match slice {
-            Ok((s, outcome)) => {
-                solver = s;
-                outcome
-            }
-            Err(e) => {
-                let msg = format!("computation panicked: {e}");
-                retrying(app, store, &job.id, saver.already as u64, shutdown, || {
-                    store.finish_job(
-                        &job.id,
-                        &owner,
-                        JobStatus::Failed,
-                        saver.already as u64,
-                        Some(&msg),
-                        None,
-                    )
-                })
-                .await;
-                metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
-                return Ok(());
-            }
-        };
-        let (total, json) = (
-            solver.values().len(),
-            PeriodicityRecord::json_of(solver.periodicity()),
-        );
-        let grown = total.saturating_sub(len);
-        metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
-        let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let Some(cp) = saver.save(&solver, Some(rate), shutdown).await else {
-            return Ok(());
-        };
-        let total = total as u64;
-        match (cp, outcome) {
-            (Checkpoint::Lost | Checkpoint::Missing, _) => {
-                tracing::warn!(job = %job.id, "lease lost; another replica owns this job now");
-                return Ok(());
-            }
-            (Checkpoint::Cancel, _) => {
-                retrying(app, store, &job.id, total, shutdown, || {
-                    store.finish_job(
-                        &job.id,
-                        &owner,
-                        JobStatus::Cancelled,
-                        total,
-                        None,
-                        json.as_deref(),
-                    )
-                })
-                .await;
-                metrics::counter!("grundy_jobs_finished_total", "status" => "cancelled")
-                    .increment(1);
-                tracing::info!(job = %job.id, "job cancelled");
-                return Ok(());
-            }
-            (_, Slice::Failed(msg)) => {
-                retrying(app, store, &job.id, total, shutdown, || {
-                    store.finish_job(
-                        &job.id,
-                        &owner,
-                        JobStatus::Failed,
-                        total,
-                        Some(&msg),
-                        json.as_deref(),
-                    )
-                })
-                .await;
-                metrics::counter!("grundy_jobs_finished_total", "status" => "failed").increment(1);
-                return Ok(());
-            }
-            (_, Slice::Shutdown) => {
-                store.release_job(&job.id, &owner).await?;
-                tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
-                return Ok(());
-            }
-            (Checkpoint::Continue, Slice::Progress) => {}
+        if finished.is_none() {
+            return false;
         }
+        metrics::counter!("grundy_jobs_finished_total", "status" => status.as_str()).increment(1);
+        tracing::info!(job = %job, computed, status = status.as_str(), error, "job finished");
+        true
     }
 }

@@ -12,9 +12,9 @@ mod jobs;
 mod sequences;
 mod tx;
 
+pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
-pub use chunk::CHUNK;
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 
 use sqlx::any::AnyPoolOptions;

@@ -12,7 +12,6 @@ use super::{now_ms, Store, StoreError};
 use crate::core::octal::values::width_for;
 use crate::core::octal::{Periodicity, Values, ValuesRef, MAX_VALUES};
 
-
 /// A sequence as stored: the values g(0..len), in the narrowest width that holds them all, and
 /// the periodicity proof (opaque JSON).
 #[derive(Debug, Clone, PartialEq, Eq)]

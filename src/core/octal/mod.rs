@@ -1,5 +1,5 @@
 //! Octal and other take-and-break games: G-sequences, proved periodicity, values of any heap
-//! and every winning move (A. Austin, "Impartial and Partisan Games", M.Sc. thesis, University
+//! and every winning move (R. B. Austin, "Impartial and Partisan Games", M.Sc. thesis, University
 //! of Calgary, 1976: codes in ch. 4, periodicity in ch. 4 and 6, subtraction games in ch. 5).
 //!
 //! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
