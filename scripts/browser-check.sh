@@ -55,7 +55,7 @@ fi
 BIN=$TARGET/$PROFILE/grundy
 
 # the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
-grundy_tempdir WORK /tmp/grundy-browser.XXXXXX
+WORK=$(mktemp -d /tmp/grundy-browser.XXXXXX); grundy_rm_on_exit "$WORK"
 
 # --- server -----------------------------------------------------------------------------------
 PORT=$(free_port)

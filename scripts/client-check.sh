@@ -39,7 +39,7 @@ cargo build --release --bin grundy --quiet
 BIN=$TARGET/release/grundy
 
 # the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
-grundy_tempdir WORK /tmp/grundy-client.XXXXXX
+WORK=$(mktemp -d /tmp/grundy-client.XXXXXX); grundy_rm_on_exit "$WORK"
 
 # --- generate ---------------------------------------------------------------------------------
 say "generating the client from openapi/openapi.json"

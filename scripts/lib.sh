@@ -5,7 +5,7 @@
 #   cd "$(dirname "$0")/.."                   # most scripts run from the repository root
 #   . scripts/lib.sh                          # or: . "$(dirname "$0")/lib.sh"
 #
-#   grundy_tempdir WORK /tmp/grundy-x.XXXXXX  # a temporary directory, removed on exit
+#   WORK=$(mktemp -d /tmp/grundy-x.XXXXXX); grundy_rm_on_exit "$WORK"
 #   port=$(free_port)
 #   grundy_start -b "$BIN" -l "$WORK/server.log" "$port" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn
 #   grundy_wait_ready "$port" /readyz || die "the server did not start"
@@ -14,8 +14,8 @@
 # Functions:
 #   free_port
 #       prints a free TCP port on 127.0.0.1.
-#   grundy_tempdir VAR [TEMPLATE]
-#       creates a directory with `mktemp -d [TEMPLATE]`, stores its path in VAR; removed on exit.
+#   grundy_rm_on_exit PATH ...
+#       temporary files or directories (a database, a work directory) to remove on exit.
 #   grundy_start [-b BIN] [-c CPUS] [-l LOG] PORT [VAR=value ...] [-- ARG ...]
 #       starts BIN (default ${CARGO_TARGET_DIR:-target}/release/grundy) in the background with
 #       GRUNDY_ADDR=127.0.0.1:PORT and the VAR=value pairs added to its environment (later pairs
@@ -33,11 +33,12 @@
 #   grundy_track PID
 #       another background process (not started by grundy_start) to stop on exit.
 #   grundy_on_exit COMMAND
-#       a command (a string, run with eval) to run on exit, after the processes are stopped.
+#       a command (a function's name, say; run with eval) to run on exit, after the processes are
+#       stopped (docker/smoke.sh drops its database).
 #
 # On exit (any exit: success, failure, `exit N`, INT/TERM): the processes still running are
 # stopped (TERM, up to 5 s, then -9), the on-exit commands run, on a non-zero status the last 30
-# lines of each server log are printed, the temporary directories are removed, and the script
+# lines of each server log are printed, the temporary paths are removed, and the script
 # exits with its own status (130 after INT/TERM). A script sourcing this file must not set its own
 # EXIT trap (use grundy_on_exit).
 
@@ -52,11 +53,8 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-grundy_tempdir() {
-  local _dir
-  if [[ -n ${2:-} ]]; then _dir=$(mktemp -d "$2"); else _dir=$(mktemp -d); fi
-  _LIB_TEMP+=("$_dir")
-  printf -v "$1" '%s' "$_dir"
+grundy_rm_on_exit() {
+  _LIB_TEMP+=("$@")
 }
 
 grundy_start() {

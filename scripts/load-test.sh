@@ -71,7 +71,7 @@ say "building the release binary and the bare axum example"
 cargo build --release --bin grundy --example bare_axum --quiet
 
 # servers stopped, their logs shown on failure and the work directory removed on exit (lib.sh)
-grundy_tempdir WORK /tmp/grundy-load.XXXXXX
+WORK=$(mktemp -d /tmp/grundy-load.XXXXXX); grundy_rm_on_exit "$WORK"
 
 # wrk script: random positions (squares < 2^20, fixed seed per thread); statuses are counted per
 # thread in the `response` hook and summed in `done`.

@@ -54,7 +54,7 @@ BIN=$TARGET/release/grundy
 
 # --- server -----------------------------------------------------------------------------------
 # the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
-grundy_tempdir WORK /tmp/grundy-st.XXXXXX
+WORK=$(mktemp -d /tmp/grundy-st.XXXXXX); grundy_rm_on_exit "$WORK"
 
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT

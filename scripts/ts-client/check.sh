@@ -46,7 +46,7 @@ fi
 BIN=$TARGET/$PROFILE/grundy
 
 # the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
-grundy_tempdir WORK /tmp/grundy-ts.XXXXXX
+WORK=$(mktemp -d /tmp/grundy-ts.XXXXXX); grundy_rm_on_exit "$WORK"
 
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
