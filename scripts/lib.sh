@@ -166,6 +166,7 @@ grundy_on_exit() {
 _lib_cleanup() {
   local rc=$? p cmd f seen=' '
   set +e
+  trap '' INT TERM # a second Ctrl-C does not cut the cleanup short (at most 5 s per process)
   for p in "${_LIB_PIDS[@]}"; do kill "$p" 2>/dev/null; done
   for p in "${_LIB_PIDS[@]}"; do _lib_reap 5 "$p"; done
   _LIB_PIDS=()
