@@ -5,19 +5,17 @@
 #   docker/smoke.sh            (builds the release binary if needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 pg_admin="${GRUNDY_SMOKE_PG_ADMIN:-postgres://postgres@127.0.0.1:5432/test}"
 db="grundy_smoke_$$"
 bin="${CARGO_TARGET_DIR:-target}/release/grundy"
 cargo build --release --bin grundy 2>&1 | tail -1
 psql "$pg_admin" -qc "CREATE DATABASE $db" >/dev/null
-logs=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  psql "$pg_admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+# On exit (lib.sh): the replicas are stopped, then the database dropped; on failure the last lines
+# of each replica's log are printed; the log directory is removed.
+drop_db() { psql "$pg_admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; }
+grundy_on_exit drop_db
+logs=$(mktemp -d); grundy_rm_on_exit "$logs"
 
 set -a
 # shellcheck source=grundy.env
@@ -26,18 +24,13 @@ set +a
 export GRUNDY_DATABASE_URL="${pg_admin%/*}/$db"
 ports=(18281 18282)
 for i in 0 1; do
-  GRUNDY_ADDR="127.0.0.1:${ports[$i]}" GRUNDY_REPLICA_ID="smoke-$i" "$bin" >"$logs/replica-$i.log" 2>&1 &
-  pids+=($!)
+  grundy_start -b "$bin" -l "$logs/replica-$i.log" "${ports[$i]}" GRUNDY_REPLICA_ID="smoke-$i"
 done
 for port in "${ports[@]}"; do
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-    sleep 0.1
-  done
-  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "replica on $port not ready"; cat "$logs"/*.log; exit 1; }
+  grundy_wait_ready "$port" /readyz 10 || { echo "replica on $port not ready"; exit 1; }
 done
 a="http://127.0.0.1:${ports[0]}"; b="http://127.0.0.1:${ports[1]}"
-fail() { echo "SMOKE FAILED: $*"; cat "$logs"/*.log | tail -50; exit 1; }
+fail() { echo "SMOKE FAILED: $*"; exit 1; }
 
 v=$(curl -fsS "$a/v1/welter/value" -H 'content-type: application/json' -d '{"position":[1,3,7,8,11,19]}')
 [[ "$v" == *'"value":12'* ]] || fail "welter value: $v"
@@ -51,10 +44,10 @@ loc=$(curl -fsS -D - -o /dev/null "$a/v1/octal/jobs" -H 'content-type: applicati
 status=""
 for _ in $(seq 1 600); do
   status=$(curl -fsS "$b$loc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
-  [ "$status" = done ] && break
+  [ "$status" = "done" ] && break
   sleep 0.2
 done
-[ "$status" = done ] || fail "job status $status"
+[ "$status" = "done" ] || fail "job status $status"
 job=$(curl -fsS "$b$loc")
 [[ "$job" == *'"period":149459'* ]] || fail "job periodicity: $job"
 # The proof is in the shared store: replica B answers a huge heap from it.

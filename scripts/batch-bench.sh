@@ -12,6 +12,7 @@
 # the single endpoint) and `BATCH-MEDIAN size=K positions/s=... vs_single=...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 SERVER_CPUS=${SERVER_CPUS:-0}; CLIENT_CPUS=${CLIENT_CPUS:-1}
 SECS=${SECS:-10}; CONNS=${CONNS:-32}; SIZES=${SIZES:-"1 10 100 1000"}; ROUNDS=${ROUNDS:-3}
 PORT=${PORT:-19510}; TARGET=${CARGO_TARGET_DIR:-target}
@@ -20,9 +21,9 @@ if [[ -z ${GRUNDY_BIN:-} ]]; then
   cargo build --release --bin grundy --example bare_axum --quiet # same feature set as the other scripts: no rebuild
   GRUNDY_BIN=$TARGET/release/grundy
 fi
-GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL=none taskset -c "$SERVER_CPUS" "$GRUNDY_BIN" >/dev/null 2>&1 & G=$!
-trap 'kill $G 2>/dev/null || true; wait 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break; sleep 0.1; done
+# pinned to SERVER_CPUS, stopped on exit (lib.sh)
+grundy_start -b "$GRUNDY_BIN" -c "$SERVER_CPUS" -l /dev/null "$PORT" GRUNDY_DATABASE_URL=none
+grundy_wait_ready "$PORT" /healthz 10
 echo "BATCH-SETUP server_cpus=$SERVER_CPUS client_cpus=$CLIENT_CPUS conns=$CONNS secs=$SECS rounds=$ROUNDS load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
 declare -A PPS
 for round in $(seq 1 "$ROUNDS"); do

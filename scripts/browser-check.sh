@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. scripts/lib.sh
 
 TARGET=${CARGO_TARGET_DIR:-target}
 case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
@@ -53,35 +54,14 @@ else
 fi
 BIN=$TARGET/$PROFILE/grundy
 
-WORK=$(mktemp -d /tmp/grundy-browser.XXXXXX)
-SERVER_PID=
-cleanup() {
-  local rc=$?
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$SERVER_PID" 2>/dev/null || true
-  fi
-  if [[ $rc -ne 0 && -s $WORK/server.log ]]; then
-    echo "--- last server log lines"; tail -n 30 "$WORK/server.log"
-  fi
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
+WORK=$(mktemp -d /tmp/grundy-browser.XXXXXX); grundy_rm_on_exit "$WORK"
 
 # --- server -----------------------------------------------------------------------------------
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
-GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 300); do # at most 30 s
-  curl -fsS -o /dev/null --max-time 1 "$BASE/readyz" 2>/dev/null && break
-  kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited at start-up"
-  sleep 0.1
-done
-curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" || die "no 200 from $BASE/readyz within 30 s"
+grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn
+grundy_wait_ready "$PORT" /readyz 30 || die "no 200 from $BASE/readyz within 30 s"
 say "server up at $BASE"
 
 # --- run --------------------------------------------------------------------------------------

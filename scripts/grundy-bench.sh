@@ -8,12 +8,11 @@
 # Usage: scripts/grundy-bench.sh [SECONDS]   (default 600: the issue's "10-minute job")
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 secs="${1:-600}"
 cargo build --release --bin grundy --example octal_time >/dev/null 2>&1
 target="${CARGO_TARGET_DIR:-target}/release"
-tmp=$(mktemp -d); port=19371; base="http://127.0.0.1:$port"
-pid=""
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); grundy_rm_on_exit "$tmp"; port=19371; base="http://127.0.0.1:$port" # tmp removed, server stopped on exit (lib.sh)
 run() {
   /usr/bin/time -v "$target/examples/octal_time" grundy "$@" 2>"$tmp/time"
   grep -E "Maximum resident set size" "$tmp/time"
@@ -27,9 +26,10 @@ run --n 100000 --dense
 echo "== directly for $secs s"; run --n 2147483648 --seconds "$secs"
 
 echo "== as a job for $secs s (SQLite, checkpoint every 2 s)"
-GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
-  GRUNDY_JOB_MAX_N=2000000000 RUST_LOG=warn "$target/grundy" >>"$tmp/log" 2>&1 & pid=$!
-for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
+grundy_start -b "$target/grundy" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
+  GRUNDY_JOB_MAX_N=2000000000 RUST_LOG=warn
+pid=$STARTED_PID
+grundy_wait_ready "$port" /readyz 5
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' \
   -d '{"code":"grundy","max_n":2000000000}' | field 'd["id"]')

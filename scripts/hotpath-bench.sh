@@ -23,6 +23,7 @@
 # and `HOTPATH-MEDIAN ...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 SERVER_CPUS=${SERVER_CPUS:-0}
 CLIENT_CPUS=${CLIENT_CPUS:-1}
 SECS=${SECS:-10}
@@ -46,15 +47,11 @@ if [[ -z ${GRUNDY_BIN:-} || -z ${BARE_BIN:-} ]]; then
   GRUNDY_BIN=$TARGET/release/grundy BARE_BIN=$TARGET/release/examples/bare_axum
 fi
 G_PORT=$PORT_BASE; B_PORT=$((PORT_BASE + 1))
-GRUNDY_ADDR=127.0.0.1:$G_PORT GRUNDY_DATABASE_URL=none taskset -c "$SERVER_CPUS" "$GRUNDY_BIN" >/dev/null 2>&1 & G=$!
-taskset -c "$SERVER_CPUS" "$BARE_BIN" "127.0.0.1:$B_PORT" >/dev/null 2>&1 & B=$!
-trap 'kill $G $B 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+# both servers pinned to SERVER_CPUS, stopped on exit (lib.sh)
+grundy_start -b "$GRUNDY_BIN" -c "$SERVER_CPUS" -l /dev/null "$G_PORT" GRUNDY_DATABASE_URL=none
+grundy_start -b "$BARE_BIN" -c "$SERVER_CPUS" -l /dev/null "$B_PORT" -- "127.0.0.1:$B_PORT"
 for port in "$G_PORT" "$B_PORT"; do
-  for _ in $(seq 1 100); do
-    curl -fsS -o /dev/null "http://127.0.0.1:$port/v1/welter/value" -H 'content-type: application/json' \
-      -d '{"position":[1,2]}' 2>/dev/null && break
-    sleep 0.1
-  done
+  grundy_wait_ready -d '{"position":[1,2]}' "$port" /v1/welter/value 10
 done
 echo "HOTPATH-SETUP server_cpus=$SERVER_CPUS client_cpus=$CLIENT_CPUS wrk_threads=$WRK_THREADS conns=$CONNS secs=$SECS rounds=$ROUNDS nproc=$(nproc) load=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
 

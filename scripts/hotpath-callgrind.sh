@@ -17,6 +17,7 @@
 # Output: `CALLGRIND server=... requests=N instructions_per_request=...` lines and the ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 N=${1:-5000}
 TARGET=${CARGO_TARGET_DIR:-target}
 TOP=${TOP:-25}
@@ -25,12 +26,7 @@ if [[ -z ${GRUNDY_BIN:-} || -z ${BARE_BIN:-} ]]; then
   cargo build --release --bin grundy --example bare_axum --quiet
   GRUNDY_BIN=$TARGET/release/grundy BARE_BIN=$TARGET/release/examples/bare_axum
 fi
-WORK=$(mktemp -d /tmp/grundy-callgrind.XXXXXX)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+WORK=$(mktemp -d /tmp/grundy-callgrind.XXXXXX); grundy_rm_on_exit "$WORK" # removed on exit, servers stopped (lib.sh)
 
 # drive PORT COUNT: COUNT keep-alive POSTs of random 8-coin positions (fixed seed).
 drive() {
@@ -55,10 +51,9 @@ measure() {
   port=$(free_port)
   [[ $name == grundy ]] || args=("127.0.0.1:$port")
   out=$WORK/callgrind.$name.out
-  GRUNDY_ADDR=127.0.0.1:$port GRUNDY_DATABASE_URL=none \
-    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
-    "$bin" "${args[@]}" >"$WORK/$name.log" 2>&1 &
-  pid=$!; PIDS+=("$pid")
+  grundy_start -b valgrind -l "$WORK/$name.log" "$port" GRUNDY_DATABASE_URL=none \
+    -- --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" "$bin" "${args[@]}"
+  pid=$STARTED_PID
   for _ in $(seq 1 600); do
     drive "$port" 1 2>/dev/null && break
     kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.log"; exit 1; }
@@ -68,7 +63,7 @@ measure() {
   callgrind_control -i on "$pid" >/dev/null
   drive "$port" "$N"
   callgrind_control -i off "$pid" >/dev/null
-  kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+  grundy_stop -t 0 "$pid" # no time limit: callgrind writes its output file as the server exits
   local total
   total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !seen { gsub(",", "", $1); print $1; seen = 1 }')
   echo "CALLGRIND server=$name requests=$N instructions=$total instructions_per_request=$((total / N))"

@@ -7,17 +7,17 @@
 # Usage: scripts/job-bench.sh [N]   (default 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 n="${1:-1000000}"
 cargo build --release --bin grundy --example octal_time >/dev/null 2>&1
 bin="${CARGO_TARGET_DIR:-target}/release/grundy"
-tmp=$(mktemp -d); port=18381; base="http://127.0.0.1:$port"
+tmp=$(mktemp -d); grundy_rm_on_exit "$tmp"; port=18381; base="http://127.0.0.1:$port" # tmp removed, server stopped on exit (lib.sh)
 pid=""
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 start() {
-  GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
-    GRUNDY_REPLICA_ID=bench RUST_LOG=warn "$bin" >>"$tmp/log" 2>&1 & pid=$!
-  for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && return; sleep 0.05; done
-  echo "server did not start"; exit 1
+  grundy_start -b "$bin" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
+    GRUNDY_REPLICA_ID=bench RUST_LOG=warn
+  pid=$STARTED_PID
+  grundy_wait_ready "$port" /readyz 5 || { echo "server did not start"; exit 1; }
 }
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 now() { date +%s.%N; }
@@ -29,7 +29,7 @@ echo "== as a job (SQLite, checkpoint every 2 s)"
 start
 t0=$(now)
 id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' -d "{\"code\":\"0.6\",\"max_n\":$n}" | field 'd["id"]')
-while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != done ]; do sleep 0.05; done
+while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != "done" ]; do sleep 0.05; done
 t1=$(now)
 echo "job wall seconds: $(python3 -c "print(round($t1-$t0,2))") for $n heaps"
 
@@ -38,7 +38,7 @@ echo "== recovery after kill -9 (same replica id)"
 id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' -d "{\"code\":\"0.6\",\"max_n\":$((n * 10))}" | field 'd["id"]')
 sleep 4
 before=$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["progress"]["computed"]')
-kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+grundy_stop -s KILL "$pid"
 t0=$(now); start
 state() { curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"], d["progress"]["computed"], d["attempts"]'; }
 while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != running ]; do sleep 0.02; done

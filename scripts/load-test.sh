@@ -37,6 +37,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. scripts/lib.sh
 
 TARGET=${CARGO_TARGET_DIR:-target}
 case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
@@ -69,25 +70,8 @@ if [[ $hard == unlimited || $hard -ge 65536 ]]; then ulimit -n 65536; else ulimi
 say "building the release binary and the bare axum example"
 cargo build --release --bin grundy --example bare_axum --quiet
 
-WORK=$(mktemp -d /tmp/grundy-load.XXXXXX)
-PIDS=()
-cleanup() {
-  local rc=$?
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  done
-  if [[ $rc -ne 0 ]]; then
-    for f in "$WORK"/*.log; do
-      if [[ -s $f ]]; then echo "--- last lines of $f"; tail -n 20 "$f"; fi
-    done
-  fi
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# servers stopped, their logs shown on failure and the work directory removed on exit (lib.sh)
+WORK=$(mktemp -d /tmp/grundy-load.XXXXXX); grundy_rm_on_exit "$WORK"
 
 # wrk script: random positions (squares < 2^20, fixed seed per thread); statuses are counted per
 # thread in the `response` hook and summed in `done`.
@@ -151,17 +135,6 @@ function done(summary, latency, requests)
 end
 LUA
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-wait_healthy() { # url pid
-  for _ in $(seq 1 300); do # at most 30 s
-    [[ $(curl -sS -o /dev/null -w '%{http_code}' --max-time 1 "$1" 2>/dev/null) == 200 ]] && return 0
-    kill -0 "$2" 2>/dev/null || die "the server (pid $2) exited at start-up"
-    sleep 0.1
-  done
-  die "no 200 from $1 within 30 s"
-}
-
 # measure SCENARIO URL PID COINS: runs wrk, prints `LOADTEST scenario=...`, sets R_<key> variables.
 measure() {
   local name=$1 url=$2 pid=$3 coins=$4 line rss kv
@@ -182,10 +155,10 @@ fail() { fails+=("$1: $2"); }
 grundy_scenario() {
   local name=$1 coins=$2 port pid code body resets; shift 2
   port=$(free_port)
-  env GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error \
-    "$@" "$TARGET/release/grundy" >"$WORK/$name.log" 2>&1 &
-  pid=$!; PIDS+=("$pid")
-  wait_healthy "http://127.0.0.1:$port/healthz" "$pid"
+  grundy_start -b "$TARGET/release/grundy" -l "$WORK/$name.log" "$port" \
+    GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error "$@"
+  pid=$STARTED_PID
+  grundy_wait_ready "$port" /healthz 30 || die "$name: the server did not start"
   say "$name (GRUNDY_MAX_CONCURRENCY=$CONCURRENCY${*:+ $*}): wrk -t$THREADS -c$CONNS -d${SECS}s, $coins coins"
   measure "$name" "http://127.0.0.1:$port/v1/welter/value" "$pid" "$coins"
   [[ $R_status_200 -gt 0 ]] || fail "$name" "no 200 answers at all"
@@ -206,7 +179,7 @@ grundy_scenario() {
   body=$(curl -sS --max-time 5 "http://127.0.0.1:$port/v1/welter/value" -H 'content-type: application/json' \
     -d '{"position":[1,3,7,8,11,19]}') || body=
   [[ $body == *'"value":12'* ]] || fail "$name" "wrong or no answer after the load: $body"
-  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  grundy_stop "$pid"
 }
 
 grundy_scenario grundy-inline 8
@@ -244,15 +217,15 @@ for s in socks:
 print(f"SLOW still_open={still}", flush=True)
 PY
 port=$(free_port)
-GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error \
-  GRUNDY_BODY_MIN_RATE=0 GRUNDY_BODY_READ_TIMEOUT_MS=$(((3 * SECS + 60) * 1000)) \
-  "$TARGET/release/grundy" >"$WORK/grundy-slow.log" 2>&1 &
-S=$!; PIDS+=("$S")
-wait_healthy "http://127.0.0.1:$port/healthz" "$S"
+grundy_start -b "$TARGET/release/grundy" -l "$WORK/grundy-slow.log" "$port" \
+  GRUNDY_DATABASE_URL=none GRUNDY_MAX_CONCURRENCY="$CONCURRENCY" RUST_LOG=error \
+  GRUNDY_BODY_MIN_RATE=0 GRUNDY_BODY_READ_TIMEOUT_MS=$(((3 * SECS + 60) * 1000))
+S=$STARTED_PID
+grundy_wait_ready "$port" /healthz 30 || die "grundy-slow: the server did not start"
 say "grundy-slow: baseline, then $SLOW_CONNS slow bodies held open from 127.0.0.2"
 measure grundy-slow-baseline "http://127.0.0.1:$port/v1/welter/value" "$S" 8
 SLOW_BASE_RPS=$R_rps
-python3 "$WORK/slow.py" "$port" "$SLOW_CONNS" $((SECS + 15)) >"$WORK/slow.out" 2>&1 & SP=$!; PIDS+=("$SP")
+python3 "$WORK/slow.py" "$port" "$SLOW_CONNS" $((SECS + 15)) >"$WORK/slow.out" 2>&1 & SP=$!; grundy_track "$SP"
 for _ in $(seq 1 300); do grep -q opened "$WORK/slow.out" 2>/dev/null && break; sleep 0.1; done
 grep -q "opened=$SLOW_CONNS" "$WORK/slow.out" || { cat "$WORK/slow.out"; fail grundy-slow "could not open $SLOW_CONNS slow connections"; }
 measure grundy-slow "http://127.0.0.1:$port/v1/welter/value" "$S" 8
@@ -262,22 +235,18 @@ echo "LOADTEST-SLOW slow_conns=$SLOW_CONNS $(grep still_open "$WORK/slow.out" ||
 [[ $R_status_503 -eq 0 && $R_status_other -eq 0 ]] || fail grundy-slow "503s ($R_status_503) or other statuses ($R_other) with slow bodies open"
 awk -v r="$SLOW_RATIO" -v m="$MIN_SLOW_RATIO" 'BEGIN { exit !(r >= m) }' || fail grundy-slow "throughput ratio $SLOW_RATIO < $MIN_SLOW_RATIO with slow bodies open"
 grep -q "still_open=$SLOW_CONNS" "$WORK/slow.out" || fail grundy-slow "slow connections were closed or answered: $(cat "$WORK/slow.out" | tr '\n' ' ')"
-kill "$S" 2>/dev/null || true; wait "$S" 2>/dev/null || true
+grundy_stop "$S"
 
 # --- bare axum baseline -----------------------------------------------------------------------
 PORT=$(free_port)
-"$TARGET/release/examples/bare_axum" "127.0.0.1:$PORT" >"$WORK/bare.log" 2>&1 &
-B=$!; PIDS+=("$B")
-for _ in $(seq 1 300); do # bare_axum has no /healthz: wait until its route answers (at most 30 s)
-  [[ $(curl -sS -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$PORT/v1/welter/value" \
-    -H 'content-type: application/json' -d '{"position":[1]}' 2>/dev/null) == 200 ]] && break
-  kill -0 "$B" 2>/dev/null || die "bare_axum exited at start-up"
-  sleep 0.1
-done
+grundy_start -b "$TARGET/release/examples/bare_axum" -l "$WORK/bare.log" "$PORT" -- "127.0.0.1:$PORT"
+B=$STARTED_PID
+# bare_axum has no /healthz: wait until its route answers
+grundy_wait_ready -d '{"position":[1]}' "$PORT" /v1/welter/value 30 || die "bare_axum did not start"
 say "bare axum baseline: wrk -t$THREADS -c$CONNS -d${SECS}s, 8 coins"
 measure bare_axum "http://127.0.0.1:$PORT/v1/welter/value" "$B" 8
 B_LINE="rps=$R_rps p50_ms=$R_p50_ms p99_ms=$R_p99_ms status_503=$R_status_503 peak_rss_kb=$R_peak_rss_kb"
-kill "$B" 2>/dev/null || true; wait "$B" 2>/dev/null || true
+grundy_stop "$B"
 
 echo "LOADTEST-COMPARE grundy-inline: $G_LINE"
 echo "LOADTEST-COMPARE bare_axum: $B_LINE"

@@ -12,16 +12,16 @@
 # scale"). Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 code="${1:-0.1777}"
 max_n="${2:-1000000000}"
 cargo build --release --bin grundy >/dev/null 2>&1
 bin="${CARGO_TARGET_DIR:-target}/release/grundy"
-tmp=$(mktemp -d); port=${PORT:-18401}; base="http://127.0.0.1:$port"
-pid=""
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL="sqlite://$tmp/grundy.db" GRUNDY_JOB_WORKERS=1 \
-  RUST_LOG=warn "$bin" >>"$tmp/log" 2>&1 & pid=$!
-for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
+tmp=$(mktemp -d); grundy_rm_on_exit "$tmp"; port=${PORT:-18401}; base="http://127.0.0.1:$port" # tmp removed, server stopped on exit (lib.sh)
+grundy_start -b "$bin" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/grundy.db" GRUNDY_JOB_WORKERS=1 \
+  RUST_LOG=warn
+pid=$STARTED_PID
+grundy_wait_ready "$port" /readyz 5
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 rss_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"; }
 echo "== $code as a job, max_n=$max_n, SQLite store in $tmp; server pid $pid, RSS before: $(rss_kb) kB"
@@ -50,7 +50,7 @@ echo "server peak RSS (VmHWM): $hwm kB = $(python3 -c "print(round($hwm*1024/$co
 chunk_bytes=$(sqlite3 "$tmp/grundy.db" "SELECT COALESCE(SUM(LENGTH(data)),0) FROM sequence_chunks")
 db_bytes=$(stat -c %s "$tmp/grundy.db")
 echo "store: $chunk_bytes bytes of chunks ($(python3 -c "print(round($chunk_bytes/$computed,4))") B/value), database file $db_bytes bytes ($(python3 -c "print(round($db_bytes/$computed,4))") B/value)"
-[[ $status == done ]] || exit 1
+[[ $status == "done" ]] || exit 1
 # Values back out, and the proved period: g(n) = g(n + p) for n from the preperiod on.
 pre=$(field 'd["periodicity"]["preperiod"]' <<<"$doc"); per=$(field 'd["periodicity"]["period"]' <<<"$doc")
 if [[ $pre != None && $per != None ]]; then

@@ -26,6 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. scripts/lib.sh
 
 SCHEMATHESIS_VERSION=4.32.5
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -52,25 +53,10 @@ cargo build --release --bin grundy --quiet
 BIN=$TARGET/release/grundy
 
 # --- server -----------------------------------------------------------------------------------
-WORK=$(mktemp -d /tmp/grundy-st.XXXXXX)
-SERVER_PID=
-cleanup() {
-  local rc=$?
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$SERVER_PID" 2>/dev/null || true
-  fi
-  if [[ $rc -ne 0 && -s $WORK/server.log ]]; then
-    echo "--- last server log lines"; tail -n 30 "$WORK/server.log"
-  fi
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)
+WORK=$(mktemp -d /tmp/grundy-st.XXXXXX); grundy_rm_on_exit "$WORK"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
 # Smaller compute budgets than the defaults keep each request short; going over one is answered
 # with the /problems/budget-exceeded problem, which the configuration allows on exactly those
@@ -79,16 +65,11 @@ BASE=http://127.0.0.1:$PORT
 # their defaults, so the schema and the server agree. No job workers: jobs stay queued (the job
 # operations are tested as a contract; tests/jobs_api.rs runs them), so the fuzzer's jobs of up
 # to 1,000,000,000 values do not compete with it for the CPU.
-GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT GRUNDY_VALUES_MAX_COUNT=100000 \
-  GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 \
-  RUST_LOG=warn "$BIN" >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 300); do # at most 30 s
-  curl -fsS -o /dev/null --max-time 1 "$BASE/healthz" 2>/dev/null && break
-  kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited at start-up"
-  sleep 0.1
-done
-curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "no 200 from $BASE/healthz within 30 s"
+grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" \
+  GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT GRUNDY_VALUES_MAX_COUNT=100000 \
+  GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 RUST_LOG=warn
+SERVER_PID=$STARTED_PID
+grundy_wait_ready "$PORT" /healthz 30 || die "no 200 from $BASE/healthz within 30 s"
 say "server up at $BASE (pid $SERVER_PID)"
 
 # --- documented error statuses are reachable ------------------------------------------------------

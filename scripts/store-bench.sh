@@ -8,25 +8,24 @@
 # Usage: scripts/store-bench.sh [N] [CODE ...]   (default 1000000; .6 .007 .137 .156)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 n="${1:-1000000}"; shift || true
 codes=("$@"); [ ${#codes[@]} -gt 0 ] || codes=(0.6 0.007 0.137 0.156)
 cargo build --release --bin grundy --example store_size >/dev/null 2>&1
 target="${CARGO_TARGET_DIR:-target}/release"
-tmp=$(mktemp -d); port=18391; base="http://127.0.0.1:$port"
-pid=""
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); grundy_rm_on_exit "$tmp"; port=18391; base="http://127.0.0.1:$port" # tmp removed, server stopped on exit (lib.sh)
 
 echo "== store_size --n $n ${codes[*]}"
 "$target/examples/store_size" --n "$n" "${codes[@]}"
 
 echo "== .6 to $n heaps as a job (SQLite, checkpoint every 2 s)"
-GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
-  RUST_LOG=warn "$target/grundy" >>"$tmp/log" 2>&1 & pid=$!
-for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
+grundy_start -b "$target/grundy" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/jobs.db" GRUNDY_JOB_WORKERS=1 \
+  RUST_LOG=warn
+grundy_wait_ready "$port" /readyz 5
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 id=$(curl -fsS "$base/v1/octal/jobs" -H 'content-type: application/json' -d "{\"code\":\"0.6\",\"max_n\":$n}" | field 'd["id"]')
-while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != done ]; do sleep 0.2; done
-kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+while [ "$(curl -fsS "$base/v1/octal/jobs/$id" | field 'd["status"]')" != "done" ]; do sleep 0.2; done
+grundy_stop "$STARTED_PID"
 python3 - "$tmp/jobs.db" "$n" <<'PY'
 import os, sqlite3, sys
 db, n = sys.argv[1], int(sys.argv[2])

@@ -13,16 +13,15 @@
 # Each line: source, format, bytes, seconds, MB/s (curl's speed_download / 10^6), values/s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 N=${1:-10000000}
 PORT=${2:-19850}
 BASE=http://127.0.0.1:$PORT
 BIN=${CARGO_TARGET_DIR:-target}/release/grundy
 [[ -x $BIN ]] || cargo build --release --bin grundy --quiet
-WORK=$(mktemp -d /tmp/grundy-values.XXXXXX)
-GRUNDY_ADDR=127.0.0.1:$PORT GRUNDY_DATABASE_URL="sqlite://$WORK/v.db" RUST_LOG=warn "$BIN" >"$WORK/log" 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do curl -fsS -o /dev/null "$BASE/readyz" 2>/dev/null && break; sleep 0.1; done
+WORK=$(mktemp -d /tmp/grundy-values.XXXXXX); grundy_rm_on_exit "$WORK" # removed on exit, the server stopped (lib.sh)
+grundy_start -b "$BIN" -l "$WORK/log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/v.db" RUST_LOG=warn
+grundy_wait_ready "$PORT" /readyz 10
 
 id=$(curl -fsS "$BASE/v1/octal/jobs" -H 'content-type: application/json' \
   -d "{\"code\": \"0.6\", \"max_n\": $N}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
