@@ -21,13 +21,21 @@ use super::rules::{Rules, Twos};
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
 use super::sparse_block;
-use super::values::{width_for, with_cells, Cell, Values};
+use super::split::HEAPS;
+use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
+use super::window::{Gap, Keep, View, SLIDE};
 
 /// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
 pub type Value = u32;
 
-/// Hard limit on the number of values one engine computes (2^31, i.e. 8 GiB of values).
+/// Hard limit on the number of values one engine computes while keeping every value (2^31,
+/// i.e. 8 GiB of values).
 pub const MAX_VALUES: usize = 1 << 31;
+
+/// Hard limit on the number of values an engine computes in window mode ([`Keep::Window`]):
+/// heap indices are 64-bit throughout; 2^48 bounds what a counter of occurrences or a
+/// statistic could ever need.
+pub const MAX_WINDOW_N: usize = 1 << 48;
 
 /// Dense scans run on several threads only from this many values on (below, the per-block
 /// thread start-up costs more than it saves).
@@ -112,6 +120,11 @@ pub struct Engine {
     sparse_blocks: u64,
     /// Least rare pairs per heap for the parallel pass ([`PARALLEL_RARE_PAIRS`]; tests lower it).
     parallel_rare_pairs: usize,
+    /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
+    keep: Keep,
+    gap: Option<Gap>,
+    /// Values dropped at a time ([`SLIDE`]; tests use less).
+    slide: usize,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -157,6 +170,9 @@ impl Engine {
             allow_sparse: true,
             sparse_blocks: 0,
             parallel_rare_pairs: PARALLEL_RARE_PAIRS,
+            keep: Keep::All,
+            gap: None,
+            slide: SLIDE,
         }
     }
 
@@ -209,6 +225,111 @@ impl Engine {
         Ok(e)
     }
 
+    /// Keeps every value (default) or a front and a window ([`Keep::Window`]: `front ≥ window`,
+    /// both positive multiples of [`SLIDE`]); values are dropped once there are more than
+    /// `front + window + SLIDE`. Changing it after values were dropped is refused.
+    pub fn set_keep(&mut self, keep: Keep) -> Result<(), OctalError> {
+        if let Keep::Window { front, window } = keep {
+            let slide = self.slide;
+            if window == 0 || window % slide != 0 || front % slide != 0 || front < window {
+                return Err(OctalError::WindowTooSmall {
+                    heap: self.len() as u64,
+                    detail: format!(
+                        "a window of {window} and a front of {front} values: both must be \
+                         positive multiples of {slide}, the front at least the window"
+                    ),
+                });
+            }
+        }
+        if self.gap.is_some() && keep != self.keep {
+            return Err(OctalError::WindowTooSmall {
+                heap: self.len() as u64,
+                detail: "values were already dropped; the kept values cannot change".into(),
+            });
+        }
+        self.keep = keep;
+        Ok(())
+    }
+
+    /// An engine in window mode continuing from kept values: `front` is G(0..front.len()),
+    /// `tail` is G(base..base + tail.len()), `counts[v]` how often v occurred among G(1..n)
+    /// and `mask` the rare/common mask the computation ran with (see `window.rs`). The front
+    /// must hold every rare position under `mask` (it does: window mode keeps them below the
+    /// window, and the front is at least the window). Where nothing was dropped yet
+    /// (`base ≤ front.len()`) this is [`Engine::resume`] with the window set.
+    pub fn resume_window(
+        game: &Game,
+        keep: Keep,
+        front: Values,
+        tail: Values,
+        base: usize,
+        counts: &[u64],
+        mask: u32,
+    ) -> Result<Engine, OctalError> {
+        let Keep::Window { front: f, .. } = keep else {
+            return Err(OctalError::InvalidValues {
+                reason: "resume_window needs a window",
+            });
+        };
+        if base <= front.len() {
+            let mut all = front;
+            all.truncate(base);
+            all.extend_from_ref(tail.as_ref());
+            let mut e = Engine::resume(game, all)?;
+            e.set_keep(keep)?;
+            return Ok(e);
+        }
+        if front.len() != f || front.get(0).is_some_and(|v| v != 0) {
+            return Err(OctalError::InvalidValues {
+                reason: "the front does not match the window",
+            });
+        }
+        let n = base + tail.len();
+        if n > MAX_WINDOW_N || counts.iter().sum::<u64>() + 1 != n as u64 {
+            return Err(OctalError::InvalidValues {
+                reason: "the counts do not match the kept values",
+            });
+        }
+        let mut e = Engine::new(game);
+        e.keep = keep;
+        let max = front.max().max(tail.max());
+        let top = counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
+        if max > top || max >= 1 << 16 {
+            return Err(OctalError::InvalidValues {
+                reason: "value out of range",
+            });
+        }
+        while top >> e.vbits != 0 {
+            e.vbits += 1;
+        }
+        e.words = words_for(e.vbits);
+        e.excl = vec![0; e.words];
+        e.counts = vec![0; 1 << e.vbits];
+        e.counts[..counts.len().min(1 << e.vbits)]
+            .copy_from_slice(&counts[..counts.len().min(1 << e.vbits)]);
+        let mut values = front;
+        values.widen_to(width_for(top));
+        values.extend_from_ref(tail.as_ref());
+        e.values = values;
+        e.gap = Some(Gap { front: f, base });
+        if !e.scan_twos.is_empty() {
+            // The rare positions and probes from the front (every rare position is there).
+            let (words, sparse) = (e.words, &mut e.mode);
+            *sparse = Mode::Sparse(Box::new(with_cells!(e.values.as_ref(), |g| {
+                Sparse::new(mask, &g[..f], words)
+            })));
+        }
+        e.freeze()?;
+        Ok(e)
+    }
+
+    /// Drops values `slide` at a time in window mode instead of [`SLIDE`] (tests: windows of
+    /// a few hundred values).
+    #[cfg(test)]
+    pub(crate) fn set_slide(&mut self, slide: usize) {
+        self.slide = slide.max(1);
+    }
+
     /// Allows (default) or forbids the rare/common method (forbidding is for benchmarks and
     /// tests: the values do not depend on it).
     pub fn set_allow_sparse(&mut self, allow: bool) {
@@ -237,19 +358,57 @@ impl Engine {
     }
 
     /// G(0), …, G(len−1), in 1, 2 or 4 bytes per value ([`Values::get`], [`Values::iter`],
-    /// [`Values::to_u32_vec`]).
+    /// [`Values::to_u32_vec`]) — while every value is kept. In window mode, once values were
+    /// dropped ([`Engine::is_windowed`]), these are the kept values, the front then the tail:
+    /// read them through [`Engine::kept`].
     pub fn values(&self) -> &Values {
         &self.values
     }
 
+    /// Which values are kept.
+    pub fn keep(&self) -> Keep {
+        self.keep
+    }
+
+    /// True once values were dropped (window mode past `front + window + SLIDE` values).
+    pub fn is_windowed(&self) -> bool {
+        self.gap.is_some()
+    }
+
+    /// The kept values: `(front, tail, base)` with `front` = G(0..front.len()) and `tail` =
+    /// G(base..len()). While every value is kept: `(all, all, 0)`.
+    pub fn kept(&self) -> (ValuesRef<'_>, ValuesRef<'_>, usize) {
+        let all = self.values.as_ref();
+        match self.gap {
+            None => (all, all, 0),
+            Some(gap) => (all.slice(..gap.front), all.slice(gap.front..), gap.base),
+        }
+    }
+
+    /// The rare/common mask the engine runs with (0 when it is not in sparse mode).
+    pub fn mask(&self) -> u32 {
+        match &self.mode {
+            Mode::Sparse(sp) => sp.mask,
+            _ => 0,
+        }
+    }
+
+    /// `counts[v]`: how often v occurred as G(n), n ≥ 1.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
     /// Number of computed values.
     pub fn len(&self) -> usize {
-        self.values.len()
+        match self.gap {
+            None => self.values.len(),
+            Some(gap) => gap.base + self.values.len() - gap.front,
+        }
     }
 
     /// True before G(0) is computed.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len() == 0
     }
 
     /// Gives the values back.
@@ -283,23 +442,30 @@ impl Engine {
         n: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
-        if n > MAX_VALUES {
-            return Err(OctalError::LengthTooLarge {
-                requested: n,
-                max: MAX_VALUES,
-            });
+        let max = match self.keep {
+            Keep::All => MAX_VALUES,
+            Keep::Window { .. } => MAX_WINDOW_N,
+        };
+        if n > max {
+            return Err(OctalError::LengthTooLarge { requested: n, max });
         }
-        while self.values.len() < n {
+        while self.len() < n {
             if should_stop() {
                 return Err(OctalError::Stopped {
-                    computed: self.values.len(),
+                    computed: self.len(),
                 });
             }
-            let len = self.values.len();
+            self.slide()?;
+            let len = self.len();
             if len >= self.next_review {
                 self.review();
             }
-            let stop_at = n.min(self.next_review.max(len + 1));
+            let mut stop_at = n.min(self.next_review.max(len + 1));
+            if let Keep::Window { front, window } = self.keep {
+                // Never more than `front + window + 2·slide` values held (a slide follows).
+                let held = self.values.len();
+                stop_at = stop_at.min(len + (front + window + 2 * self.slide).saturating_sub(held).max(1));
+            }
             if self.parallel_sparse(len) {
                 let rare = match &self.mode {
                     Mode::Sparse(sp) => sp.rare.len(),
@@ -350,8 +516,14 @@ impl Engine {
     /// Marks everything but the scanned two-heap digits for heap n into `self.excl`.
     fn exclude_base(&mut self, n: usize) {
         let (game, rules, sets, excl) = (&self.game, &self.rules, &self.sets, &mut self.excl[..]);
+        let gap = self.gap;
         with_cells!(self.values.as_ref(), |g| exclude_base_in(
-            g, game, rules, sets, n, excl
+            View::of(g, gap),
+            game,
+            rules,
+            sets,
+            n,
+            excl
         ));
     }
 
@@ -372,7 +544,15 @@ impl Engine {
                 ));
                 bitset::mex(excl)
             }
-            Mode::Sparse(sp) => with_cells!(self.values.as_ref(), |g| sp.step(g, n, twos, excl)),
+            Mode::Sparse(sp) => {
+                let gap = self.gap;
+                with_cells!(self.values.as_ref(), |g| sp.step(
+                    View::of(g, gap),
+                    n,
+                    twos,
+                    excl
+                ))?
+            }
         };
         self.push_value(n, v)
     }
@@ -424,8 +604,16 @@ impl Engine {
             return Ok(());
         };
         let (rare, rare_vals) = (&sp.rare, sp.rare_vals());
+        let gap = self.gap;
         let pre = with_cells!(self.values.as_ref(), |g| sparse_block::rare_rows(
-            g, rare, rare_vals, start, end, twos, words0, threads
+            View::of(g, gap),
+            rare,
+            rare_vals,
+            start,
+            end,
+            twos,
+            words0,
+            threads
         ));
         sp.set_split_at(start);
         self.sparse_blocks += 1;
@@ -442,7 +630,12 @@ impl Engine {
             let Mode::Sparse(sp) = &mut self.mode else {
                 break; // left sparse mode (a value ≥ 2^16): the rest is computed normally
             };
-            let v = with_cells!(self.values.as_ref(), |g| sp.step(g, n, twos, excl));
+            let v = with_cells!(self.values.as_ref(), |g| sp.step(
+                View::of(g, gap),
+                n,
+                twos,
+                excl
+            ))?;
             self.push_value(n, v)?;
         }
         if let Mode::Sparse(sp) = &mut self.mode {
@@ -465,6 +658,15 @@ impl Engine {
             if self.vbits > SPARSE_MAX_BITS {
                 // The sparse tables hold values as u16; values this large mean no sparse
                 // space anyway.
+                if self.gap.is_some() {
+                    return Err(OctalError::WindowTooSmall {
+                        heap: n as u64,
+                        detail: format!(
+                            "G({n}) = {v} is 2^16 or more: the rare/common method, which window \
+                             mode needs, keeps values below 2^16 (keep every value instead)"
+                        ),
+                    });
+                }
                 if matches!(self.mode, Mode::Sparse(_)) {
                     self.mode = Mode::Dense;
                 }
@@ -478,11 +680,84 @@ impl Engine {
         }
         if let Mode::Sparse(sp) = &mut self.mode {
             sp.push(n, v);
+            if let Some(at) = sp.rare_beyond {
+                return Err(rare_beyond_window(at, self.keep));
+            }
             // A mask that has gone stale (many new rare positions) is reviewed early.
             if sp.rare.len() > 2 * self.rare_at_review + 4096 {
                 self.next_review = n + 1;
             }
         }
+        Ok(())
+    }
+
+    /// Window mode: drops values once more than `front + window + SLIDE` are held, keeping
+    /// the front and at least `window` behind the last one. The first drop opens the gap
+    /// and freezes mode and mask ([`Engine::freeze`]).
+    fn slide(&mut self) -> Result<(), OctalError> {
+        let Keep::Window { front, window } = self.keep else {
+            return Ok(());
+        };
+        let front_len = self.gap.map_or(front, |gap| gap.front);
+        let tail = self.values.len().saturating_sub(front_len);
+        if tail < window + self.slide {
+            return Ok(());
+        }
+        if self.gap.is_none() {
+            self.gap = Some(Gap { front, base: front });
+            if let Err(e) = self.freeze() {
+                self.gap = None;
+                return Err(e);
+            }
+        }
+        let drop = (tail - window) / self.slide * self.slide;
+        self.values.drain(front_len..front_len + drop);
+        if let Some(gap) = &mut self.gap {
+            gap.base += drop;
+        }
+        Ok(())
+    }
+
+    /// Window mode from now on: checks that the game can be computed from a front and a
+    /// window (the rare/common method or no two-heap digit at all; no full exclusion sets;
+    /// every rare position below the window less the largest take), then fixes mode and mask.
+    fn freeze(&mut self) -> Result<(), OctalError> {
+        let Keep::Window { front, window } = self.keep else {
+            return Ok(());
+        };
+        let heap = self.len() as u64;
+        let refuse = |why: String| OctalError::WindowTooSmall {
+            heap,
+            detail: format!("{why}; window mode cannot compute this game (keep every value)"),
+        };
+        if self.sets.is_some() || !self.rules.threes_capped.is_empty() {
+            return Err(refuse(
+                "three-heap splits and recurring digits need every value".into(),
+            ));
+        }
+        let take = self
+            .scan_twos
+            .iter()
+            .map(|&u| u.max(0) as usize)
+            .max()
+            .unwrap_or(0);
+        let rare_limit = window.saturating_sub(take + HEAPS);
+        match &mut self.mode {
+            Mode::Plain => {}
+            Mode::Dense => {
+                return Err(refuse(format!(
+                    "the values up to {heap} have no sparse space (too many rare values under \
+                     every mask), so two-heap splits are scanned in full"
+                )))
+            }
+            Mode::Sparse(sp) => {
+                sp.set_limits(front.min(rare_limit), rare_limit);
+                if let Some(at) = sp.rare_beyond {
+                    return Err(rare_beyond_window(at, self.keep));
+                }
+            }
+        }
+        self.next_review = usize::MAX;
         Ok(())
     }
 
@@ -502,8 +777,13 @@ impl Engine {
     /// threads, so the second thread idled for three quarters of the work to 10^5;
     /// BENCHMARKS.md, "Threads".)
     fn review(&mut self) {
-        let n = self.values.len();
+        let n = self.len();
         self.next_review = (n + n / 2).max(256);
+        if self.gap.is_some() {
+            // Window mode: mode and mask are frozen (a new mask needs every value).
+            self.next_review = usize::MAX;
+            return;
+        }
         if self.scan_twos.is_empty() {
             self.mode = Mode::Plain;
             return;
@@ -574,11 +854,28 @@ impl Engine {
     }
 }
 
+/// The error for a rare value at heap `at`, beyond what window mode allows.
+fn rare_beyond_window(at: usize, keep: Keep) -> OctalError {
+    let window = match keep {
+        Keep::Window { window, .. } => window,
+        Keep::All => 0,
+    };
+    let need = (at + 2 * HEAPS + 64).div_ceil(SLIDE) * SLIDE;
+    OctalError::WindowTooSmall {
+        heap: at as u64,
+        detail: format!(
+            "G({at}) is rare under the rare/common mask: every rare position must lie within \
+             the window ({window} values less the largest take), so a window of at least \
+             {need} values would suffice"
+        ),
+    }
+}
+
 /// Marks everything but the scanned two-heap digits for heap n into `excl` (`g` = G(0..n)):
 /// taking the whole heap, one-heap moves, three-heap splits that add tokens, and (through
 /// `sets`) the full exclusion sets.
 fn exclude_base_in<T: Cell>(
-    g: &[T],
+    g: View<'_, T>,
     game: &Game,
     rules: &Rules,
     sets: &Option<SetState>,
@@ -592,7 +889,7 @@ fn exclude_base_in<T: Cell>(
         if u >= n {
             break;
         }
-        set(excl, g[n - u].get());
+        set(excl, g.near(n - u).get());
     }
     for &u in &rules.threes_capped {
         // Add |u| ≥ 2 tokens, split into a ≤ b ≤ c with c ≤ n − 1.
@@ -603,12 +900,14 @@ fn exclude_base_in<T: Cell>(
         for a in 1..=total / 3 {
             let b_min = a.max((total - a).saturating_sub(cap));
             for b in b_min..=(total - a) / 2 {
+                // Never in window mode (refused when the gap opens): `front` is every value.
+                let g = g.front;
                 set(excl, g[a].get() ^ g[b].get() ^ g[total - a - b].get());
             }
         }
     }
     if let Some(sets) = sets {
-        sets.exclude(g, n, rules, excl);
+        sets.exclude(g.front, n, rules, excl);
     }
 }
 

@@ -76,6 +76,10 @@ pub enum OctalError {
     /// A computation would need more working memory than allowed.
     #[error("computing n = {n} would need about {words} words of working memory (limit {max})")]
     MemoryLimit { n: usize, words: usize, max: usize },
+    /// A computation that keeps a window of values (see `Keep::Window`) needs a value it
+    /// does not keep. Nothing was guessed: the engine stops with every value so far exact.
+    #[error("heap {heap}: {detail}")]
+    WindowTooSmall { heap: u64, detail: String },
     /// Values given to `Engine::resume` are not a valid start (empty is fine; G(0) must be 0).
     #[error("invalid stored values: {reason}")]
     InvalidValues { reason: &'static str },

@@ -12,6 +12,7 @@
 //!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).
 //! * [`value_at`] (`value.rs`): G(heap) for any u64 heap.
 //! * [`Values`] (`values.rs`): a G-sequence in 1, 2 or 4 bytes per value, widened on demand.
+//! * [`Keep`] (`window.rs`): all values, or a front and a window behind n (bounded memory).
 //! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
 //! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
 //!
@@ -38,11 +39,14 @@ mod split;
 mod squares;
 pub mod value;
 pub mod values;
+pub mod window;
+#[cfg(test)]
+mod window_tests;
 
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
 };
-pub use engine::{Engine, EngineStats, Value, MAX_VALUES};
+pub use engine::{Engine, EngineStats, Value, MAX_VALUES, MAX_WINDOW_N};
 pub use error::OctalError;
 pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};
 pub use naive::naive_values;
@@ -50,3 +54,4 @@ pub use periodicity::{detect, Detector, Periodicity, Proof, Theorem};
 pub use solver::Solver;
 pub use value::value_at;
 pub use values::{Cell, Values, ValuesRef};
+pub use window::{Keep, SLIDE};

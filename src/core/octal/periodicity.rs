@@ -196,6 +196,36 @@ impl Detector {
         &self.result
     }
 
+    /// [`Detector::check`] (or with `now`, [`Detector::check_now`]) in window mode: `tail` is
+    /// G(base..base + tail.len()), the values before it are not kept (`window.rs`). Only what
+    /// the tail shows is proved: a periodic stretch that starts inside it (its last irregular
+    /// value is then known exactly), certified by Thm 4.1; a stretch reaching back past the
+    /// tail, or a period longer than half the KMP window, stays unknown.
+    pub fn check_tail<'a>(
+        &mut self,
+        tail: impl Into<ValuesRef<'a>>,
+        base: usize,
+        now: bool,
+    ) -> &Periodicity {
+        let tail = tail.into();
+        if base == 0 {
+            return if now {
+                self.check_now(tail)
+            } else {
+                self.check(tail)
+            };
+        }
+        let len = base + tail.len();
+        if matches!(self.result, Periodicity::Unknown)
+            && (now || len >= self.checked + (self.checked / 16).max(64))
+        {
+            self.checked = len;
+            let (game, window) = (&self.game, self.window);
+            self.result = with_cells!(tail, |g| detect_tail(game, g, base, window));
+        }
+        &self.result
+    }
+
     /// The sweep only looks for periods the KMP pass cannot see: it needs 2·(window/2 + 1)
     /// differences.
     fn sweep_due(&self, len: usize) -> bool {
@@ -290,6 +320,81 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
     Periodicity::Unknown
 }
 
+/// The least period of every suffix of the last `w` differences `delta(dlen − 1 − k)`,
+/// `k < w` (the KMP prefix function of the reversed tail), reduced to the candidates `(q, m)`:
+/// the longest suffix length m with least period q and m ≥ 2q, for each such q.
+fn kmp_candidates(delta: impl Fn(usize) -> u32, dlen: usize, w: usize) -> Vec<(usize, usize)> {
+    let s = |k: usize| delta(dlen - 1 - k);
+    let mut pi = vec![0u32; w];
+    for k in 1..w {
+        let mut j = pi[k - 1] as usize;
+        while j > 0 && s(k) != s(j) {
+            j = pi[j - 1] as usize;
+        }
+        if s(k) == s(j) {
+            j += 1;
+        }
+        pi[k] = j as u32;
+    }
+    let mut cands: Vec<(usize, usize)> = Vec::new();
+    for m in 1..=w {
+        let q = m - pi[m - 1] as usize;
+        if 2 * q <= m {
+            match cands.last_mut() {
+                Some(last) if last.0 == q => last.1 = m,
+                _ => cands.push((q, m)),
+            }
+        }
+    }
+    cands
+}
+
+/// Window mode ([`Detector::check_tail`]): `g` is G(base..base + g.len()). A candidate whose
+/// periodic stretch of δ starts inside the tail has an exactly known last irregular value and
+/// is certified by Thm 4.1 (ordinary periodicity of a finite code: the theorem reads only the
+/// stretch and the length). Other theorems read values from heap 0 on and are not tried.
+fn detect_tail<T: Cell>(game: &Game, g: &[T], base: usize, window: usize) -> Periodicity {
+    if g.len() < 3 || game.part_rule() != PartRule::Any {
+        return Periodicity::Unknown;
+    }
+    let rules = Hypotheses::new(game);
+    // δ(i) = G(i+1) − G(i) for base ≤ i ≤ len − 2, indexed from base.
+    let dlen = g.len() - 1;
+    let w = dlen.min(window);
+    let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
+    for (q, mut m) in kmp_candidates(delta, dlen, w) {
+        if m == w {
+            // Extend backwards within the tail; a stretch reaching its start may go on before
+            // it, where nothing is kept: its start, and so the theorem's bound, is unknown.
+            let mut i = dlen - w;
+            loop {
+                if i == 0 {
+                    m = usize::MAX;
+                    break;
+                }
+                i -= 1;
+                if delta(i) != delta(i + q) {
+                    break;
+                }
+                m += 1;
+            }
+            if m == usize::MAX {
+                continue;
+            }
+        }
+        // δ is q-periodic on tail indices [dlen − m, dlen − 1]: e = base + dlen − m − 1.
+        let e = (base + dlen - m) as i64 - 1;
+        let first = dlen - m; // tail index of e + 1
+        if first + q >= g.len() || g[first + q].get() != g[first].get() {
+            continue; // a saltus: not provable from the tail alone
+        }
+        if let Some(proof) = rules.certify_periodic(base + g.len(), e, q as u64) {
+            return Periodicity::Proved(proof);
+        }
+    }
+    Periodicity::Unknown
+}
+
 /// The saltus of a candidate `(e, q)` read from the values, then [`Hypotheses::certify`].
 fn certify_candidate<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> Option<Proof> {
     let first = (e + 1) as usize;
@@ -369,6 +474,25 @@ impl Hypotheses {
             v,
             tb,
         }
+    }
+
+    /// Thm 4.1 for `G(i+q) = G(i)` for all `i > e`, known to hold for `e < i < len − q`: the
+    /// theorem's hypotheses need only that stretch to reach `h·e + h·q + t`.
+    fn certify_periodic(&self, len: usize, e: i64, q: u64) -> Option<Proof> {
+        if !self.finite {
+            return None;
+        }
+        let et = e.max(0) as u64;
+        let need = self.h * et + self.h * q + self.t + 1;
+        (need <= len as u64).then_some(Proof {
+            preperiod: (e + 1) as u64,
+            period: q,
+            saltus: 0,
+            proved_at: need,
+            theorem: Theorem::Periodicity41,
+            proof_period: q,
+            proof_saltus: 0,
+        })
     }
 
     /// A proof of `G(i+q) = G(i) + s` for all `i > e` (e = last irregular index, −1 allowed)

@@ -23,6 +23,17 @@ impl Solver {
         }
     }
 
+    /// Continues a window-mode computation (see [`Engine::resume_window`]); the verdict is
+    /// re-derived from the tail.
+    pub fn resume_engine(game: &Game, engine: Engine) -> Solver {
+        let mut s = Solver {
+            engine,
+            detector: Detector::new(game),
+        };
+        s.check(true);
+        s
+    }
+
     /// Continues from stored values (a `Vec<u32>` or [`Values`], see [`Engine::resume`]); the
     /// verdict is re-derived.
     pub fn resume(game: &Game, values: impl Into<Values>) -> Result<Solver, OctalError> {
@@ -70,22 +81,42 @@ impl Solver {
     ) -> Result<&Periodicity, OctalError> {
         loop {
             let len = self.engine.len();
-            let proved = matches!(
-                self.detector.check(self.engine.values()),
-                Periodicity::Proved(_)
-            );
+            let proved = matches!(self.check(false), Periodicity::Proved(_));
             if (until_proved && proved) || len >= max_n {
                 break;
             }
             let next = max_n.min(len + (len / 16).max(1024));
             self.engine.extend_to(next, should_stop)?;
         }
-        Ok(self.detector.check_now(self.engine.values()))
+        Ok(self.check(true))
+    }
+
+    /// The detector on the kept values (all of them, or in window mode the tail).
+    fn check(&mut self, now: bool) -> &Periodicity {
+        let (_, tail, base) = self.engine.kept();
+        self.detector.check_tail(tail, base, now)
     }
 
     /// G(heap) for any heap (see [`value_at`]).
     pub fn value_at(&self, heap: u64) -> Result<u64, OctalError> {
+        self.all_kept()?;
         value_at(self.engine.values(), self.detector.result(), heap)
+    }
+
+    /// Queries read G(0..len): refused once a window-mode engine dropped values.
+    fn all_kept(&self) -> Result<(), OctalError> {
+        if self.engine.is_windowed() {
+            let (front, _, base) = self.engine.kept();
+            return Err(OctalError::WindowTooSmall {
+                heap: self.engine.len() as u64,
+                detail: format!(
+                    "this computation keeps G(0..{}) and G({base}..{}) only",
+                    front.len(),
+                    self.engine.len()
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// G(0..n) as u64, from the values and, beyond them, the proved periodicity.
@@ -101,6 +132,7 @@ impl Solver {
         limit: usize,
         budget: u64,
     ) -> Result<MovePage, OctalError> {
+        self.all_kept()?;
         winning_moves(
             self.game(),
             self.engine.values().as_ref(),

@@ -26,9 +26,11 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+use super::error::OctalError;
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, HEAPS};
 use super::values::Cell;
+use super::window::View;
 
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
@@ -87,6 +89,12 @@ pub(crate) struct Sparse {
     /// When nonzero, the pairs with a rare part whose two parts are both below `split_at` are
     /// already in `excl` (the engine's parallel block pass, `sparse_block.rs`) and are skipped.
     split_at: usize,
+    /// Window mode (`window.rs`): probes only below `probe_limit`, and a rare position at or
+    /// beyond `rare_limit` is recorded in `rare_beyond` (the engine then stops). Both
+    /// `usize::MAX` while every value is kept.
+    probe_limit: usize,
+    rare_limit: usize,
+    pub rare_beyond: Option<usize>,
 }
 
 /// Occurrences per common value in the probe list.
@@ -125,6 +133,9 @@ impl Sparse {
             scans: 0,
             scanned_pairs: 0,
             split_at: 0,
+            probe_limit: usize::MAX,
+            rare_limit: usize::MAX,
+            rare_beyond: None,
         };
         s.widen(words);
         for (a, &v) in g.iter().enumerate() {
@@ -144,6 +155,19 @@ impl Sparse {
         if split_at != self.split_at {
             self.premarked = None;
             self.split_at = split_at;
+        }
+    }
+
+    /// Window mode: probes only from positions below `probe_limit`; every rare position must
+    /// stay below `rare_limit` (see `window.rs`).
+    pub(crate) fn set_limits(&mut self, probe_limit: usize, rare_limit: usize) {
+        self.probe_limit = probe_limit;
+        self.rare_limit = rare_limit;
+        self.probe_dirty = true;
+        if let Some(&last) = self.rare.last() {
+            if last as usize >= rare_limit {
+                self.rare_beyond = Some(last as usize);
+            }
         }
     }
 
@@ -175,14 +199,23 @@ impl Sparse {
             return;
         }
         if self.is_rare(v) {
-            self.rare.push(n as u32);
-            self.rare_vals.push(v as u16);
+            match u32::try_from(n) {
+                Ok(pos) if n < self.rare_limit => {
+                    self.rare.push(pos);
+                    self.rare_vals.push(v as u16);
+                }
+                _ => {
+                    self.rare_beyond.get_or_insert(n);
+                    return;
+                }
+            }
         }
         let v = v as usize;
         if v >= self.firsts.len() {
             self.firsts.resize(v + 1, Vec::new());
         }
-        if self.firsts[v].len() < PROBES_PER_VALUE {
+        // Positions from 2^32 on are never probes (a probe lies in the front).
+        if self.firsts[v].len() < PROBES_PER_VALUE && n <= u32::MAX as usize {
             self.firsts[v].push(n as u32);
             self.probe_dirty = true;
         }
@@ -190,39 +223,46 @@ impl Sparse {
 
     /// Rebuilds the probe list when new positions are due, at most every n/16 heaps (a stale
     /// list is only slower).
-    fn refresh_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
+    fn refresh_probe(&mut self, n: usize) {
         if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
-            self.rebuild_probe(n, g);
+            self.rebuild_probe(n);
         }
     }
 
-    fn rebuild_probe<T: Cell>(&mut self, n: usize, g: &[T]) {
+    fn rebuild_probe(&mut self, n: usize) {
         self.probe_dirty = false;
         self.probe.clear();
+        self.probe_vals.clear();
         // Positions below HEAPS go last, so that the head of the list can be marked for a
         // whole block of heaps (their partners would not all be known yet).
         let mut late = Vec::new();
         // Only positions ≤ n/2: they stay inside [1, r/2] for every later heap, so the probe
-        // loop needs no range test.
+        // loop needs no range test. A probe's value is the index of its `firsts` list.
         for i in 0..PROBES_PER_VALUE {
             for (v, list) in self.firsts.iter().enumerate() {
                 let Some(&a) = list.get(i) else {
                     continue;
                 };
+                if a as usize >= self.probe_limit {
+                    continue; // not kept in window mode
+                }
                 if a as usize > n / 2 {
                     self.probe_dirty = true; // include it once it is in range
                 } else if !self.is_rare(v as u32) {
                     if (a as usize) < HEAPS {
-                        late.push(a);
+                        late.push((a, v as u16));
                     } else {
                         self.probe.push(a);
+                        self.probe_vals.push(v as u16);
                     }
                 }
             }
         }
         self.probe_eligible = self.probe.len();
-        self.probe.extend(late);
-        self.probe_vals = self.probe.iter().map(|&a| g[a as usize].low16()).collect();
+        for (a, v) in late {
+            self.probe.push(a);
+            self.probe_vals.push(v);
+        }
         self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
         self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
@@ -239,7 +279,7 @@ impl Sparse {
     #[allow(clippy::too_many_arguments)]
     fn mark_block_rest<T: Cell>(
         &mut self,
-        g: &[T],
+        g: View<'_, T>,
         n: usize,
         first: usize,
         twos: &[i64],
@@ -261,7 +301,7 @@ impl Sparse {
             for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
                 let a = self.rare[i] as usize;
                 if allowed(a, r, gap) {
-                    mark[usize::from(self.rare_vals[i] ^ g[r - a].low16())] = stamp;
+                    mark[usize::from(self.rare_vals[i] ^ g.near(r - a).low16())] = stamp;
                 }
             }
         }
@@ -270,8 +310,16 @@ impl Sparse {
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
     /// parts must differ by at least `twos.gap` (0: any split).
-    /// `g` holds G(0..n), below 2^16 (in the engine's width: no copy of the values is kept).
-    pub fn step<T: Cell>(&mut self, g: &[T], n: usize, twos: &Twos, excl: &[u64]) -> u32 {
+    /// `g` holds G(0..n), below 2^16 (in the engine's width: no copy of the values is kept),
+    /// or in window mode the front and the tail of them (`window.rs`): a heap that cannot be
+    /// decided from those is an [`OctalError::WindowTooSmall`].
+    pub fn step<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        n: usize,
+        twos: &Twos,
+        excl: &[u64],
+    ) -> Result<u32, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
             self.marks.fill(0);
@@ -293,7 +341,7 @@ impl Sparse {
                 let s0 = self.stamp + 1;
                 self.stamp += HEAPS as Stamp;
                 self.premarked = Some((n, s0));
-                self.refresh_probe(n, g);
+                self.refresh_probe(n);
                 // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1. Below
                 // the least total's largest allowed smaller part they are allowed for every
                 // heap of the block.
@@ -313,8 +361,8 @@ impl Sparse {
                         mark_rare_pairs_block(
                             &self.probe[..head],
                             &self.probe_vals[..head],
-                            &g[..n],
-                            r,
+                            g.tail,
+                            r - g.base,
                             &mut self.marks,
                             s0,
                         );
@@ -332,8 +380,8 @@ impl Sparse {
                         mark_rare_pairs_block(
                             &self.rare[i..k],
                             &self.rare_vals[i..k],
-                            &g[..n],
-                            r,
+                            g.tail,
+                            r - g.base,
                             &mut self.marks,
                             s0,
                         );
@@ -343,7 +391,7 @@ impl Sparse {
             }
             _ => {
                 self.premarked = None;
-                self.refresh_probe(n, g);
+                self.refresh_probe(n);
                 self.head = 0;
                 self.stamp += 1;
                 let stamp = self.stamp;
@@ -360,7 +408,8 @@ impl Sparse {
                     let cut = premarked_cut(&self.rare, self.split_at, r, s1, e2);
                     let parts = without(s1, e2, [(e1, s2), cut]);
                     for (i, k) in parts {
-                        mark_rare_pairs(&self.rare[i..k], &self.rare_vals[i..k], g, r, mark, stamp);
+                        let (pos, vals) = (&self.rare[i..k], &self.rare_vals[i..k]);
+                        mark_rare_pairs(pos, vals, g.tail, r - g.base, mark, stamp);
                     }
                 }
                 (0, stamp)
@@ -390,11 +439,15 @@ impl Sparse {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
+                let end = scan_end(g, r, lo, hi);
+                if end <= hi {
+                    return Err(window_too_small(g, n, r, end, hi));
+                }
                 for a in lo..=hi {
-                    mark[usize::from(g[a].low16() ^ g[r - a].low16())] = stamp;
+                    mark[usize::from(g.front[a].low16() ^ g.near(r - a).low16())] = stamp;
                 }
             }
-            return (0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32;
+            return Ok((0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32);
         };
         // (2) rare values below c that are not yet excluded.
         let premarked_probes = self.head;
@@ -404,7 +457,7 @@ impl Sparse {
         drop_marked(&mut self.missing, mark, stamp);
         if self.missing.is_empty() {
             self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
-            return c;
+            return Ok(c);
         }
         self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
         self.scans += 1;
@@ -425,12 +478,12 @@ impl Sparse {
                     let end = (i + BATCH.max(self.missing.len())).min(self.probe.len());
                     let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
                     if all_in {
-                        mark_rare_pairs(pa, pv, g, r, mark, stamp);
+                        mark_rare_pairs(pa, pv, g.tail, r - g.base, mark, stamp);
                     } else {
                         for (&a, &va) in pa.iter().zip(pv) {
                             let a = a as usize;
                             if a >= lo && a <= hi {
-                                mark[usize::from(va ^ g[r - a].low16())] = stamp;
+                                mark[usize::from(va ^ g.near(r - a).low16())] = stamp;
                             }
                         }
                     }
@@ -446,11 +499,14 @@ impl Sparse {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
+                // Every value kept: `stop` is hi + 1. Window mode: the splits whose parts
+                // are both kept (a in the front, r − a in the tail).
+                let stop = scan_end(g, r, lo, hi);
                 let mut a = lo;
-                while a <= hi {
-                    let end = (a + BATCH.max(self.missing.len())).min(hi + 1);
-                    let left = &g[a..end];
-                    let right = &g[r + 1 - end..=r - a];
+                while a < stop {
+                    let end = (a + BATCH.max(self.missing.len())).min(stop);
+                    let left = &g.front[a..end];
+                    let right = &g.tail[r + 1 - end - g.base..=r - a - g.base];
                     for (&x, &y) in left.iter().zip(right.iter().rev()) {
                         mark[usize::from(x.low16() ^ y.low16())] = stamp;
                     }
@@ -461,10 +517,48 @@ impl Sparse {
                         break 'scan;
                     }
                 }
+                if stop <= hi {
+                    // Undecided within what is kept: G(n) may be rare, or a witness lies in.
+                    return Err(window_too_small(g, n, r, stop, hi));
+                }
             }
         }
         // The missing list is ascending; its head (if any) is the least unexcluded value.
-        self.missing.first().map_or(c, |&v| v.into())
+        Ok(self.missing.first().map_or(c, |&v| v.into()))
+    }
+}
+
+/// The end of the splits `(a, r − a)`, `a` in `lo..=hi`, whose two parts are kept: `hi + 1`
+/// when every value is (no gap), else the least `a` with `a` beyond the front or `r − a`
+/// before the tail.
+#[inline]
+fn scan_end<T: Copy>(g: View<'_, T>, r: usize, lo: usize, hi: usize) -> usize {
+    (hi + 1)
+        .min(g.front_end())
+        .min((r + 1).saturating_sub(g.base))
+        .max(lo)
+}
+
+/// The error for a heap whose rare check needs the splits from `a = from` to `hi`, whose parts
+/// are not both kept.
+fn window_too_small<T: Copy>(
+    g: View<'_, T>,
+    n: usize,
+    r: usize,
+    from: usize,
+    hi: usize,
+) -> OctalError {
+    OctalError::WindowTooSmall {
+        heap: n as u64,
+        detail: format!(
+            "deciding whether G({n}) is rare needs the splits ({from}..={hi}, {r} − a) — G({n}) \
+             is rare, or the first splits that exclude every smaller rare value lie further in — \
+             but only G(0..{front}) and G({base}..{n}) are kept. A front and a window of at least \
+             {need} values each (or keeping every value) hold every split of this heap.",
+            front = g.front_end(),
+            base = g.base,
+            need = hi + 1 + n.saturating_sub(r),
+        ),
     }
 }
 

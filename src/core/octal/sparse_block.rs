@@ -17,14 +17,16 @@ use super::bitset::set;
 use super::rules::Twos;
 use super::split::split_range;
 use super::values::Cell;
+use super::window::View;
 
 /// For heaps `start..end`: a row of `words` words per heap with the nim-sums of the pairs
 /// `(a, r − a)`, `a` in `rare` (values `rare_vals`), `lo ≤ a ≤ r − lo`, both parts below
 /// `start`, for every digit in `twos`, that keep the part rule (`twos.gap`: the smaller part
-/// at most `hi`, so `a` in `[lo, hi] ∪ [r − hi, r − lo]`). `g` holds G(0..start).
+/// at most `hi`, so `a` in `[lo, hi] ∪ [r − hi, r − lo]`). `g` holds G(0..start) (in window
+/// mode its front and tail: every partner of a rare position lies in the tail).
 #[allow(clippy::too_many_arguments)] // the block's geometry, each used once
 pub(crate) fn rare_rows<T: Cell>(
-    g: &[T],
+    g: View<'_, T>,
     rare: &[u32],
     rare_vals: &[u16],
     start: usize,
@@ -60,7 +62,7 @@ pub(crate) fn rare_rows<T: Cell>(
                     let i0 = rare.partition_point(|&a| (a as usize) < a_min);
                     let i1 = rare.partition_point(|&a| (a as usize) <= a_max);
                     for (&a, &va) in rare[i0..i1].iter().zip(&rare_vals[i0..i1]) {
-                        set(row, u32::from(va) ^ g[r - a as usize].get());
+                        set(row, u32::from(va) ^ g.near(r - a as usize).get());
                     }
                 }
             }

@@ -205,6 +205,15 @@ impl Values {
         }
     }
 
+    /// Removes the values at indices `range` (the ones after it move down: one `memmove`).
+    pub fn drain(&mut self, range: std::ops::Range<usize>) {
+        match self {
+            Values::U8(g) => drop(g.drain(range)),
+            Values::U16(g) => drop(g.drain(range)),
+            Values::U32(g) => drop(g.drain(range)),
+        }
+    }
+
     /// Drops everything from index `len` on.
     pub fn truncate(&mut self, len: usize) {
         match self {
