@@ -15,6 +15,8 @@
 //! * [`Keep`] (`window.rs`): all values, or a front and a window behind n (bounded memory).
 //! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
 //! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
+//! * [`Statistics`] (`statistics.rs`): the published tables' statistics of a G-sequence prefix;
+//!   [`unsolved`] (`unsolved.rs`): the unsolved games and their published computations.
 //!
 //! Pure computation: no I/O, no async; parallelism only through `std::thread::scope`; every
 //! long computation polls a `should_stop` callback; all failures are [`OctalError`]s.
@@ -37,6 +39,8 @@ mod sparse;
 mod sparse_block;
 mod split;
 mod squares;
+pub mod statistics;
+pub mod unsolved;
 pub mod value;
 pub mod values;
 pub mod window;
@@ -52,6 +56,7 @@ pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS}
 pub use naive::naive_values;
 pub use periodicity::{detect, Detector, Periodicity, Proof, Theorem};
 pub use solver::Solver;
+pub use statistics::{Snapshot, Statistics, StatisticsError};
 pub use value::value_at;
 pub use values::{Cell, Values, ValuesRef};
 pub use window::{Keep, SLIDE};
