@@ -59,6 +59,12 @@ pub struct Config {
     pub job_threads: usize,
     /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
     pub job_max_n: u64,
+    /// `GRUNDY_JOB_WINDOW`: the front and window a `"keep": "window"` job keeps by default.
+    pub job_window: u64,
+    /// `GRUNDY_JOB_MAX_WINDOW`: the largest front and window a job may ask for.
+    pub job_max_window: u64,
+    /// `GRUNDY_JOB_WINDOW_MAX_N`: the largest `max_n` of a window-mode job.
+    pub job_window_max_n: u64,
     /// `GRUNDY_JOB_CHECKPOINT_MS` — how often a running job saves its values and renews its lease.
     pub job_checkpoint: Duration,
     /// `GRUNDY_JOB_LEASE_MS` — how long a job stays claimed without a checkpoint; after that
@@ -119,6 +125,9 @@ impl Default for Config {
                 .map_or(1, |n| n.get())
                 .min(MAX_JOB_THREADS),
             job_max_n: 1_000_000_000,
+            job_window: 1 << 24,
+            job_max_window: 1 << 28,
+            job_window_max_n: crate::core::octal::MAX_WINDOW_N as u64,
             job_checkpoint: Duration::from_secs(2),
             job_lease: Duration::from_secs(15),
             replica_id: uuid::Uuid::new_v4().to_string(),
@@ -221,6 +230,9 @@ impl Config {
             job_workers: var("GRUNDY_JOB_WORKERS", d.job_workers)?,
             job_threads: var("GRUNDY_JOB_THREADS", d.job_threads)?,
             job_max_n: var("GRUNDY_JOB_MAX_N", d.job_max_n)?,
+            job_window: var("GRUNDY_JOB_WINDOW", d.job_window)?,
+            job_max_window: var("GRUNDY_JOB_MAX_WINDOW", d.job_max_window)?,
+            job_window_max_n: var("GRUNDY_JOB_WINDOW_MAX_N", d.job_window_max_n)?,
             job_checkpoint: Duration::from_millis(var(
                 "GRUNDY_JOB_CHECKPOINT_MS",
                 d.job_checkpoint.as_millis() as u64,
@@ -263,6 +275,33 @@ impl Config {
                 name: "GRUNDY_JOB_MAX_N",
                 value: cfg.job_max_n.to_string(),
                 reason: format!("must be at most {}", crate::core::octal::MAX_VALUES),
+            });
+        }
+        let slide = crate::core::octal::SLIDE as u64;
+        for (name, value) in [
+            ("GRUNDY_JOB_WINDOW", cfg.job_window),
+            ("GRUNDY_JOB_MAX_WINDOW", cfg.job_max_window),
+        ] {
+            if value == 0 || value % slide != 0 || value > 1 << 32 {
+                return Err(ConfigError {
+                    name,
+                    value: value.to_string(),
+                    reason: format!("must be a positive multiple of {slide}, at most 2^32"),
+                });
+            }
+        }
+        if cfg.job_window > cfg.job_max_window {
+            return Err(ConfigError {
+                name: "GRUNDY_JOB_WINDOW",
+                value: cfg.job_window.to_string(),
+                reason: "must be at most GRUNDY_JOB_MAX_WINDOW".into(),
+            });
+        }
+        if cfg.job_window_max_n > crate::core::octal::MAX_WINDOW_N as u64 {
+            return Err(ConfigError {
+                name: "GRUNDY_JOB_WINDOW_MAX_N",
+                value: cfg.job_window_max_n.to_string(),
+                reason: format!("must be at most {}", crate::core::octal::MAX_WINDOW_N),
             });
         }
         if !(1..=MAX_JOB_THREADS).contains(&cfg.job_threads) {

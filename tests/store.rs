@@ -266,6 +266,8 @@ async fn exercise_jobs(store: &Store) {
             &NewJob {
                 code: "0.6".into(),
                 max_n: 5000,
+                keep_window: None,
+                store_values: true,
             },
             "job-a",
             0,
@@ -279,6 +281,8 @@ async fn exercise_jobs(store: &Store) {
             &NewJob {
                 code: "0.07".into(),
                 max_n: 100,
+                keep_window: None,
+                store_values: true,
             },
             "job-b",
             0,
@@ -321,6 +325,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.6",
                 offset: 0,
                 tail: (&values[..10]).into(),
+                computed: 10,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -337,6 +344,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.6",
                 offset: 0,
                 tail: (&values).into(),
+                computed: values.len() as u64,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: Some(1e5),
                 lease_ms: 60_000
@@ -353,6 +363,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.6",
                 offset: 0,
                 tail: (&values).into(),
+                computed: values.len() as u64,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -374,6 +387,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.07",
                 offset: 0,
                 tail: (&values[..50]).into(),
+                computed: 50,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -400,6 +416,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.6",
                 offset: 0,
                 tail: (&values).into(),
+                computed: values.len() as u64,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: None,
                 lease_ms: -1
@@ -420,6 +439,9 @@ async fn exercise_jobs(store: &Store) {
                 code: "0.6",
                 offset: 0,
                 tail: (&values).into(),
+                computed: values.len() as u64,
+                window: None,
+                statistics: None,
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000
@@ -446,6 +468,8 @@ async fn exercise_jobs(store: &Store) {
             &NewJob {
                 code: "0.77".into(),
                 max_n: 10,
+                keep_window: None,
+                store_values: true,
             },
             "job-c",
             0,
@@ -461,6 +485,8 @@ async fn exercise_jobs(store: &Store) {
             &NewJob {
                 code: "0.77".into(),
                 max_n: 10,
+                keep_window: None,
+                store_values: true,
             },
             "job-d",
             0,
@@ -555,6 +581,129 @@ async fn sqlite_database_of_the_previous_version_is_migrated_and_read() {
     );
 }
 
+/// A window-mode job's kept values: the front and the tail written with checkpoints, the
+/// chunks the tail left behind deleted, statistics saved, everything read back exactly; a
+/// deleted job takes its chunks with it.
+async fn exercise_windows(store: &Store) {
+    use grundy::store::{WindowState, WindowWrite};
+    let job = store
+        .create_job(
+            &NewJob {
+                code: "0.167".into(),
+                max_n: 1 << 40,
+                keep_window: Some(CHUNK as u64),
+                store_values: false,
+            },
+            "job-w",
+            0,
+        )
+        .await
+        .unwrap();
+    assert_eq!(job.keep_window, Some(CHUNK as u64));
+    assert!(!job.store_values);
+    let claimed = store.claim_job("r1", 60_000).await.unwrap().unwrap();
+    assert_eq!(claimed.keep_window, Some(CHUNK as u64));
+    assert!(store.load_window("job-w").await.unwrap().is_none());
+    // Values with a pattern per heap, so that a chunk read back out of place shows.
+    let value = |h: usize| ((h * 7 + h / CHUNK) % 251) as u32;
+    let range = |a: usize, b: usize| (a..b).map(value).collect::<Vec<u32>>();
+    let checkpoint = |state: WindowState, parts: [(usize, Vec<u32>); 2]| async move {
+        let parts_ref = [
+            (parts[0].0, (&parts[0].1[..]).into()),
+            (parts[1].0, (&parts[1].1[..]).into()),
+        ];
+        store
+            .checkpoint(CheckpointArgs {
+                job_id: "job-w",
+                owner: "r1",
+                code: "0.167",
+                offset: 0,
+                tail: (&[0u32; 0][..]).into(),
+                computed: state.computed,
+                window: Some(WindowWrite {
+                    state,
+                    parts: parts_ref,
+                }),
+                statistics: Some(&[1, 2, 3]),
+                periodicity: None,
+                rate: Some(1.0),
+                lease_ms: 60_000,
+            })
+            .await
+            .unwrap()
+    };
+    let c = CHUNK;
+    // Before the gap: G(0..2.5 chunks) kept whole.
+    let state = WindowState {
+        front: c as u64,
+        window: c as u64,
+        base: 0,
+        computed: (5 * c / 2) as u64,
+        mask: 0x3d,
+    };
+    assert_eq!(
+        checkpoint(state, [(0, range(0, c)), (c, range(c, 5 * c / 2))]).await,
+        Checkpoint::Continue
+    );
+    let w = store.load_window("job-w").await.unwrap().unwrap();
+    assert_eq!(w.state, state);
+    assert_eq!(w.front.to_u32_vec(), range(0, 5 * c / 2));
+    assert!(w.tail.is_empty());
+    // The gap opens: the tail is G(3c..5c+10); chunks 1 and 2 go.
+    let state = WindowState {
+        base: (3 * c) as u64,
+        computed: (5 * c + 10) as u64,
+        ..state
+    };
+    assert_eq!(
+        checkpoint(state, [(c, range(c, c)), (3 * c, range(3 * c, 5 * c + 10))]).await,
+        Checkpoint::Continue
+    );
+    let w = store.load_window("job-w").await.unwrap().unwrap();
+    assert_eq!(w.state, state);
+    assert_eq!(w.front.to_u32_vec(), range(0, c));
+    assert_eq!(w.tail.to_u32_vec(), range(3 * c, 5 * c + 10));
+    assert_eq!(
+        store.job_statistics("job-w").await.unwrap(),
+        Some(vec![1, 2, 3])
+    );
+    assert_eq!(
+        store.get_job("job-w").await.unwrap().unwrap().computed,
+        (5 * c + 10) as u64
+    );
+    // A missing tail chunk is corruption, never a short read.
+    sqlx::query("DELETE FROM job_window_chunks WHERE job_id = 'job-w' AND chunk = 4")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.load_window("job-w").await,
+        Err(StoreError::Corrupt(_))
+    ));
+    // Finished and deleted: its chunks go too.
+    assert!(store
+        .finish_job("job-w", "r1", JobStatus::Done, (5 * c) as u64, None, None)
+        .await
+        .unwrap());
+    assert!(store.delete_job("job-w").await.unwrap());
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM job_window_chunks")
+        .fetch_one(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn sqlite_windows() {
+    exercise_windows(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_windows() {
+    exercise_windows(&postgres().await).await;
+}
+
 #[tokio::test]
 async fn sqlite_jobs() {
     exercise_jobs(&sqlite().await).await;
@@ -607,6 +756,8 @@ async fn postgres_concurrent_claims_never_double_claim() {
                 &NewJob {
                     code: "0.07".into(),
                     max_n: 10,
+                    keep_window: None,
+                    store_values: true,
                 },
                 &format!("j{i:02}"),
                 0,

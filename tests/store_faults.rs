@@ -36,6 +36,8 @@ fn new_job(code: &str, max_n: u64) -> NewJob {
     NewJob {
         code: code.into(),
         max_n,
+        keep_window: None,
+        store_values: true,
     }
 }
 
@@ -81,6 +83,9 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             code: "0.6",
             offset: 0,
             tail: (&big).into(),
+            computed: big.len() as u64,
+            window: None,
+            statistics: None,
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
@@ -127,6 +132,9 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             code: "0.6",
             offset: 0,
             tail: (&big).into(),
+            computed: big.len() as u64,
+            window: None,
+            statistics: None,
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
@@ -163,6 +171,9 @@ async fn a_tail_without_its_prefix_is_refused() {
             code: "0.6",
             offset: CHUNK,
             tail: (&tail).into(),
+            computed: (CHUNK + tail.len()) as u64,
+            window: None,
+            statistics: None,
             periodicity: None,
             rate: None,
             lease_ms: 60_000,

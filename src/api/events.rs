@@ -17,7 +17,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::doc_responses::{JobNotFound, StoreUnavailable};
 use super::error::ApiError;
-use super::jobs::{existing, JobResponse};
+use super::jobs::{existing, JobResponse, Progress};
+use super::statistics::{saved, StatisticsSummary};
 use crate::service::AppState;
 use crate::store::{Job, Store};
 
@@ -31,9 +32,11 @@ fn poll_interval(checkpoint: Duration) -> Duration {
 
 /// Live progress of a job (Server-Sent Events).
 ///
-/// `event: progress` with data `{"computed", "max_n", "heaps_per_second", "eta_seconds"}`
-/// (the job document's `progress`) each time the computed count changes — at least at every
-/// checkpoint —, then one terminal `event: done`, `failed` or `cancelled` whose data is the
+/// `event: progress` with data `{"computed", "max_n", "heaps_per_second", "eta_seconds",
+/// "statistics"}` (the job document's `progress`, and a summary of the job's statistics —
+/// `n`, `max_value`, `max_value_first_heap`, `rare_mask`, `rare_count`, `last_rare_heap`, as
+/// `GET /v1/octal/jobs/{id}/statistics` gives them without the histogram, null before the
+/// first checkpoint) each time the computed count changes — at least at every checkpoint —, then one terminal `event: done`, `failed` or `cancelled` whose data is the
 /// job document (as `GET /v1/octal/jobs/{id}` returns it), and the stream ends. Should the job
 /// record vanish meanwhile, an `event: error` with a problem document ends it. Comment lines
 /// every 15 s keep idle connections open.
@@ -117,7 +120,17 @@ impl Watch {
                 if status.is_final() {
                     self.next = Some(job);
                 }
-                let data = serde_json::to_string(&doc.progress).unwrap_or_default();
+                let statistics = match saved(&self.store, &self.id).await {
+                    Ok(stats) => stats
+                        .and_then(|s| s.current())
+                        .map(|s| StatisticsSummary::from(&s)),
+                    Err(_) => None,
+                };
+                let event = ProgressEvent {
+                    progress: doc.progress,
+                    statistics,
+                };
+                let data = serde_json::to_string(&event).unwrap_or_default();
                 return Some(Event::default().event("progress").data(data));
             }
             if status.is_final() {
@@ -127,6 +140,14 @@ impl Watch {
             }
         }
     }
+}
+
+/// The data of a `progress` event.
+#[derive(serde::Serialize)]
+struct ProgressEvent {
+    #[serde(flatten)]
+    progress: Progress,
+    statistics: Option<StatisticsSummary>,
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -26,9 +26,34 @@ pub struct JobRequest {
     /// A game code (as for `/v1/octal/sequence`).
     #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
-    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000).
+    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000, keeping
+    /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
     #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
+    /// Which values the job keeps: `all` (default) — every value in memory and in the store
+    /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
+    /// the last `window` values, so memory stays bounded whatever `max_n` (for the rare/common
+    /// method's sparse games; a heap that cannot be decided from what is kept fails the job
+    /// with a problem saying which window would do). Statistics are kept either way.
+    #[serde(default)]
+    pub keep: Option<KeepMode>,
+    /// With `"keep": "window"`: the front and window size (see the schema).
+    #[serde(default)]
+    #[schema(schema_with = super::schema_rules::job_window)]
+    pub window: Option<Nat>,
+    /// With `"keep": "window"`: also store every value, so that they can be downloaded
+    /// (default false: the store keeps only the front, the window and the statistics).
+    #[serde(default)]
+    pub store_values: Option<bool>,
+}
+
+/// Which values a job keeps in memory (see `JobRequest.keep`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KeepMode {
+    #[default]
+    All,
+    Window,
 }
 
 /// Progress of a job.
@@ -56,6 +81,12 @@ pub struct JobResponse {
     pub max_n: u64,
     /// `queued`, `running`, `done`, `failed` or `cancelled`.
     pub status: String,
+    /// `all` or `window` (see the request).
+    pub keep: KeepMode,
+    /// The front and window size of a `window` job (null for `all`).
+    pub window: Option<u64>,
+    /// Whether every value is stored (and downloadable): always for `all`.
+    pub store_values: bool,
     pub progress: Progress,
     /// The verdict on the values computed so far (proved periodicity ends the job early).
     pub periodicity: PeriodicityInfo,
@@ -142,6 +173,13 @@ impl From<Job> for JobResponse {
             code: j.code,
             max_n: j.max_n,
             status: j.status.as_str().to_owned(),
+            keep: if j.keep_window.is_some() {
+                KeepMode::Window
+            } else {
+                KeepMode::All
+            },
+            window: j.keep_window,
+            store_values: j.store_values,
             periodicity,
             error: j.error,
             cancel_requested: j.cancel_requested,
@@ -196,6 +234,70 @@ pub(super) async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), A
     Ok((store, job))
 }
 
+/// The job a valid request asks for: `max_n` within the mode's limit, window options only in
+/// window mode.
+fn new_job(
+    config: &crate::config::Config,
+    code: String,
+    req: &JobRequest,
+) -> Result<NewJob, ApiError> {
+    let max_n = req.max_n.0;
+    let window_mode = req.keep.unwrap_or_default() == KeepMode::Window;
+    let (limit, var) = if window_mode {
+        (config.job_window_max_n, "GRUNDY_JOB_WINDOW_MAX_N")
+    } else {
+        (config.job_max_n, "GRUNDY_JOB_MAX_N")
+    };
+    if max_n == 0 || max_n > limit {
+        let hint = if window_mode {
+            ""
+        } else {
+            "; a job with \"keep\": \"window\" may go further"
+        };
+        return Err(ApiError::invalid(
+            "max_n",
+            format!("max_n: {max_n} is outside 1..={limit} ({var}){hint}"),
+        ));
+    }
+    if !window_mode {
+        for (field, given) in [
+            ("window", req.window.is_some()),
+            ("store_values", req.store_values.is_some()),
+        ] {
+            if given {
+                return Err(ApiError::invalid(
+                    field,
+                    format!("{field}: only a job with \"keep\": \"window\" takes it"),
+                ));
+            }
+        }
+        return Ok(NewJob {
+            code,
+            max_n,
+            keep_window: None,
+            store_values: true,
+        });
+    }
+    let slide = crate::core::octal::SLIDE as u64;
+    let window = req.window.map_or(config.job_window, |w| w.0);
+    if window == 0 || window % slide != 0 || window > config.job_max_window {
+        return Err(ApiError::invalid(
+            "window",
+            format!(
+                "window: {window} must be a positive multiple of {slide} up to {} \
+                 (GRUNDY_JOB_MAX_WINDOW)",
+                config.job_max_window
+            ),
+        ));
+    }
+    Ok(NewJob {
+        code,
+        max_n,
+        keep_window: Some(window),
+        store_values: req.store_values.unwrap_or(false),
+    })
+}
+
 /// Submit a long computation.
 #[utoipa::path(
     post, path = "/v1/octal/jobs", operation_id = "create_octal_job", tag = "octal-jobs",
@@ -204,7 +306,7 @@ pub(super) async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), A
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         BodyProblems,
-        (status = 422, description = "Bad game code or max_n above GRUNDY_JOB_MAX_N", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or window options without `\"keep\": \"window\"`", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
         (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
     )
@@ -214,28 +316,21 @@ async fn create(
     ApiJson(req): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
-    let max_n = req.max_n.0;
-    if max_n == 0 || max_n > app.config.job_max_n {
-        return Err(ApiError::invalid(
-            "max_n",
-            format!(
-                "max_n: {max_n} is outside 1..={} (GRUNDY_JOB_MAX_N)",
-                app.config.job_max_n
-            ),
-        ));
+    let new = new_job(&app.config, game.canonical(), &req)?;
+    if new.keep_window.is_some() {
+        if let Some(why) = crate::core::octal::Engine::window_refusal(&game) {
+            return Err(ApiError::invalid(
+                "keep",
+                format!(
+                    "keep: {} cannot be computed in window mode: {why} (keep \"all\")",
+                    game.canonical()
+                ),
+            ));
+        }
     }
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let job = store
-        .create_job(
-            &NewJob {
-                code: game.canonical(),
-                max_n,
-            },
-            &id,
-            0,
-        )
-        .await?;
+    let job = store.create_job(&new, &id, 0).await?;
     app.job_notify.notify_one();
     metrics::counter!("grundy_jobs_submitted_total").increment(1);
     let location = format!("/v1/octal/jobs/{id}");

@@ -1,6 +1,7 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 //! Handlers and wire types only: the edge is `crate::http`, the services `crate::service`.
 
+pub mod accept; // content negotiation: JSON, CSV or binary by Accept
 pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
 pub mod compute; // the one path of every compute answer: cache, blocking pool, serialization
 pub mod doc_responses; // shared OpenAPI response components (400/413/415, 404 job, 503 store)
@@ -23,6 +24,7 @@ pub mod problems; // /problems/*: one page per problem type
 pub mod related; // /v1/antonim/*, /v1/antimatter/*
 pub mod schema_rules; // the JSON Schema rules of the OpenAPI document (patterns, limits)
 mod serde_error; // a serde error as the problem naming its field
+pub mod statistics; // GET /v1/octal/jobs/{id}/statistics: the tables' statistics of a job
 pub mod transfinite; // /v1/transfinite/*
 pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
 pub mod welter; // /v1/welter/{value,winning-moves,primes}
@@ -75,6 +77,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(values::router())
         .merge(jobs::router())
         .merge(events::router())
+        .merge(statistics::router())
         .merge(ops::router())
         .merge(problems::router())
 }

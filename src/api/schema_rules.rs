@@ -224,12 +224,30 @@ pub fn sequence_n() -> Object {
 
 /// `max_n` of `POST /v1/octal/jobs`: 1..=`GRUNDY_JOB_MAX_N`.
 pub fn job_max_n() -> Object {
-    let mut o = nat_range(1, crate::config::Config::default().job_max_n);
+    let d = crate::config::Config::default();
+    let mut o = nat_range(1, d.job_max_n.max(d.job_window_max_n));
     o.description = Some(
-        "How many values to compute at most: 1..=`GRUNDY_JOB_MAX_N` (default 1,000,000,000, the \
-         maximum stated here)."
+        "How many values to compute at most: 1..=`GRUNDY_JOB_MAX_N` (default 1,000,000,000) for a \
+         job that keeps every value, 1..=`GRUNDY_JOB_WINDOW_MAX_N` (default 2^48, the maximum \
+         stated here) with `\"keep\": \"window\"`."
             .into(),
     );
+    o
+}
+
+/// `window` of `POST /v1/octal/jobs`: a positive multiple of 65,536 up to
+/// `GRUNDY_JOB_MAX_WINDOW` (default 2^28); null or absent for `GRUNDY_JOB_WINDOW`.
+pub fn job_window() -> Object {
+    let d = crate::config::Config::default();
+    let slide = crate::core::octal::SLIDE as u64;
+    let mut o = nat_range(slide, d.job_max_window);
+    o.multiple_of = Some((slide as f64).into());
+    o.schema_type = SchemaType::from_iter([Type::Integer, Type::Null]);
+    o.description = Some(format!(
+        "With `\"keep\": \"window\"`: the values kept in the front (G(0..window)) and behind the \
+         last one computed, a multiple of {slide} up to `GRUNDY_JOB_MAX_WINDOW` (default 2^28); \
+         default `GRUNDY_JOB_WINDOW` (2^24). Memory: about 2 × window values of 1 or 2 bytes."
+    ));
     o
 }
 

@@ -292,7 +292,20 @@ async fn available(
     if let Some(e) = store_error {
         return Err(e);
     }
-    Err(not_available(app, &code, start, last, known, too_slow))
+    let mut e = not_available(app, &code, start, last, known, too_slow);
+    // Values a window-mode job computed but did not keep: say so, and where its statistics are.
+    if let Some(store) = app.store() {
+        if let Ok(Some((id, computed, window))) = store.window_job_beyond(&code, last).await {
+            if let ApiError::Conflict { detail, .. } = &mut e {
+                detail.push_str(&format!(
+                    ". Job {id} computed g(0..{computed}) of {code} keeping only G(0..{window}) and \
+                     its last {window} values (\"keep\": \"window\" without \"store_values\"): the \
+                     others are not kept; their statistics are at /v1/octal/jobs/{id}/statistics"
+                ));
+            }
+        }
+    }
+    Err(e)
 }
 
 /// The 409 for a range beyond the available values: how far they go and how to extend them.

@@ -26,10 +26,11 @@ use tokio::task::JoinHandle;
 
 use super::octal::OctalServiceError;
 use super::state::AppState;
+use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::store::{
     now_ms, tail_offset, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord, Stall,
-    Store, StoreError,
+    Store, StoreError, WindowState, WindowWrite,
 };
 
 /// Handles of the running workers, to stop them at shutdown.
@@ -226,6 +227,11 @@ struct Saver<'a> {
     /// A checkpoint failed or the store was reopened since the claim: a vanished row is
     /// taken for a wiped database and re-registered.
     saw_fault: bool,
+    /// Window mode: values known written to the job's window chunks, and whether the public
+    /// sequence can still be written (it cannot once a wiped store lost a prefix that is no
+    /// longer kept).
+    already_window: usize,
+    sequence_ok: bool,
 }
 
 impl Saver<'_> {
@@ -245,15 +251,50 @@ impl Saver<'_> {
                 // The database may have lost what we wrote: write everything again.
                 self.epoch = self.store.epoch();
                 self.already = 0;
+                self.already_window = 0;
                 self.saw_fault = true;
             }
-            let offset = tail_offset(self.already);
-            // A view of the solver's values, in their width: nothing is copied.
-            let (tail, json) = (
-                solver.values().as_ref().slice(offset..),
+            let engine = solver.engine();
+            let total = engine.len();
+            let (front, kept, base) = engine.kept();
+            // The public sequence: every value of an `all` job; a window job's only when it
+            // stores them and they are still kept.
+            let (mut offset, mut tail) = (0, ValuesRef::U8(&[]));
+            if self.job.keep_window.is_none() || (self.job.store_values && self.sequence_ok) {
+                offset = tail_offset(self.already);
+                if offset >= base {
+                    tail = kept.slice(offset - base..);
+                } else {
+                    tracing::warn!(job = %self.job.id, from = offset,
+                        "the stored values before the window were lost; the job goes on without storing every value");
+                    self.sequence_ok = false;
+                    offset = 0;
+                }
+            }
+            let window = self.job.keep_window.map(|w| {
+                let w = w as usize;
+                let state = WindowState {
+                    front: w as u64,
+                    window: w as u64,
+                    base: base as u64,
+                    computed: total as u64,
+                    mask: engine.mask(),
+                };
+                // New chunks of the front (from the kept front), then of the tail.
+                let start = tail_offset(self.already_window);
+                let front_end = w.min(front.len());
+                let front_part = (start, front.slice(start.min(front_end)..front_end));
+                let from = start.max(w).max(base);
+                let tail_part = (from, kept.slice((from - base).min(kept.len())..));
+                WindowWrite {
+                    state,
+                    parts: [front_part, tail_part],
+                }
+            });
+            let (json, statistics) = (
                 PeriodicityRecord::json_of(solver.periodicity()),
+                engine.statistics().map(|s| s.to_bytes()),
             );
-            let total = offset + tail.len();
             let result = self
                 .store
                 .checkpoint(CheckpointArgs {
@@ -262,6 +303,9 @@ impl Saver<'_> {
                     code: self.code,
                     offset,
                     tail,
+                    computed: total as u64,
+                    window,
+                    statistics: statistics.as_deref(),
                     periodicity: json.as_deref(),
                     rate,
                     lease_ms: self.lease_ms,
@@ -276,6 +320,7 @@ impl Saver<'_> {
                     {
                         Ok(()) => {
                             self.already = 0;
+                            self.already_window = 0;
                             continue;
                         }
                         Err(e) => e,
@@ -283,7 +328,8 @@ impl Saver<'_> {
                 }
                 Ok(Checkpoint::Missing) => return Some(Checkpoint::Lost),
                 Ok(cp) => {
-                    self.already = total;
+                    self.already = offset + tail.len();
+                    self.already_window = total;
                     if stall.is_some() {
                         self.store.clear_stall(&self.job.id);
                         tracing::info!(job = %self.job.id, computed = total, "job checkpoint stored again; continuing");
@@ -353,7 +399,23 @@ async fn run(
         }
     };
     let code = game.canonical();
-    let Some((mut solver, already)) = run.resume(&game, &code).await? else {
+    let resumed = match job.keep_window {
+        None => run.resume(&game, &code).await?,
+        Some(window) => match run.resume_window(&game, &code, window).await {
+            Ok(r) => r,
+            Err(msg) => {
+                run.finish(JobStatus::Failed, job.computed, Some(&msg), None)
+                    .await;
+                return Ok(());
+            }
+        },
+    };
+    let Some(Resumed {
+        mut solver,
+        already,
+        sequence_ok,
+    }) = resumed
+    else {
         return Ok(());
     };
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
@@ -367,9 +429,11 @@ async fn run(
         already,
         epoch,
         saw_fault: false,
+        already_window: solver.engine().len(),
+        sequence_ok,
     };
     loop {
-        let len = solver.values().len();
+        let len = solver.engine().len();
         if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {
             // Final values first (conditional on the lease), then the status.
             if let Some(Checkpoint::Continue | Checkpoint::Cancel) =
@@ -386,7 +450,15 @@ async fn run(
             return Ok(());
         }
         let started = Instant::now();
-        let outcome = match run.slice(solver, max_n).await {
+        // A window job that stores every value never lets the window pass the values it has
+        // not stored yet.
+        let until = match job.keep_window {
+            Some(w) if job.store_values && saver.sequence_ok => {
+                max_n.min(tail_offset(saver.already) + w as usize)
+            }
+            _ => max_n,
+        };
+        let outcome = match run.slice(solver, until).await {
             Ok((s, outcome)) => {
                 solver = s;
                 outcome
@@ -399,7 +471,7 @@ async fn run(
                 return Ok(());
             }
         };
-        let total = solver.values().len();
+        let total = solver.engine().len();
         let grown = total.saturating_sub(len);
         metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
         let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
@@ -435,10 +507,127 @@ async fn run(
     }
 }
 
+/// A job's solver as resumed, with what the store holds of it.
+struct Resumed {
+    solver: Solver,
+    /// Values of the public sequence known stored.
+    already: usize,
+    /// Whether the public sequence can be extended by this job (see [`Saver::sequence_ok`]).
+    sequence_ok: bool,
+}
+
 impl Run<'_> {
+    /// Runs `op` on the store until it succeeds (the job marked stalled meanwhile); `None` on
+    /// shutdown.
+    async fn retry<T, F, Fut>(&self, op: F) -> Option<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, StoreError>>,
+    {
+        retrying(
+            self.app,
+            self.store,
+            &self.job.id,
+            self.job.computed,
+            self.shutdown,
+            op,
+        )
+        .await
+    }
+
+    /// The statistics the job saved, if they read back (`None`: count them again).
+    async fn saved_statistics(&self) -> Option<Option<Statistics>> {
+        let bytes = self
+            .retry(|| self.store.job_statistics(&self.job.id))
+            .await?;
+        Some(bytes.and_then(|b| match Statistics::from_bytes(&b) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(job = %self.job.id, error = %e, "saved statistics unreadable; counting again");
+                None
+            }
+        }))
+    }
+
+    /// A window-mode job's solver from its kept values, statistics and state (a fresh one
+    /// before its first checkpoint); `Err` with the reason when what is stored cannot resume
+    /// it (the job then fails: nothing is guessed).
+    async fn resume_window(
+        &self,
+        game: &Game,
+        code: &str,
+        window: u64,
+    ) -> Result<Option<Resumed>, String> {
+        let keep = Keep::Window {
+            front: window as usize,
+            window: window as usize,
+        };
+        let Some(kept) = self.retry(|| self.store.load_window(&self.job.id)).await else {
+            return Ok(None);
+        };
+        let Some(stats) = self.saved_statistics().await else {
+            return Ok(None);
+        };
+        let threads = self.app.config.job_threads;
+        let mut engine =
+            match kept {
+                None => Engine::new(game),
+                Some(kept) if kept.state.base <= kept.state.front => {
+                    Engine::resume(game, kept.front).map_err(|e| format!("resuming: {e}"))?
+                }
+                Some(kept) => {
+                    let stats = stats.as_ref().filter(|s| s.len() == kept.state.computed).ok_or(
+                    "the saved statistics do not match the kept values, and the values between \
+                     the front and the window are not kept to count them again",
+                )?;
+                    let mut counts = stats.histogram();
+                    if let Some(zero) = counts.first_mut() {
+                        *zero = zero.saturating_sub(1); // G(0) is not counted by the engine
+                    }
+                    Engine::resume_window(
+                        game,
+                        keep,
+                        kept.front,
+                        kept.tail,
+                        kept.state.base as usize,
+                        &counts,
+                        kept.state.mask,
+                    )
+                    .map_err(|e| format!("resuming the window: {e}"))?
+                }
+            };
+        engine.set_keep(keep).map_err(|e| e.to_string())?;
+        engine.set_threads(threads);
+        engine
+            .set_statistics(
+                stats
+                    .filter(|s| s.len() <= engine.len() as u64)
+                    .unwrap_or_default(),
+            )
+            .map_err(|e| format!("statistics: {e}"))?;
+        let n = engine.len();
+        // Values of the public sequence this job may extend: only a prefix reaching the
+        // kept tail continues without a hole.
+        let extent = if self.job.store_values {
+            self.retry(|| self.store.sequence_extent(code)).await
+        } else {
+            Some(None)
+        };
+        let Some(extent) = extent else {
+            return Ok(None);
+        };
+        let stored = extent.map_or(0, |e| e.computed).min(n);
+        let (_, _, base) = engine.kept();
+        Ok(Some(Resumed {
+            solver: Solver::resume_engine(game, engine),
+            already: stored,
+            sequence_ok: self.job.store_values && tail_offset(stored) >= base,
+        }))
+    }
+
     /// The job's solver resumed from what the store holds (loading retries, the job marked
     /// stalled, while the store fails), and how many values are stored; `None` on shutdown.
-    async fn resume(&self, game: &Game, code: &str) -> Result<Option<(Solver, usize)>, StoreError> {
+    async fn resume(&self, game: &Game, code: &str) -> Result<Option<Resumed>, StoreError> {
         let Some(values) = retrying(
             self.app,
             self.store,
@@ -465,7 +654,21 @@ impl Run<'_> {
         // back, so there is no lock to poison (see `super::octal` for the policy).
         let mut solver = resumed.solver;
         solver.engine_mut().set_threads(self.app.config.job_threads);
-        Ok(Some((solver, resumed.stored)))
+        let Some(stats) = self.saved_statistics().await else {
+            return Ok(None);
+        };
+        // Saved statistics of a longer prefix than the values (another store, a lost tail)
+        // are counted again from the values.
+        let engine = solver.engine_mut();
+        let stats = stats.filter(|s| s.len() <= engine.len() as u64);
+        if let Err(e) = engine.set_statistics(stats.unwrap_or_default()) {
+            tracing::warn!(job = %self.job.id, error = %e, "statistics not kept");
+        }
+        Ok(Some(Resumed {
+            solver,
+            already: resumed.stored,
+            sequence_ok: true,
+        }))
     }
 
     /// One slice of about a checkpoint interval on the blocking pool; `Err` if it panicked.

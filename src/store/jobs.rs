@@ -10,6 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::sequences::write_tail;
+use super::windows::{write_window, WindowWrite};
 use super::{now_ms, Backend, Store, StoreError};
 use crate::core::octal::ValuesRef;
 
@@ -73,6 +74,10 @@ pub struct Job {
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub updated_at: i64,
+    /// Window mode: the values kept behind n and in the front (`None`: every value is kept).
+    pub keep_window: Option<u64>,
+    /// Whether every value goes to `sequences` (always, unless a window-mode job says not).
+    pub store_values: bool,
 }
 
 /// What a client asks for.
@@ -80,11 +85,15 @@ pub struct Job {
 pub struct NewJob {
     pub code: String,
     pub max_n: u64,
+    /// Window mode: the values kept behind n and in the front (`None`: keep every value).
+    pub keep_window: Option<u64>,
+    pub store_values: bool,
 }
 
 const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
-                       lease_owner, attempts, created_at, started_at, finished_at, updated_at";
+                       lease_owner, attempts, created_at, started_at, finished_at, updated_at, \
+                       keep_window, store_values";
 
 fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
@@ -104,6 +113,10 @@ fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
         updated_at: row.try_get("updated_at")?,
+        keep_window: row
+            .try_get::<Option<i64>, _>("keep_window")?
+            .map(|w| w.max(0) as u64),
+        store_values: row.try_get::<i64, _>("store_values")? != 0,
     })
 }
 
@@ -125,6 +138,8 @@ pub enum Checkpoint {
 /// [`super::sequences::tail_offset`]; only the tail is passed, as a view of the values in
 /// their own width, so a long job never copies its sequence), the job's progress, and a lease
 /// renewal, atomically. A `&[u32]` or `&Values` converts into the tail with `.into()`.
+/// A window-mode job (`window`) writes its kept values there, and the sequence tail only when
+/// it stores every value (`store_values`; otherwise the tail is empty and ignored).
 #[derive(Debug, Clone, Copy)]
 pub struct CheckpointArgs<'a> {
     pub job_id: &'a str,
@@ -132,6 +147,11 @@ pub struct CheckpointArgs<'a> {
     pub code: &'a str,
     pub offset: usize,
     pub tail: ValuesRef<'a>,
+    /// Values computed (the sequence tail's end, or a window job's n).
+    pub computed: u64,
+    pub window: Option<WindowWrite<'a>>,
+    /// `Statistics::to_bytes` of G(0..computed).
+    pub statistics: Option<&'a [u8]>,
     /// The periodicity verdict as JSON, once known.
     pub periodicity: Option<&'a str>,
     /// Heaps per second over the last interval (`None` keeps the stored rate).
@@ -150,14 +170,17 @@ impl Store {
     ) -> Result<Job, StoreError> {
         let now = now_ms();
         let r = sqlx::query(
-            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at) \
-             VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5)",
+            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, \
+               keep_window, store_values) \
+             VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5, $6, $7)",
         )
         .bind(id)
         .bind(&job.code)
         .bind(job.max_n as i64)
         .bind(computed as i64)
         .bind(now)
+        .bind(job.keep_window.map(|w| w as i64))
+        .bind(i64::from(job.store_values))
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;
@@ -178,6 +201,8 @@ impl Store {
             started_at: None,
             finished_at: None,
             updated_at: now,
+            keep_window: job.keep_window,
+            store_values: job.store_values,
         })
     }
 
@@ -258,20 +283,38 @@ impl Store {
             tx.finish(r).await
         }
         .await;
-        self.track_write(r)
+        self.track_commit(r)
     }
 
-    /// Deletes a finished job's record (its values stay in `sequences`). Running or queued
-    /// jobs are not deleted: they must be cancelled first.
+    /// Deletes a finished job's record and a window-mode job's kept values (its stored values
+    /// stay in `sequences`). Running or queued jobs are not deleted: they must be cancelled
+    /// first. One transaction.
     pub async fn delete_job(&self, id: &str) -> Result<bool, StoreError> {
-        let r = sqlx::query(
-            "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
-        )
-        .bind(id)
-        .execute(&self.pool())
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                let gone = sqlx::query(
+                    "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
+                )
+                .bind(id)
+                .execute(&mut *c)
+                .await?
+                .rows_affected()
+                    == 1;
+                if gone {
+                    sqlx::query("DELETE FROM job_window_chunks WHERE job_id = $1")
+                        .bind(id)
+                        .execute(&mut *c)
+                        .await?;
+                }
+                Ok(gone)
+            }
+            .await;
+            tx.finish(r).await
+        }
         .await;
-        let r = self.track_write(r.map_err(StoreError::from))?;
-        Ok(r.rows_affected() == 1)
+        self.track_write(r)
     }
 
     /// Claims the oldest runnable job for `owner` with a lease of `lease_ms`.
@@ -340,14 +383,15 @@ impl Store {
     }
 
     async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
-        let len = a.offset + a.tail.len();
+        let len = a.computed;
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let r = async {
             let c = tx.conn();
             let row = sqlx::query(
                 "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
-                 updated_at = $4 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+                 updated_at = $4, statistics = COALESCE($7, statistics) \
+                 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
             )
             .bind(len as i64)
             // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
@@ -357,6 +401,7 @@ impl Store {
             .bind(now)
             .bind(a.job_id)
             .bind(a.owner)
+            .bind(a.statistics)
             .fetch_optional(&mut *c)
             .await?;
             let Some(row) = row else {
@@ -371,7 +416,12 @@ impl Store {
                     Checkpoint::Missing
                 });
             };
-            write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
+            if a.window.is_none() || !a.tail.is_empty() {
+                write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
+            }
+            if let Some(w) = &a.window {
+                write_window(c, a.job_id, w).await?;
+            }
             let cancel: i64 = row.try_get("cancel_requested")?;
             Ok(if cancel != 0 {
                 Checkpoint::Cancel
@@ -402,8 +452,8 @@ impl Store {
         let now = now_ms();
         let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
+               attempts, created_at, started_at, updated_at, keep_window, store_values) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING",
         )
         .bind(job.id.as_str())
         .bind(job.code.as_str())
@@ -414,6 +464,8 @@ impl Store {
         .bind(job.created_at)
         .bind(job.started_at.unwrap_or(now))
         .bind(now)
+        .bind(job.keep_window.map(|w| w as i64))
+        .bind(i64::from(job.store_values))
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;

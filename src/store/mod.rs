@@ -11,11 +11,13 @@ mod health;
 mod jobs;
 mod sequences;
 mod tx;
+mod windows;
 
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
+pub use windows::{StoredWindow, WindowState, WindowWrite};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Connection, Executor};

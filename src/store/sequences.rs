@@ -165,7 +165,7 @@ impl Store {
 }
 
 /// A row of `sequence_chunks` (chunk, data, format, value_count): its index and its values.
-fn decode_row(code: &str, row: &sqlx::any::AnyRow) -> Result<(i64, Values), StoreError> {
+pub(super) fn decode_row(code: &str, row: &sqlx::any::AnyRow) -> Result<(i64, Values), StoreError> {
     let index: i64 = row.try_get("chunk")?;
     let data: Vec<u8> = row.try_get("data")?;
     let format: i64 = row.try_get("format")?;

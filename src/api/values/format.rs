@@ -1,102 +1,7 @@
-//! The three download formats, chosen by `Accept`, and their encoders, which turn one block of
-//! values at a time into bytes (the body is never held whole).
+//! The encoders of the three download formats (chosen by `Accept`, see `crate::api::accept`),
+//! which turn one block of values at a time into bytes (the body is never held whole).
 
-use axum::http::HeaderValue;
-
-use crate::api::error::ApiError;
-
-/// A download format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `{"code", "start", "count", "values": [...]}`.
-    Json,
-    /// A `heap,value` header line, then one line per heap.
-    Csv,
-    /// Little-endian unsigned integers, all of one width (`x-grundy-value-bytes`).
-    Binary,
-}
-
-impl Format {
-    /// In the server's order of preference (for equal `q`).
-    const ALL: [Format; 3] = [Format::Json, Format::Csv, Format::Binary];
-
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Format::Json => "application/json",
-            Format::Csv => "text/csv",
-            Format::Binary => "application/octet-stream",
-        }
-    }
-
-    /// How specifically the media range `range` (lower case, no parameters) names this
-    /// format: 3 exactly, 2 by `type/*`, 1 by `*/*`, 0 not at all.
-    fn specificity(self, range: &str) -> u8 {
-        let ct = self.content_type();
-        let major = ct.split('/').next().unwrap_or_default();
-        if range == ct {
-            3
-        } else if range.strip_suffix("/*") == Some(major) {
-            2
-        } else if range == "*/*" {
-            1
-        } else {
-            0
-        }
-    }
-}
-
-/// The format an `Accept` header asks for (RFC 9110 §12.5.1): each format gets the `q` of
-/// the most specific media range that names it; the highest positive `q` wins, ties going to
-/// JSON, then CSV, then binary. No header (or an empty one) means JSON.
-pub fn negotiate(accept: Option<&HeaderValue>) -> Result<Format, ApiError> {
-    let Some(accept) = accept else {
-        return Ok(Format::Json);
-    };
-    let text = accept.to_str().map_err(|_| not_acceptable("(not ASCII)"))?;
-    if text.trim().is_empty() {
-        return Ok(Format::Json);
-    }
-    let mut ranges = Vec::new();
-    for item in text.split(',') {
-        let mut parts = item.split(';');
-        let range = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-        if range.is_empty() {
-            continue;
-        }
-        let mut q = 1.0f64;
-        for param in parts {
-            if let Some((k, v)) = param.split_once('=') {
-                if k.trim().eq_ignore_ascii_case("q") {
-                    q = v.trim().parse().unwrap_or(0.0);
-                }
-            }
-        }
-        ranges.push((range, q));
-    }
-    let mut best: Option<(Format, f64)> = None;
-    for f in Format::ALL {
-        let q = ranges
-            .iter()
-            .filter_map(|(r, q)| Some((f.specificity(r), *q)).filter(|(s, _)| *s > 0))
-            .max_by_key(|(s, _)| *s)
-            .map(|(_, q)| q);
-        if let Some(q) = q.filter(|q| *q > 0.0) {
-            if !matches!(best, Some((_, b)) if b >= q) {
-                best = Some((f, q));
-            }
-        }
-    }
-    best.map(|(f, _)| f).ok_or_else(|| not_acceptable(text))
-}
-
-fn not_acceptable(accept: &str) -> ApiError {
-    ApiError::NotAcceptable {
-        detail: format!(
-            "Accept: {accept:?} names none of the formats of this resource: application/json (the default), \
-             text/csv, application/octet-stream"
-        ),
-    }
-}
+pub use crate::api::accept::{negotiate, Format};
 
 /// The narrowest of 1, 2, 4 or 8 bytes holding `max` (8 only for arithmetic-periodic values
 /// beyond 2^32−1).
@@ -198,6 +103,7 @@ impl Encoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     fn pick(accept: &str) -> Result<Format, u16> {
         negotiate(Some(&HeaderValue::from_str(accept).unwrap())).map_err(|e| e.status().as_u16())

@@ -22,6 +22,7 @@ use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
 use super::sparse_block;
 use super::split::HEAPS;
+use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
 
@@ -125,6 +126,10 @@ pub struct Engine {
     gap: Option<Gap>,
     /// Values dropped at a time ([`SLIDE`]; tests use less).
     slide: usize,
+    /// The tables' statistics of G(0..len), kept with the values when asked for
+    /// ([`Engine::set_statistics`]); why they stopped, if a value outgrew them.
+    stats: Option<Box<Statistics>>,
+    stats_error: Option<String>,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -173,6 +178,8 @@ impl Engine {
             keep: Keep::All,
             gap: None,
             slide: SLIDE,
+            stats: None,
+            stats_error: None,
         }
     }
 
@@ -323,6 +330,16 @@ impl Engine {
         Ok(e)
     }
 
+    /// Why window mode ([`Keep::Window`]) cannot compute `game` at all, if it cannot: moves
+    /// that leave three heaps, or recurring digits, need every value. (Whether the game has a
+    /// sparse space is only known from its values.)
+    pub fn window_refusal(game: &Game) -> Option<&'static str> {
+        let rules = Rules::new(game);
+        let sets = SetState::new(&rules, 1);
+        (sets.is_some() || !rules.threes_capped.is_empty())
+            .then_some("moves that leave three heaps, and recurring digits, need every value")
+    }
+
     /// Drops values `slide` at a time in window mode instead of [`SLIDE`] (tests: windows of
     /// a few hundred values).
     #[cfg(test)]
@@ -398,6 +415,53 @@ impl Engine {
         &self.counts
     }
 
+    /// Keeps `stats` (the statistics of G(0..stats.len())) up to date with every value from
+    /// now on, counting first the kept values it has not seen. Refused when it has seen more
+    /// values than there are, or when values it has not seen were dropped.
+    pub fn set_statistics(&mut self, mut stats: Statistics) -> Result<(), OctalError> {
+        let (n, seen) = (self.len() as u64, stats.len());
+        let (_, tail, base) = self.kept();
+        if seen > n || (seen as usize) < base {
+            return Err(OctalError::InvalidValues {
+                reason: "the statistics do not match the values",
+            });
+        }
+        if let Err(e) = stats.observe_values(seen, tail.slice(seen as usize - base..)) {
+            self.stats_error = Some(e.to_string());
+            self.stats = None;
+            return Ok(());
+        }
+        self.stats = Some(Box::new(stats));
+        self.stats_error = None;
+        Ok(())
+    }
+
+    /// The statistics of G(0..len), when kept ([`Engine::set_statistics`]).
+    pub fn statistics(&self) -> Option<&Statistics> {
+        self.stats.as_deref()
+    }
+
+    /// Why the statistics stopped being kept (a value beyond what they count).
+    pub fn statistics_error(&self) -> Option<&str> {
+        self.stats_error.as_deref()
+    }
+
+    /// Counts G(from..len) into the statistics (the values were just computed: still kept).
+    fn observe_since(&mut self, from: usize) {
+        let Some(stats) = self.stats.as_deref_mut() else {
+            return;
+        };
+        let all = self.values.as_ref();
+        let new = match self.gap {
+            None => all.slice(from..),
+            Some(gap) => all.slice(gap.front + (from - gap.base)..),
+        };
+        if let Err(e) = stats.observe_values(from as u64, new) {
+            self.stats_error = Some(e.to_string());
+            self.stats = None;
+        }
+    }
+
     /// Number of computed values.
     pub fn len(&self) -> usize {
         match self.gap {
@@ -464,29 +528,42 @@ impl Engine {
             if let Keep::Window { front, window } = self.keep {
                 // Never more than `front + window + 2·slide` values held (a slide follows).
                 let held = self.values.len();
-                stop_at = stop_at.min(len + (front + window + 2 * self.slide).saturating_sub(held).max(1));
+                stop_at = stop_at.min(
+                    len + (front + window + 2 * self.slide)
+                        .saturating_sub(held)
+                        .max(1),
+                );
             }
-            if self.parallel_sparse(len) {
-                let rare = match &self.mode {
-                    Mode::Sparse(sp) => sp.rare.len(),
-                    _ => 0,
-                };
-                let by_work = (1usize << 27) / (rare * self.scan_twos.len()).max(1);
-                let block = (len / 32).min(by_work).clamp(64, 1 << 16);
-                self.sparse_block(len, stop_at.min(len + block))?;
-            } else if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
-                // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
-                let by_work = (1usize << 27) / (len * self.scan_twos.len().max(1));
-                let block = (len / 32).min(by_work).clamp(64, 1 << 16);
-                self.dense_block(len, stop_at.min(len + block))?;
-            } else {
-                let end = stop_at.min(len + self.chunk(len));
-                for m in len..end {
-                    self.step(m)?;
-                }
-            }
+            let done = self.compute(len, stop_at);
+            // Every value computed, up to an error too, is counted before it can be dropped.
+            self.observe_since(len);
+            done?;
         }
         Ok(())
+    }
+
+    /// One stretch of work from heap `len` towards `stop_at`: a parallel block or a chunk.
+    fn compute(&mut self, len: usize, stop_at: usize) -> Result<(), OctalError> {
+        if self.parallel_sparse(len) {
+            let rare = match &self.mode {
+                Mode::Sparse(sp) => sp.rare.len(),
+                _ => 0,
+            };
+            let by_work = (1usize << 27) / (rare * self.scan_twos.len()).max(1);
+            let block = (len / 32).min(by_work).clamp(64, 1 << 16);
+            self.sparse_block(len, stop_at.min(len + block))
+        } else if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
+            // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
+            let by_work = (1usize << 27) / (len * self.scan_twos.len().max(1));
+            let block = (len / 32).min(by_work).clamp(64, 1 << 16);
+            self.dense_block(len, stop_at.min(len + block))
+        } else {
+            let end = stop_at.min(len + self.chunk(len));
+            for m in len..end {
+                self.step(m)?;
+            }
+            Ok(())
+        }
     }
 
     /// Heaps per chunk between `should_stop` polls: about 2^22 elementary operations.

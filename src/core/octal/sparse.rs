@@ -163,6 +163,11 @@ impl Sparse {
     pub(crate) fn set_limits(&mut self, probe_limit: usize, rare_limit: usize) {
         self.probe_limit = probe_limit;
         self.rare_limit = rare_limit;
+        // The probe list in use may hold positions beyond the new limit: rebuild it now (for
+        // the heaps it was built for) and drop a premarked block that used it.
+        self.premarked = None;
+        self.head = 0;
+        self.rebuild_probe(self.probe_built);
         self.probe_dirty = true;
         if let Some(&last) = self.rare.last() {
             if last as usize >= rare_limit {

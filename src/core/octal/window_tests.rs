@@ -30,22 +30,30 @@ fn windowed(code: &str, front: usize, window: usize, slide: usize, threads: usiz
 fn assert_kept(e: &Engine, all: &[u32], front: usize, window: usize, slide: usize, code: &str) {
     let (f, tail, base) = e.kept();
     assert_eq!(e.len(), all.len(), "{code}");
-    assert_eq!(f.iter().collect::<Vec<_>>(), all[..f.len()], "{code}: front");
+    assert_eq!(
+        f.iter().collect::<Vec<_>>(),
+        all[..f.len()],
+        "{code}: front"
+    );
     assert_eq!(tail.iter().collect::<Vec<_>>(), all[base..], "{code}: tail");
     if e.is_windowed() {
         assert_eq!(f.len(), front, "{code}");
-        assert!(tail.len() >= window && tail.len() <= window + 2 * slide, "{code}");
+        assert!(
+            tail.len() >= window && tail.len() <= window + 2 * slide,
+            "{code}"
+        );
     }
 }
 
-#[test]
-fn sparse_games_in_a_window_keep_exact_values_and_bounded_memory() {
-    // Games with a sparse space from early on (Flammenkamp's and Czajka's unsolved ones).
-    let (n, front, window, slide) = (40_000, 2048, 1024, 128);
+/// Sparse games whose last rare heap (under the engine's mask, to 2^18) is below the window:
+/// `.167` (1303), `.16` (13935), `.36` (11798), `.6` (20627), `.161` (23784).
+/// Each case: code, front, window, n.
+fn sparse_games_in(cases: &[(&str, usize, usize, usize)], threads: &[usize]) {
+    let slide = 256;
     let mut windowed_to_the_end = 0;
-    for code in ["0.6", "0.14", "0.16", "0.34", "0.36", "0.64", "0.74", "0.76", "0.37"] {
+    for &(code, front, window, n) in cases {
         let all = full(code, n);
-        for threads in [1, 2] {
+        for &threads in threads {
             let mut e = windowed(code, front, window, slide, threads);
             match e.extend_to(n, &mut || false) {
                 Ok(()) => {
@@ -61,15 +69,46 @@ fn sparse_games_in_a_window_keep_exact_values_and_bounded_memory() {
             }
         }
     }
-    assert!(windowed_to_the_end >= 6, "only {windowed_to_the_end} runs stayed in the window");
+    assert_eq!(
+        windowed_to_the_end,
+        cases.len() * threads.len(),
+        "every run stays in its window"
+    );
+}
+
+#[test]
+fn sparse_games_in_a_window_keep_exact_values_and_bounded_memory() {
+    // A front larger than the window: the probes in use when the gap opens reach beyond
+    // the window and must be dropped then.
+    sparse_games_in(
+        &[("0.167", 2048, 2048, 12_000), ("0.167", 8192, 2048, 16_000)],
+        &[1, 2],
+    );
+    sparse_games_in(&[("0.36", 1 << 14, 1 << 14, 40_000)], &[1]);
+}
+
+/// The same at sizes where the rare checks scan deep (release: `cargo test --release -- --ignored`).
+#[test]
+#[ignore]
+fn sparse_games_in_a_window_at_scale() {
+    sparse_games_in(
+        &[
+            ("0.167", 1 << 12, 1 << 12, 1 << 20),
+            ("0.167", 1 << 16, 1 << 14, 1 << 20),
+            ("0.16", 1 << 15, 1 << 15, 1 << 19),
+            ("0.6", 1 << 16, 1 << 15, 1 << 20),
+            ("0.161", 1 << 15, 1 << 15, 1 << 20),
+        ],
+        &[1, 2],
+    );
 }
 
 #[test]
 fn random_codes_in_a_window_agree_or_refuse() {
     let mut rng = Rng(0x51DE_0001);
-    let (n, front, window, slide) = (6_000, 512, 256, 64);
+    let (n, front, window, slide) = (2_000, 512, 256, 64);
     let (mut agreed, mut refused) = (0, 0);
-    for _ in 0..120 {
+    for _ in 0..60 {
         let code = random_code(&mut rng);
         let all = full(&code, n);
         let mut e = windowed(&code, front, window, slide, 1 + (agreed % 2));
@@ -85,16 +124,22 @@ fn random_codes_in_a_window_agree_or_refuse() {
             Err(other) => panic!("{code}: {other}"),
         }
     }
-    assert!(agreed >= 30 && refused >= 5, "agreed {agreed}, refused {refused}");
+    assert!(
+        agreed >= 12 && refused >= 5,
+        "agreed {agreed}, refused {refused}"
+    );
 }
 
 #[test]
 fn a_window_resumes_from_its_front_tail_counts_and_mask() {
-    let (n, front, window, slide) = (30_000, 1024, 1024, 64);
-    for code in ["0.6", "0.16", "0.14"] {
+    let slide = 64;
+    for (code, window) in [("0.167", 2048), ("0.36", 1 << 14)] {
+        let front = window;
+        let mid = front + window + 3 * slide + 300;
+        let n = mid + 3000;
         let all = full(code, n);
         let mut a = windowed(code, front, window, slide, 1);
-        a.extend_to(n / 2, &mut || false).unwrap();
+        a.extend_to(mid, &mut || false).unwrap();
         assert!(a.is_windowed(), "{code}");
         let (f, tail, base) = a.kept();
         let mut b = Engine::resume_window(
@@ -110,6 +155,19 @@ fn a_window_resumes_from_its_front_tail_counts_and_mask() {
         b.set_slide(slide);
         b.extend_to(n, &mut || false).unwrap();
         assert_kept(&b, &all, front, window, slide, code);
+        // A state that does not add up is refused, not trusted.
+        let mut wrong = a.counts().to_vec();
+        wrong[1] += 1;
+        assert!(Engine::resume_window(
+            &Game::parse(code).unwrap(),
+            Keep::Window { front, window },
+            f.iter().collect::<Vec<u32>>().into(),
+            tail.iter().collect::<Vec<u32>>().into(),
+            base,
+            &wrong,
+            a.mask(),
+        )
+        .is_err());
     }
 }
 
@@ -169,20 +227,5 @@ fn the_tail_proves_periods_that_start_inside_it_and_only_those() {
                 assert_eq!(got, Periodicity::Unknown, "{code} from {base}");
             }
         }
-    }
-}
-
-#[test]
-#[ignore]
-fn print_last_rare() {
-    for code in ["0.6", "0.14", "0.16", "0.34", "0.36", "0.64", "0.74", "0.76", "0.37", "0.04", "0.06", "0.167", "0.161", "0.014", "0.172", "0.034", "0.007"] {
-        let mut e = Engine::new(&Game::parse(code).unwrap());
-        e.set_threads(1);
-        e.extend_to(1 << 18, &mut || false).unwrap();
-        let m = e.mask();
-        let v = e.values().to_u32_vec();
-        let last = v.iter().enumerate().skip(1).filter(|(_, &x)| m != 0 && (x & m).count_ones() % 2 == 0).map(|(i, _)| i).last();
-        let count = v.iter().skip(1).filter(|&&x| m != 0 && (x & m).count_ones() % 2 == 0).count();
-        println!("{code}: mode {} mask {m:x} rare {count} last {last:?} max {}", e.stats().mode, e.stats().max_value);
     }
 }
