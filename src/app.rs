@@ -171,14 +171,7 @@ pub async fn run_with(
     let workers = Workers::start(&state);
     let limits = ServerLimits::from_config(&state.config);
     let draining = state.draining.clone();
-    let served = serve(
-        listener,
-        stack(state),
-        limits,
-        draining,
-        shutdown.into(),
-    )
-    .await;
+    let served = serve(listener, stack(state), limits, draining, shutdown.into()).await;
     workers.stop().await;
     cache_log.abort();
     served

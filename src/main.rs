@@ -47,7 +47,9 @@ async fn main() -> ExitCode {
         config,
         listener,
         grundy::http::shutdown::Shutdown::signals(),
-    ).await {
+    )
+    .await
+    {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS

@@ -90,11 +90,7 @@ impl Drop for Slot {
 }
 
 /// Takes a place for a connection from `ip`, or says which cap it would exceed.
-fn admit(
-    open: &Arc<Mutex<Open>>,
-    ip: IpAddr,
-    limits: &ServerLimits,
-) -> Result<Slot, &'static str> {
+fn admit(open: &Arc<Mutex<Open>>, ip: IpAddr, limits: &ServerLimits) -> Result<Slot, &'static str> {
     let mut guard = open.lock().unwrap_or_else(|e| e.into_inner());
     if guard.total >= limits.max_connections {
         return Err("total");
@@ -515,5 +511,36 @@ where
             }
             other => other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// The SYN gate: a connection whose handshake completed before the gate closed is still
+    /// accepted and carries data; a new one cannot complete its handshake.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[tokio::test]
+    async fn the_gate_lets_no_new_handshake_complete() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut queued = tokio::net::TcpStream::connect(addr).await.unwrap();
+        close_gate(&listener).unwrap();
+        let late = tokio::time::timeout(
+            Duration::from_millis(300),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await;
+        assert!(
+            late.is_err(),
+            "a handshake completed through the gate: {late:?}"
+        );
+        let (mut accepted, _) = listener.accept().await.unwrap();
+        queued.write_all(b"ping").await.unwrap();
+        let mut buf = [0u8; 4];
+        accepted.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"ping");
     }
 }
