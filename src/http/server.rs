@@ -12,7 +12,12 @@
 //!   previous response) is closed (hyper's `header_read_timeout`, timed by a per-connection
 //!   timer: [`crate::http::header_deadline`]);
 //! * request *bodies* have their own deadline and minimum rate, enforced before a request
-//!   takes a compute slot: see [`crate::http::body_read`].
+//!   takes a compute slot: see [`crate::http::body_read`];
+//! * **the drain at shutdown** — readiness fails, a grace period of serving with
+//!   `Connection: close`, then the listen backlog is answered before the listener closes, so
+//!   that no connection whose `connect()` succeeded is reset (Linux resets the connections
+//!   still queued on a listener that closes, and hyper closes a connection told to shut down
+//!   before it has read a request): see [`serve`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -166,7 +171,7 @@ where
         .header_read_timeout(limits.header_read_timeout);
     builder.http2().timer(TokioTimer::new());
     let (stage, _) = tokio::sync::watch::channel(Stage::Serve);
-    let mut conns = Connections {
+    let conns = Connections {
         builder,
         app,
         limits,
@@ -176,7 +181,7 @@ where
     };
     let Shutdown { begin, skip_grace } = shutdown;
 
-    accept_until(&listener, &mut conns, begin).await;
+    accept_until(&listener, &conns, begin).await;
     conns.draining.begin();
     tracing::info!(
         grace_ms = limits.shutdown_grace.as_millis() as u64,
@@ -189,9 +194,9 @@ where
             () = skip_grace => {}
         }
     };
-    accept_until(&listener, &mut conns, grace).await;
+    accept_until(&listener, &conns, grace).await;
 
-    let accepted = close_listener(listener, &mut conns).await;
+    let accepted = close_listener(listener, &conns).await;
     let open = conns.stage.receiver_count();
     tracing::info!(
         accepted_while_closing = accepted,
@@ -205,7 +210,7 @@ where
 /// Accepts and serves connections until `until` resolves.
 async fn accept_until<S>(
     listener: &tokio::net::TcpListener,
-    conns: &mut Connections<S>,
+    conns: &Connections<S>,
     until: impl Future<Output = ()>,
 ) where
     S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
@@ -237,7 +242,7 @@ async fn accept_until<S>(
 /// `accept(2)` itself until it would block (tokio's readiness may lag behind the kernel's
 /// queue), and only then closes the socket — Linux resets every connection still queued on a
 /// listener that closes. Returns how many connections it accepted.
-async fn close_listener<S>(listener: tokio::net::TcpListener, conns: &mut Connections<S>) -> usize
+async fn close_listener<S>(listener: tokio::net::TcpListener, conns: &Connections<S>) -> usize
 where
     S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
         + Clone
