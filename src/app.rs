@@ -19,7 +19,6 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 use utoipa_swagger_ui::SwaggerUi;
 
-use std::future::Future;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
@@ -31,6 +30,7 @@ use crate::http::headers::{security_headers, X_REQUEST_ID};
 use crate::http::metrics::HttpMetricsLayer;
 use crate::http::overload::OverloadLayer;
 use crate::http::server::{serve, ServerLimits};
+use crate::http::shutdown::Shutdown;
 use crate::service::workers::Workers;
 use crate::service::AppState;
 
@@ -140,15 +140,19 @@ async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// Runs the whole service on `listener` until `shutdown` resolves: the state for `config`,
+/// Runs the whole service on `listener` until `shutdown` ends it: the state for `config`,
 /// its store (connected now, or retried in the background while the service computes), the
-/// job workers, the stack, and the accept loop with `config`'s connection limits. Once
-/// `shutdown` resolves, in-flight requests finish, then running jobs checkpoint and are handed
-/// back to the queue.
+/// job workers, the stack, and the accept loop with `config`'s connection limits.
+///
+/// `shutdown` is a [`Shutdown`] ([`Shutdown::signals`] in the binary) or any future: when it
+/// resolves the drain begins (`/readyz` answers 503, `GRUNDY_SHUTDOWN_GRACE_MS` of serving
+/// with `Connection: close`, then the listen backlog is drained and the listener closed, see
+/// [`serve`]); once the connections have ended, running jobs checkpoint and are handed back
+/// to the queue.
 pub async fn run(
     config: Config,
     listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: impl Into<Shutdown>,
 ) -> std::io::Result<()> {
     let state = AppState::new(config);
     if let Err(e) = state.connect_store().await {
@@ -161,12 +165,13 @@ pub async fn run(
 pub async fn run_with(
     state: AppState,
     listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: impl Into<Shutdown>,
 ) -> std::io::Result<()> {
     let cache_log = state.cache.log_stats_every(Duration::from_secs(60));
     let workers = Workers::start(&state);
     let limits = ServerLimits::from_config(&state.config);
-    let served = serve(listener, stack(state), limits, shutdown).await;
+    let draining = state.draining.clone();
+    let served = serve(listener, stack(state), limits, draining, shutdown.into()).await;
     workers.stop().await;
     cache_log.abort();
     served

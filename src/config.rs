@@ -83,6 +83,10 @@ pub struct Config {
     /// `GRUNDY_HEADER_READ_TIMEOUT_MS` — time to send a complete request head (and the idle
     /// time allowed between requests on a kept-alive connection).
     pub header_read_timeout: Duration,
+    /// `GRUNDY_SHUTDOWN_GRACE_MS` — after the first SIGTERM / Ctrl-C, how long the server keeps
+    /// accepting and serving (every response with `Connection: close`, `/readyz` 503) before
+    /// it drains its listen backlog and closes the listener (0: at once).
+    pub shutdown_grace: Duration,
     /// `GRUNDY_BODY_READ_TIMEOUT_MS` — time to send a complete request body.
     pub body_read_timeout: Duration,
     /// `GRUNDY_BODY_MIN_RATE` — after the grace period a body must arrive at this many bytes
@@ -134,6 +138,7 @@ impl Default for Config {
             max_connections: 10_000,
             max_connections_per_client: 1024,
             header_read_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(3),
             body_read_timeout: Duration::from_secs(30),
             body_min_rate: 4096,
             body_min_rate_grace: Duration::from_secs(2),
@@ -145,6 +150,10 @@ impl Default for Config {
 
 /// Most threads one job's solver may use (`GRUNDY_JOB_THREADS`; the engine's own cap).
 pub const MAX_JOB_THREADS: usize = 64;
+
+/// The longest `GRUNDY_SHUTDOWN_GRACE_MS` (10 minutes): beyond, a value is taken for a unit
+/// mistake rather than a wish to keep a stopping replica for hours.
+pub const MAX_SHUTDOWN_GRACE: Duration = Duration::from_secs(600);
 
 /// A configuration variable that is set but cannot be parsed.
 #[derive(Debug, thiserror::Error)]
@@ -251,6 +260,10 @@ impl Config {
                 "GRUNDY_HEADER_READ_TIMEOUT_MS",
                 d.header_read_timeout.as_millis() as u64,
             )?),
+            shutdown_grace: Duration::from_millis(var(
+                "GRUNDY_SHUTDOWN_GRACE_MS",
+                d.shutdown_grace.as_millis() as u64,
+            )?),
             body_read_timeout: Duration::from_millis(var(
                 "GRUNDY_BODY_READ_TIMEOUT_MS",
                 d.body_read_timeout.as_millis() as u64,
@@ -316,6 +329,13 @@ impl Config {
                 name: "GRUNDY_JOB_LEASE_MS",
                 value: cfg.job_lease.as_millis().to_string(),
                 reason: "must be longer than GRUNDY_JOB_CHECKPOINT_MS".into(),
+            });
+        }
+        if cfg.shutdown_grace > MAX_SHUTDOWN_GRACE {
+            return Err(ConfigError {
+                name: "GRUNDY_SHUTDOWN_GRACE_MS",
+                value: cfg.shutdown_grace.as_millis().to_string(),
+                reason: format!("must be at most {}", MAX_SHUTDOWN_GRACE.as_millis()),
             });
         }
         for (name, value) in [

@@ -43,7 +43,13 @@ async fn main() -> ExitCode {
         }
     };
     tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), ?config, "grundy listening");
-    match grundy::run(config, listener, grundy::http::shutdown::signal()).await {
+    match grundy::run(
+        config,
+        listener,
+        grundy::http::shutdown::Shutdown::signals(),
+    )
+    .await
+    {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS

@@ -25,11 +25,20 @@ async fn healthz() -> Json<Health> {
     })
 }
 
-/// Readiness: the service can answer requests: its store is reachable, has its schema, and
-/// takes writes (503 naming the store fault otherwise — a full disk, a lost or wiped database).
+/// Readiness: the service can answer requests: it is not shutting down, and its store is
+/// reachable, has its schema, and takes writes (503 otherwise: `shutting down` from the first
+/// SIGTERM on, or the store fault — a full disk, a lost or wiped database).
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations",
     responses((status = 200, body = Health), (status = 503, body = Health)))]
 async fn readyz(State(app): State<AppState>) -> impl IntoResponse {
+    if app.draining.is_on() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health {
+                status: "shutting down".into(),
+            }),
+        );
+    }
     if app.config.database_url.is_none() {
         return (
             StatusCode::OK,

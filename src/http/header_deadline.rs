@@ -165,6 +165,11 @@ impl<F> Watched<F> {
             watchdog,
         }
     }
+
+    /// The connection itself (to tell it to shut down gracefully).
+    pub fn connection(self: Pin<&mut Self>) -> Pin<&mut F> {
+        self.project().connection
+    }
 }
 
 impl<F: Future> Future for Watched<F> {

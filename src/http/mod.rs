@@ -9,5 +9,5 @@ pub mod headers; // security headers on every response; the prepared headers of 
 pub mod healthcheck; // `grundy healthcheck`: a one-request client for container HEALTHCHECKs
 pub mod metrics; // request ids, per-route request metrics, the log line of a failed request
 pub mod overload; // the concurrency limit with load shedding; the request timeout as a 503
-pub mod server; // the accept loop: connection caps, HTTP/1.1 and HTTP/2 with hyper
-pub mod shutdown; // the signals that end serving
+pub mod server; // the accept loop: connection caps, HTTP/1.1 and HTTP/2 with hyper, the drain at shutdown
+pub mod shutdown; // what ends serving: the signals (a second one skips the grace period)

@@ -3,9 +3,9 @@
 
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod octal; // one resumable octal solver per canonical code, cached, fed from the store
-pub mod state; // AppState: config, caches, the octal service, the store slot, job wake-ups
+pub mod state; // AppState: config, caches, the octal service, the store slot, job wake-ups, the draining flag
 pub mod store_slot; // the store connection, filled once the store is reachable
 pub mod workers; // the job workers: claim, compute in slices, checkpoint, finish
 
 pub use octal::{OctalService, OctalServiceError};
-pub use state::AppState;
+pub use state::{AppState, Draining};

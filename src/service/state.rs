@@ -1,5 +1,6 @@
 //! Shared application state: what every handler and job worker can reach.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::cache::ResponseCache;
@@ -30,8 +31,28 @@ pub struct Shared {
     pub octal: OctalService,
     /// Wakes this replica's job workers when a job is submitted here.
     pub job_notify: Arc<tokio::sync::Notify>,
+    /// Set once this replica begins to shut down (`/readyz` answers 503 from then on).
+    pub draining: Draining,
     /// The store once connected (it may come up after the server: see [`AppState::connect_store`]).
     store: StoreSlot,
+}
+
+/// Whether this replica is shutting down: set once, at the first shutdown signal, by the accept
+/// loop (`crate::http::server`), and read by `/readyz` and on every response (a cheap handle:
+/// one reference count).
+#[derive(Debug, Clone, Default)]
+pub struct Draining(Arc<AtomicBool>);
+
+impl Draining {
+    /// Marks the replica as shutting down (for good).
+    pub fn begin(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the replica is shutting down.
+    pub fn is_on(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 impl AppState {
@@ -49,6 +70,7 @@ impl AppState {
             cache,
             octal,
             job_notify: Arc::default(),
+            draining: Draining::default(),
             store,
         }))
     }

@@ -142,7 +142,35 @@ impl Process {
         let _ = self.child.wait();
     }
 
-    /// SIGTERM: graceful shutdown.
+    /// Sends `signal` (`TERM`, `INT`, …) and returns at once.
+    pub fn signal(&self, signal: &str) {
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -{signal} failed");
+    }
+
+    /// Waits up to `limit` for the process to exit: its exit status, `None` if it is still
+    /// running.
+    pub async fn wait_exit(
+        &mut self,
+        limit: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
+    /// SIGTERM: graceful shutdown (the drain, see README "Operations"); waits for the exit.
     pub fn terminate(&mut self) {
         let _ = std::process::Command::new("kill")
             .arg("-TERM")
