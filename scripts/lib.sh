@@ -18,8 +18,9 @@
 #       temporary files or directories (a database, a work directory) to remove on exit.
 #   grundy_start [-b BIN] [-c CPUS] [-l LOG] PORT [VAR=value ...] [-- ARG ...]
 #       starts BIN (default ${CARGO_TARGET_DIR:-target}/release/grundy) in the background with
-#       GRUNDY_ADDR=127.0.0.1:PORT and the VAR=value pairs added to its environment (later pairs
-#       win) and the ARGs on its command line; under `taskset -c CPUS` when -c is given; its stdout
+#       GRUNDY_ADDR=127.0.0.1:PORT, GRUNDY_SHUTDOWN_GRACE_MS=0 (scripts stop their own servers: no
+#       grace period to wait out; a VAR=value pair or the caller's environment overrides it) and
+#       the VAR=value pairs added to its environment (later pairs win) and the ARGs on its command line; under `taskset -c CPUS` when -c is given; its stdout
 #       and stderr appended to LOG (-l; default: the script's own). Sets STARTED_PID (the server's
 #       own pid: env and taskset exec into it). The server is stopped on exit; a LOG that is a
 #       file is shown (its last lines) when the script fails.
@@ -81,9 +82,9 @@ grundy_start() {
   if [[ -n $log ]]; then
     : >>"$log"
     if [[ -f $log ]]; then _LIB_LOGS+=("$log"); fi
-    env GRUNDY_ADDR="127.0.0.1:$port" "${envs[@]}" "${pin[@]}" "$bin" "${args[@]}" >>"$log" 2>&1 &
+    env GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_SHUTDOWN_GRACE_MS="${GRUNDY_SHUTDOWN_GRACE_MS:-0}" "${envs[@]}" "${pin[@]}" "$bin" "${args[@]}" >>"$log" 2>&1 &
   else
-    env GRUNDY_ADDR="127.0.0.1:$port" "${envs[@]}" "${pin[@]}" "$bin" "${args[@]}" &
+    env GRUNDY_ADDR="127.0.0.1:$port" GRUNDY_SHUTDOWN_GRACE_MS="${GRUNDY_SHUTDOWN_GRACE_MS:-0}" "${envs[@]}" "${pin[@]}" "$bin" "${args[@]}" &
   fi
   STARTED_PID=$!
   _LIB_PIDS+=("$STARTED_PID")
