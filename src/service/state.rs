@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::auth::Auth;
 use super::cache::ResponseCache;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;
@@ -30,6 +31,8 @@ pub struct Shared {
     pub octal: OctalService,
     /// Wakes this replica's job workers when a job is submitted here.
     pub job_notify: Arc<tokio::sync::Notify>,
+    /// Who may do what with jobs: the access mode (keys, open, job writes refused) and quotas.
+    pub auth: Auth,
     /// The store once connected (it may come up after the server: see [`AppState::connect_store`]).
     store: StoreSlot,
 }
@@ -44,7 +47,9 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
+        let auth = Auth::from_config(&config);
         AppState(Arc::new(Shared {
+            auth,
             config: Arc::new(config),
             cache,
             octal,

@@ -73,6 +73,8 @@ pub struct Job {
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub updated_at: i64,
+    /// The name of the API key that submitted the job (`None` on an open server).
+    pub owner: Option<String>,
 }
 
 /// What a client asks for.
@@ -82,11 +84,11 @@ pub struct NewJob {
     pub max_n: u64,
 }
 
-const COLUMNS: &str =
+pub(super) const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
-                       lease_owner, attempts, created_at, started_at, finished_at, updated_at";
+                       lease_owner, attempts, created_at, started_at, finished_at, updated_at, owner";
 
-fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
+pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
     Ok(Job {
         id: row.try_get("id")?,
@@ -104,6 +106,7 @@ fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
         updated_at: row.try_get("updated_at")?,
+        owner: row.try_get("owner")?,
     })
 }
 
@@ -178,6 +181,7 @@ impl Store {
             started_at: None,
             finished_at: None,
             updated_at: now,
+            owner: None,
         })
     }
 
@@ -402,8 +406,8 @@ impl Store {
         let now = now_ms();
         let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
+               attempts, created_at, started_at, updated_at, owner) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
         )
         .bind(job.id.as_str())
         .bind(job.code.as_str())
@@ -414,6 +418,7 @@ impl Store {
         .bind(job.created_at)
         .bind(job.started_at.unwrap_or(now))
         .bind(now)
+        .bind(job.owner.as_deref())
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;

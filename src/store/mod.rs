@@ -9,12 +9,14 @@
 pub mod chunk;
 mod health;
 mod jobs;
+mod owners;
 mod sequences;
 mod tx;
 
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
+pub use owners::{Admission, JobQuota, DAY_MS};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 
 use sqlx::any::AnyPoolOptions;
