@@ -13,7 +13,8 @@ use grundy::config::Config;
 #[global_allocator]
 static GLOBAL: grundy::allocator::Allocator = grundy::allocator::Allocator;
 
-const USAGE: &str = "grundy [serve | openapi | healthcheck | keys new --name NAME --scope SCOPE[,SCOPE]]";
+const USAGE: &str =
+    "grundy [serve | openapi | healthcheck | keys new --name NAME --scope SCOPE[,SCOPE]]";
 
 /// `grundy keys new --name NAME --scope SCOPE [--scope SCOPE]`: a fresh key on the first line
 /// (shown this once: the server keeps only its hash), the line for `GRUNDY_API_KEYS_FILE` on

@@ -119,7 +119,13 @@ impl Keyed {
     }
 
     /// A request as the key named `who` (`None`: no key).
-    async fn call(&self, who: Option<&str>, method: Method, path: &str, body: Option<Value>) -> Reply {
+    async fn call(
+        &self,
+        who: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Reply {
         let auth = who.map(|w| format!("Bearer {}", self.keys[w]));
         self.raw(method, path, body, auth.as_deref()).await
     }
@@ -152,19 +158,44 @@ impl Keyed {
 fn assert_problem_type(r: &Reply, status: u16, slug: &str, what: &str) {
     assert_eq!(r.status.as_u16(), status, "{what}: {}", r.text);
     assert_eq!(r.content_type, "application/problem+json", "{what}");
-    assert_eq!(r.body["type"], format!("/problems/{slug}"), "{what}: {}", r.text);
+    assert_eq!(
+        r.body["type"],
+        format!("/problems/{slug}"),
+        "{what}: {}",
+        r.text
+    );
     assert_eq!(r.body["status"], status, "{what}");
 }
 
 /// Every job operation, as (name, method, path, body).
 fn operations(own: &str, finished: &str) -> Vec<(&'static str, Method, String, Option<Value>)> {
     vec![
-        ("submit", Method::POST, "/v1/octal/jobs".into(), Some(json!({"code": "0.6", "max_n": 10}))),
+        (
+            "submit",
+            Method::POST,
+            "/v1/octal/jobs".into(),
+            Some(json!({"code": "0.6", "max_n": 10})),
+        ),
         ("list", Method::GET, "/v1/octal/jobs".into(), None),
         ("read", Method::GET, format!("/v1/octal/jobs/{own}"), None),
-        ("events", Method::GET, format!("/v1/octal/jobs/{own}/events"), None),
-        ("cancel", Method::DELETE, format!("/v1/octal/jobs/{own}"), None),
-        ("delete", Method::DELETE, format!("/v1/octal/jobs/{finished}"), None),
+        (
+            "events",
+            Method::GET,
+            format!("/v1/octal/jobs/{own}/events"),
+            None,
+        ),
+        (
+            "cancel",
+            Method::DELETE,
+            format!("/v1/octal/jobs/{own}"),
+            None,
+        ),
+        (
+            "delete",
+            Method::DELETE,
+            format!("/v1/octal/jobs/{finished}"),
+            None,
+        ),
     ]
 }
 
@@ -179,7 +210,12 @@ async fn every_job_operation_refuses_a_stranger_and_changes_nothing() {
     let r = app.submit("alice", 1000).await;
     let finished = r.body["id"].as_str().unwrap().to_owned();
     let r = app
-        .call(Some("alice"), Method::DELETE, &format!("/v1/octal/jobs/{finished}"), None)
+        .call(
+            Some("alice"),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{finished}"),
+            None,
+        )
         .await;
     assert_eq!(r.body["status"], "cancelled", "{}", r.text);
     let before = app.snapshot().await;
@@ -192,30 +228,58 @@ async fn every_job_operation_refuses_a_stranger_and_changes_nothing() {
         for (who, auth, error) in [
             ("no key", None, None),
             ("a wrong key", Some(wrong.as_str()), Some("invalid_token")),
-            ("an unknown key", Some(unknown.as_str()), Some("invalid_token")),
-            ("a Basic header", Some("Basic YWxpY2U6c2VjcmV0"), Some("invalid_request")),
+            (
+                "an unknown key",
+                Some(unknown.as_str()),
+                Some("invalid_token"),
+            ),
+            (
+                "a Basic header",
+                Some("Basic YWxpY2U6c2VjcmV0"),
+                Some("invalid_request"),
+            ),
             ("a bare Bearer", Some("Bearer"), Some("invalid_request")),
         ] {
             let r = app.raw(method.clone(), &path, body.clone(), auth).await;
             assert_problem_type(&r, 401, "unauthorized", &what(who));
             let challenge = r.headers[header::WWW_AUTHENTICATE].to_str().unwrap();
-            assert!(challenge.starts_with("Bearer realm=\"grundy\""), "{challenge}");
+            assert!(
+                challenge.starts_with("Bearer realm=\"grundy\""),
+                "{challenge}"
+            );
             if let Some(e) = error {
                 assert!(challenge.contains(e), "{}: {challenge}", what(who));
             }
             assert!(!r.text.contains(&app.keys["alice"]), "{}", what(who));
-            assert_eq!(app.snapshot().await, before, "{} changed the store", what(who));
+            assert_eq!(
+                app.snapshot().await,
+                before,
+                "{} changed the store",
+                what(who)
+            );
         }
         // A key without any scope: 403 naming the scope needed.
-        let r = app.call(Some("idle"), method.clone(), &path, body.clone()).await;
+        let r = app
+            .call(Some("idle"), method.clone(), &path, body.clone())
+            .await;
         assert_problem_type(&r, 403, "insufficient-scope", &what("a key without scope"));
         let challenge = r.headers[header::WWW_AUTHENTICATE].to_str().unwrap();
-        assert!(challenge.contains("error=\"insufficient_scope\""), "{challenge}");
+        assert!(
+            challenge.contains("error=\"insufficient_scope\""),
+            "{challenge}"
+        );
         assert_eq!(app.snapshot().await, before, "{}", what("no scope"));
         // A read-only key may not write.
-        let r = app.call(Some("reader"), method.clone(), &path, body.clone()).await;
+        let r = app
+            .call(Some("reader"), method.clone(), &path, body.clone())
+            .await;
         if method == Method::GET {
-            assert!(r.status.is_success() || r.status.as_u16() == 404, "{}: {}", what("reader"), r.text);
+            assert!(
+                r.status.is_success() || r.status.as_u16() == 404,
+                "{}: {}",
+                what("reader"),
+                r.text
+            );
         } else {
             assert_problem_type(&r, 403, "insufficient-scope", &what("a jobs:read key"));
             assert!(r.body["detail"].as_str().unwrap().contains("jobs or admin"));
@@ -223,74 +287,177 @@ async fn every_job_operation_refuses_a_stranger_and_changes_nothing() {
         assert_eq!(app.snapshot().await, before, "{}", what("reader"));
         // Another owner's key: the job does not exist for bob.
         if op != "submit" && op != "list" {
-            let r = app.call(Some("bob"), method.clone(), &path, body.clone()).await;
+            let r = app
+                .call(Some("bob"), method.clone(), &path, body.clone())
+                .await;
             assert_problem_type(&r, 404, "not-found", &what("another owner's key"));
             // The same answer as for an id that exists nowhere.
-            let nowhere = path.replace(&own, "no-such-job").replace(&finished, "no-such-job");
-            let r2 = app.call(Some("bob"), method.clone(), &nowhere, body.clone()).await;
+            let nowhere = path
+                .replace(&own, "no-such-job")
+                .replace(&finished, "no-such-job");
+            let r2 = app
+                .call(Some("bob"), method.clone(), &nowhere, body.clone())
+                .await;
             assert_eq!(
-                r.body["detail"].as_str().unwrap().replace(&own, "X").replace(&finished, "X"),
-                r2.body["detail"].as_str().unwrap().replace("no-such-job", "X"),
+                r.body["detail"]
+                    .as_str()
+                    .unwrap()
+                    .replace(&own, "X")
+                    .replace(&finished, "X"),
+                r2.body["detail"]
+                    .as_str()
+                    .unwrap()
+                    .replace("no-such-job", "X"),
             );
             assert_eq!(app.snapshot().await, before, "{}", what("bob"));
         }
     }
     // bob's list holds none of alice's jobs, and says whose jobs it lists.
-    let r = app.call(Some("bob"), Method::GET, "/v1/octal/jobs", None).await;
+    let r = app
+        .call(Some("bob"), Method::GET, "/v1/octal/jobs", None)
+        .await;
     assert_eq!(r.status.as_u16(), 200);
     assert_eq!(r.body["jobs"], json!([]), "{}", r.text);
     assert_eq!(r.body["key_name"], "bob");
     assert_eq!(r.body["owner"], "bob");
     // ... even when he asks for alice's by name.
-    let r = app.call(Some("bob"), Method::GET, "/v1/octal/jobs?owner=alice", None).await;
+    let r = app
+        .call(Some("bob"), Method::GET, "/v1/octal/jobs?owner=alice", None)
+        .await;
     assert_eq!(r.body["jobs"], json!([]), "{}", r.text);
     // The reader's list is its own (none), with 200.
-    let r = app.call(Some("reader"), Method::GET, "/v1/octal/jobs", None).await;
-    assert_eq!((r.status.as_u16(), r.body["jobs"].clone()), (200, json!([])));
+    let r = app
+        .call(Some("reader"), Method::GET, "/v1/octal/jobs", None)
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), r.body["jobs"].clone()),
+        (200, json!([]))
+    );
     assert_eq!(app.snapshot().await, before);
 
     // alice does everything with her own jobs.
-    let r = app.call(Some("alice"), Method::GET, "/v1/octal/jobs", None).await;
-    let ids: Vec<&str> = r.body["jobs"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap()).collect();
+    let r = app
+        .call(Some("alice"), Method::GET, "/v1/octal/jobs", None)
+        .await;
+    let ids: Vec<&str> = r.body["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids.len(), 2, "{}", r.text);
     assert!(ids.contains(&own.as_str()) && ids.contains(&finished.as_str()));
-    let r = app.call(Some("alice"), Method::GET, &format!("/v1/octal/jobs/{own}"), None).await;
-    assert_eq!((r.status.as_u16(), r.body["owner"].clone()), (200, json!("alice")));
-    let r = app.call(Some("alice"), Method::GET, &format!("/v1/octal/jobs/{own}/events"), None).await;
+    let r = app
+        .call(
+            Some("alice"),
+            Method::GET,
+            &format!("/v1/octal/jobs/{own}"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), r.body["owner"].clone()),
+        (200, json!("alice"))
+    );
+    let r = app
+        .call(
+            Some("alice"),
+            Method::GET,
+            &format!("/v1/octal/jobs/{own}/events"),
+            None,
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 200);
     assert!(r.content_type.starts_with("text/event-stream"));
     // The reader key sees jobs of its own name only: none of alice's.
-    let r = app.call(Some("reader"), Method::GET, &format!("/v1/octal/jobs/{own}"), None).await;
+    let r = app
+        .call(
+            Some("reader"),
+            Method::GET,
+            &format!("/v1/octal/jobs/{own}"),
+            None,
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 404);
 
     // admin: every job, filterable by owner; may cancel and delete anyone's.
     let r = app.submit("bob", 10).await;
     let bobs = r.body["id"].as_str().unwrap().to_owned();
-    let r = app.call(Some("root"), Method::GET, "/v1/octal/jobs", None).await;
+    let r = app
+        .call(Some("root"), Method::GET, "/v1/octal/jobs", None)
+        .await;
     assert_eq!(r.body["jobs"].as_array().unwrap().len(), 3, "{}", r.text);
-    assert_eq!((r.body["key_name"].clone(), r.body["owner"].clone()), (json!("root"), Value::Null));
-    let r = app.call(Some("root"), Method::GET, "/v1/octal/jobs?owner=bob", None).await;
+    assert_eq!(
+        (r.body["key_name"].clone(), r.body["owner"].clone()),
+        (json!("root"), Value::Null)
+    );
+    let r = app
+        .call(Some("root"), Method::GET, "/v1/octal/jobs?owner=bob", None)
+        .await;
     assert_eq!(r.body["jobs"].as_array().unwrap().len(), 1, "{}", r.text);
     assert_eq!(r.body["jobs"][0]["id"], bobs.as_str());
     assert_eq!(r.body["owner"], "bob");
-    let r = app.call(Some("root"), Method::GET, "/v1/octal/jobs?owner=-x", None).await;
+    let r = app
+        .call(Some("root"), Method::GET, "/v1/octal/jobs?owner=-x", None)
+        .await;
     assert_problem_type(&r, 422, "invalid-value", "owner not a key name");
     assert_eq!(r.body["field"], "owner");
-    let r = app.call(Some("root"), Method::GET, &format!("/v1/octal/jobs/{own}/events"), None).await;
+    let r = app
+        .call(
+            Some("root"),
+            Method::GET,
+            &format!("/v1/octal/jobs/{own}/events"),
+            None,
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 200);
-    let r = app.call(Some("root"), Method::DELETE, &format!("/v1/octal/jobs/{own}"), None).await;
-    assert_eq!((r.status.as_u16(), r.body["status"].clone()), (200, json!("cancelled")), "{}", r.text);
-    let r = app.call(Some("root"), Method::DELETE, &format!("/v1/octal/jobs/{finished}"), None).await;
+    let r = app
+        .call(
+            Some("root"),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{own}"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), r.body["status"].clone()),
+        (200, json!("cancelled")),
+        "{}",
+        r.text
+    );
+    let r = app
+        .call(
+            Some("root"),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{finished}"),
+            None,
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
-    let r = app.call(Some("alice"), Method::GET, &format!("/v1/octal/jobs/{finished}"), None).await;
+    let r = app
+        .call(
+            Some("alice"),
+            Method::GET,
+            &format!("/v1/octal/jobs/{finished}"),
+            None,
+        )
+        .await;
     assert_eq!(r.status.as_u16(), 404, "deleted by admin");
     // An admin's own submissions are its own.
     let r = app.submit("root", 10).await;
-    assert_eq!((r.status.as_u16(), r.body["owner"].clone()), (202, json!("root")));
+    assert_eq!(
+        (r.status.as_u16(), r.body["owner"].clone()),
+        (202, json!("root"))
+    );
 
     // Compute endpoints need no key.
     let r = app
-        .raw(Method::POST, "/v1/welter/value", Some(json!({"position": [1, 3, 7]})), None)
+        .raw(
+            Method::POST,
+            "/v1/welter/value",
+            Some(json!({"position": [1, 3, 7]})),
+            None,
+        )
         .await;
     assert_eq!(r.status.as_u16(), 200, "{}", r.text);
 }
@@ -313,28 +480,62 @@ async fn quotas_at_their_edges() {
     assert_problem_type(&r, 429, "quota-exceeded", "third active job");
     assert_eq!(r.body["quota"], "active_jobs");
     assert_eq!(r.body["limit"], 2);
-    let retry: u64 = r.headers[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    let retry: u64 = r.headers[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(retry >= 1);
-    assert_eq!(app.snapshot().await, before, "a refused submission changed the store");
+    assert_eq!(
+        app.snapshot().await,
+        before,
+        "a refused submission changed the store"
+    );
     // Quotas are per key: bob is not held to alice's.
     assert_eq!(app.submit("bob", 1000).await.status.as_u16(), 202);
     // A cancelled job no longer counts as active...
     let id = a.body["id"].as_str().unwrap();
-    app.call(Some("alice"), Method::DELETE, &format!("/v1/octal/jobs/{id}"), None).await;
+    app.call(
+        Some("alice"),
+        Method::DELETE,
+        &format!("/v1/octal/jobs/{id}"),
+        None,
+    )
+    .await;
     let c = app.submit("alice", 100).await;
     assert_eq!(c.status.as_u16(), 202, "{}", c.text);
     // ... but its heaps stay requested, and deleting it gives none back.
-    app.call(Some("alice"), Method::DELETE, &format!("/v1/octal/jobs/{id}"), None).await;
+    app.call(
+        Some("alice"),
+        Method::DELETE,
+        &format!("/v1/octal/jobs/{id}"),
+        None,
+    )
+    .await;
     let id = c.body["id"].as_str().unwrap();
-    app.call(Some("alice"), Method::DELETE, &format!("/v1/octal/jobs/{id}"), None).await;
+    app.call(
+        Some("alice"),
+        Method::DELETE,
+        &format!("/v1/octal/jobs/{id}"),
+        None,
+    )
+    .await;
     // 900 heaps requested today: 101 more is one too many...
     let before = app.snapshot().await;
     let r = app.submit("alice", 101).await;
     assert_problem_type(&r, 429, "quota-exceeded", "heaps of the day");
     assert_eq!(r.body["quota"], "heaps_per_day");
     assert_eq!(r.body["limit"], 1000);
-    assert!(r.body["detail"].as_str().unwrap().contains("900"), "{}", r.text);
-    let retry: u64 = r.headers[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("900"),
+        "{}",
+        r.text
+    );
+    let retry: u64 = r.headers[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=86_400).contains(&retry), "{retry}");
     assert_eq!(app.snapshot().await, before);
     // ... and exactly 100 reaches the limit.
@@ -343,11 +544,17 @@ async fn quotas_at_their_edges() {
     assert_eq!(r.body["quota"], "heaps_per_day", "{}", r.text);
     // One job larger than the whole day's quota is refused as well.
     let r = app.submit("root", 1001).await;
-    assert_eq!((r.status.as_u16(), r.body["quota"].clone()), (429, json!("heaps_per_day")));
+    assert_eq!(
+        (r.status.as_u16(), r.body["quota"].clone()),
+        (429, json!("heaps_per_day"))
+    );
     // A key's own quota in the key file overrides the server's.
     assert_eq!(app.submit("carol", 1).await.status.as_u16(), 202);
     let r = app.submit("carol", 1).await;
-    assert_eq!((r.body["quota"].clone(), r.body["limit"].clone()), (json!("active_jobs"), json!(1)));
+    assert_eq!(
+        (r.body["quota"].clone(), r.body["limit"].clone()),
+        (json!("active_jobs"), json!(1))
+    );
 
     // Metrics are labelled with key names (the recorder is the process's: other tests of this
     // file count too, so only the series are checked).
@@ -372,7 +579,9 @@ async fn modes_open_on_loopback_refused_when_exposed_off_when_told() {
     let submit = json!({"code": "0.6", "max_n": 10});
     // The embedded default: loopback, no key file — open as before, keys ignored.
     let open = in_process(Config::default(), HashMap::new()).await;
-    let r = open.raw(Method::POST, "/v1/octal/jobs", Some(submit.clone()), None).await;
+    let r = open
+        .raw(Method::POST, "/v1/octal/jobs", Some(submit.clone()), None)
+        .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["owner"], Value::Null);
     let id = r.body["id"].as_str().unwrap().to_owned();
@@ -380,9 +589,14 @@ async fn modes_open_on_loopback_refused_when_exposed_off_when_told() {
         .raw(Method::GET, "/v1/octal/jobs", None, Some("Bearer whatever"))
         .await;
     assert_eq!(r.status.as_u16(), 200);
-    assert_eq!((r.body["key_name"].clone(), r.body["owner"].clone()), (Value::Null, Value::Null));
+    assert_eq!(
+        (r.body["key_name"].clone(), r.body["owner"].clone()),
+        (Value::Null, Value::Null)
+    );
     assert_eq!(r.body["jobs"][0]["id"], id.as_str());
-    let r = open.raw(Method::DELETE, &format!("/v1/octal/jobs/{id}"), None, None).await;
+    let r = open
+        .raw(Method::DELETE, &format!("/v1/octal/jobs/{id}"), None, None)
+        .await;
     assert_eq!(r.status.as_u16(), 200);
 
     // A non-loopback address without keys: job writes refused, reads and compute open.
@@ -395,15 +609,34 @@ async fn modes_open_on_loopback_refused_when_exposed_off_when_told() {
     )
     .await;
     let before = exposed.snapshot().await;
-    let r = exposed.raw(Method::POST, "/v1/octal/jobs", Some(submit.clone()), None).await;
+    let r = exposed
+        .raw(Method::POST, "/v1/octal/jobs", Some(submit.clone()), None)
+        .await;
     assert_problem_type(&r, 403, "api-keys-required", "submit on an exposed server");
-    assert!(r.body["detail"].as_str().unwrap().contains("GRUNDY_AUTH=off"));
-    let r = exposed.raw(Method::DELETE, "/v1/octal/jobs/x", None, None).await;
+    assert!(r.body["detail"]
+        .as_str()
+        .unwrap()
+        .contains("GRUNDY_AUTH=off"));
+    let r = exposed
+        .raw(Method::DELETE, "/v1/octal/jobs/x", None, None)
+        .await;
     assert_problem_type(&r, 403, "api-keys-required", "cancel on an exposed server");
     assert_eq!(exposed.snapshot().await, before);
-    assert_eq!(exposed.raw(Method::GET, "/v1/octal/jobs", None, None).await.status.as_u16(), 200);
+    assert_eq!(
+        exposed
+            .raw(Method::GET, "/v1/octal/jobs", None, None)
+            .await
+            .status
+            .as_u16(),
+        200
+    );
     let r = exposed
-        .raw(Method::POST, "/v1/welter/value", Some(json!({"position": [1, 2]})), None)
+        .raw(
+            Method::POST,
+            "/v1/welter/value",
+            Some(json!({"position": [1, 2]})),
+            None,
+        )
         .await;
     assert_eq!(r.status.as_u16(), 200);
 
@@ -417,14 +650,18 @@ async fn modes_open_on_loopback_refused_when_exposed_off_when_told() {
         HashMap::new(),
     )
     .await;
-    let r = off.raw(Method::POST, "/v1/octal/jobs", Some(submit), None).await;
+    let r = off
+        .raw(Method::POST, "/v1/octal/jobs", Some(submit), None)
+        .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
 }
 
 /// The binary with `env`, its exit status and output (for start-up failures).
 fn run_binary(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
-    cmd.args(args).env("GRUNDY_DATABASE_URL", "none").env("GRUNDY_ADDR", "127.0.0.1:0");
+    cmd.args(args)
+        .env("GRUNDY_DATABASE_URL", "none")
+        .env("GRUNDY_ADDR", "127.0.0.1:0");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -443,14 +680,27 @@ fn keys_new_prints_a_key_then_its_line() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     let (key, line) = (lines[0], lines[1]);
-    assert!(key.starts_with("grundy_") && key.len() >= 7 + 22, "{key}: at least 128 bits");
+    assert!(
+        key.starts_with("grundy_") && key.len() >= 7 + 22,
+        "{key}: at least 128 bits"
+    );
     assert!(!line.contains(key), "the key-file line holds only the hash");
     let ring = KeyRing::parse(line).unwrap();
     let found = ring.find(key).unwrap();
-    assert_eq!((found.name.as_str(), found.scopes.clone()), ("ci-bot", vec![Scope::Jobs]));
+    assert_eq!(
+        (found.name.as_str(), found.scopes.clone()),
+        ("ci-bot", vec![Scope::Jobs])
+    );
     let (_, again, _) = run_binary(&["keys", "new", "--name=x", "--scope=jobs,admin"], &[]);
     assert_ne!(again.lines().next(), Some(key), "a fresh key each time");
-    assert!(again.lines().nth(1).unwrap().starts_with("x jobs,admin sha256:"), "{again}");
+    assert!(
+        again
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("x jobs,admin sha256:"),
+        "{again}"
+    );
     for bad in [
         &["keys"][..],
         &["keys", "new", "--scope", "jobs"],
@@ -479,19 +729,37 @@ fn bad_auth_settings_stop_the_start() {
     std::fs::write(&empty, "# no keys yet\n").unwrap();
     for (env, needle) in [
         (vec![("GRUNDY_AUTH", "maybe")], "GRUNDY_AUTH"),
-        (vec![("GRUNDY_API_KEYS_FILE", "/nonexistent/keys")], "cannot read"),
-        (vec![("GRUNDY_API_KEYS_FILE", bad.to_str().unwrap())], "line 2"),
-        (vec![("GRUNDY_API_KEYS_FILE", empty.to_str().unwrap())], "no key"),
         (
-            vec![("GRUNDY_API_KEYS_FILE", good.to_str().unwrap()), ("GRUNDY_AUTH", "off")],
+            vec![("GRUNDY_API_KEYS_FILE", "/nonexistent/keys")],
+            "cannot read",
+        ),
+        (
+            vec![("GRUNDY_API_KEYS_FILE", bad.to_str().unwrap())],
+            "line 2",
+        ),
+        (
+            vec![("GRUNDY_API_KEYS_FILE", empty.to_str().unwrap())],
+            "no key",
+        ),
+        (
+            vec![
+                ("GRUNDY_API_KEYS_FILE", good.to_str().unwrap()),
+                ("GRUNDY_AUTH", "off"),
+            ],
             "contradicts",
         ),
-        (vec![("GRUNDY_QUOTA_ACTIVE_JOBS", "many")], "GRUNDY_QUOTA_ACTIVE_JOBS"),
+        (
+            vec![("GRUNDY_QUOTA_ACTIVE_JOBS", "many")],
+            "GRUNDY_QUOTA_ACTIVE_JOBS",
+        ),
     ] {
         let (code, out, err) = run_binary(&[], &env);
         assert_eq!(code, 2, "{env:?}: {out}{err}");
         assert!(err.contains(needle), "{env:?}: {err}");
-        assert!(!err.contains(&key) && !out.contains(&key), "{env:?} printed the key");
+        assert!(
+            !err.contains(&key) && !out.contains(&key),
+            "{env:?} printed the key"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -516,11 +784,18 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
     let key_file = dir.join("keys");
     std::fs::write(&key_file, &file).unwrap();
     let log = dir.join("log");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let base = format!("http://127.0.0.1:{port}");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
         .env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
-        .env("GRUNDY_DATABASE_URL", format!("sqlite://{}/s.db", dir.display()))
+        .env(
+            "GRUNDY_DATABASE_URL",
+            format!("sqlite://{}/s.db", dir.display()),
+        )
         .env("GRUNDY_API_KEYS_FILE", &key_file)
         .env("GRUNDY_JOB_CHECKPOINT_MS", "100")
         .env("GRUNDY_JOB_LEASE_MS", "2000")
@@ -532,7 +807,12 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
     let client = reqwest::Client::new();
     let mut ready = false;
     for _ in 0..200 {
-        if client.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
+        if client
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
             ready = true;
             break;
         }
@@ -542,7 +822,7 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
     let (alice, viewer) = (&keys[0], &keys[1]);
     let wrong = format!("{alice}0");
     let mut answers = String::new();
-    let mut send = |req: reqwest::RequestBuilder| {
+    let send = |req: reqwest::RequestBuilder| {
         let req = req.build().unwrap();
         let client = client.clone();
         async move {
@@ -554,7 +834,13 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
         }
     };
     let jobs = format!("{base}/v1/octal/jobs");
-    let (s, t) = send(client.post(&jobs).bearer_auth(alice).json(&json!({"code": "0.07", "max_n": 1000}))).await;
+    let (s, t) = send(
+        client
+            .post(&jobs)
+            .bearer_auth(alice)
+            .json(&json!({"code": "0.07", "max_n": 1000})),
+    )
+    .await;
     assert_eq!(s, 202, "{t}");
     answers.push_str(&t);
     let id = serde_json::from_str::<Value>(t.lines().last().unwrap()).unwrap()["id"]
@@ -569,32 +855,71 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
     for (req, want) in [
         (client.get(&jobs).bearer_auth(alice), 200),
         (client.get(format!("{jobs}/{id}")).bearer_auth(viewer), 404),
-        (client.delete(format!("{jobs}/{id}")).bearer_auth(viewer), 403),
+        (
+            client.delete(format!("{jobs}/{id}")).bearer_auth(viewer),
+            403,
+        ),
         (client.get(&jobs).bearer_auth(&wrong), 401),
-        (client.post(&jobs).bearer_auth(&wrong).json(&json!({"code": "0.6", "max_n": 5})), 401),
-        (client.get(format!("{jobs}/{id}/events")).bearer_auth(&wrong), 401),
-        (client.get(format!("{jobs}/{id}")).header("authorization", format!("Basic {alice}")), 401),
-        (client.get(format!("{jobs}/{id}")).header("authorization", alice.as_str()), 401),
-        (client.delete(format!("{jobs}/{id}")).bearer_auth(alice), 200),
+        (
+            client
+                .post(&jobs)
+                .bearer_auth(&wrong)
+                .json(&json!({"code": "0.6", "max_n": 5})),
+            401,
+        ),
+        (
+            client
+                .get(format!("{jobs}/{id}/events"))
+                .bearer_auth(&wrong),
+            401,
+        ),
+        (
+            client
+                .get(format!("{jobs}/{id}"))
+                .header("authorization", format!("Basic {alice}")),
+            401,
+        ),
+        (
+            client
+                .get(format!("{jobs}/{id}"))
+                .header("authorization", alice.as_str()),
+            401,
+        ),
+        (
+            client.delete(format!("{jobs}/{id}")).bearer_auth(alice),
+            200,
+        ),
         (client.get(format!("{base}/metrics")), 200),
     ] {
         let (s, t) = send(req).await;
         assert_eq!(s, want, "{t}");
         answers.push_str(&t);
     }
-    let _ = std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
     let _ = child.wait();
     let logs = std::fs::read_to_string(&log).unwrap();
-    assert!(logs.contains("API keys: 2 key(s)"), "the start-up log names the mode");
+    assert!(
+        logs.contains("API keys: 2 key(s)"),
+        "the start-up log names the mode"
+    );
     assert!(logs.lines().count() > 50, "trace logging ran");
     let db = std::fs::read(dir.join("s.db")).unwrap_or_default();
     for secret in [alice.as_str(), viewer.as_str(), wrong.as_str(), &alice[7..]] {
         assert!(!logs.contains(secret), "a key is in the logs");
         assert!(!answers.contains(secret), "a key is in an answer");
         assert!(!file.contains(secret), "a key is in the key file");
-        assert!(!db.windows(secret.len()).any(|w| w == secret.as_bytes()), "a key is in the store");
+        assert!(
+            !db.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "a key is in the store"
+        );
     }
-    assert!(answers.contains("grundy_jobs_submitted_total{owner=\"alice\"} 1"), "metrics by key name");
+    assert!(
+        answers.contains("grundy_jobs_submitted_total{owner=\"alice\"} 1"),
+        "metrics by key name"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -605,7 +930,11 @@ async fn an_exposed_server_without_keys_says_so_at_start_up() {
     let dir = std::env::temp_dir().join(format!("grundy-keys-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("log");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
         .env("GRUNDY_ADDR", format!("0.0.0.0:{port}"))
         .env("GRUNDY_DATABASE_URL", "none")
@@ -629,11 +958,17 @@ async fn an_exposed_server_without_keys_says_so_at_start_up() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let _ = std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
     let _ = child.wait();
     assert_eq!(status, 403);
     let logs = std::fs::read_to_string(&log).unwrap();
     assert!(logs.contains("job writes refused"), "{logs}");
-    assert!(logs.contains("GRUNDY_AUTH=off") && logs.contains("GRUNDY_API_KEYS_FILE"), "{logs}");
+    assert!(
+        logs.contains("GRUNDY_AUTH=off") && logs.contains("GRUNDY_API_KEYS_FILE"),
+        "{logs}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -690,7 +690,11 @@ async fn exercise_owned_jobs(store: &Store) {
         .unwrap();
     assert_eq!(page.len() + rest.len(), 3);
     assert_eq!(store.list_jobs_of(None, 100, None).await.unwrap().len(), 4);
-    assert!(store.list_jobs_of(Some("bob"), 100, None).await.unwrap().is_empty());
+    assert!(store
+        .list_jobs_of(Some("bob"), 100, None)
+        .await
+        .unwrap()
+        .is_empty());
     // The refused submissions wrote nothing: 30 heaps requested today, not 90.
     let used: i64 = sqlx::query("SELECT heaps FROM job_usage WHERE owner = 'alice'")
         .fetch_one(&store.raw_pool_for_tests())
@@ -703,7 +707,11 @@ async fn exercise_owned_jobs(store: &Store) {
         active_jobs: 0,
         heaps_per_day: 100,
     };
-    match store.create_owned_job(&job(71), "h1", "alice", loose).await.unwrap() {
+    match store
+        .create_owned_job(&job(71), "h1", "alice", loose)
+        .await
+        .unwrap()
+    {
         Admission::HeapsPerDay {
             limit,
             used,
@@ -715,7 +723,10 @@ async fn exercise_owned_jobs(store: &Store) {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        store.create_owned_job(&job(70), "h2", "alice", loose).await.unwrap(),
+        store
+            .create_owned_job(&job(70), "h2", "alice", loose)
+            .await
+            .unwrap(),
         Admission::Created(_)
     ));
     let unlimited = JobQuota {
@@ -723,7 +734,10 @@ async fn exercise_owned_jobs(store: &Store) {
         heaps_per_day: 0,
     };
     assert!(matches!(
-        store.create_owned_job(&job(1_000_000), "h3", "alice", unlimited).await.unwrap(),
+        store
+            .create_owned_job(&job(1_000_000), "h3", "alice", unlimited)
+            .await
+            .unwrap(),
         Admission::Created(_)
     ));
     // The owner survives a claim and a restore.
@@ -738,7 +752,10 @@ async fn exercise_owned_jobs(store: &Store) {
     let restored = store.get_job("a").await.unwrap().unwrap();
     assert_eq!(restored.owner.as_deref(), Some("alice"));
     let active = store.active_jobs_by_owner().await.unwrap();
-    assert!(active.contains(&(Some("alice".to_owned()), 5)), "{active:?}");
+    assert!(
+        active.contains(&(Some("alice".to_owned()), 5)),
+        "{active:?}"
+    );
     assert!(active.contains(&(None, 1)), "{active:?}");
 }
 

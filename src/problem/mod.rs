@@ -92,7 +92,10 @@ pub fn respond(problem: &Problem, extra: Extra) -> Response {
     if let Some(secs) = extra.retry_after_secs {
         headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
     }
-    if let Some(challenge) = extra.www_authenticate.and_then(|c| HeaderValue::try_from(c).ok()) {
+    if let Some(challenge) = extra
+        .www_authenticate
+        .and_then(|c| HeaderValue::try_from(c).ok())
+    {
         headers.insert(header::WWW_AUTHENTICATE, challenge);
     }
     if extra.close {

@@ -457,7 +457,12 @@ mod tests {
 
     #[test]
     fn keys_scopes_and_ownership() {
-        let (a, r, n, root) = (new_key().unwrap(), new_key().unwrap(), new_key().unwrap(), new_key().unwrap());
+        let (a, r, n, root) = (
+            new_key().unwrap(),
+            new_key().unwrap(),
+            new_key().unwrap(),
+            new_key().unwrap(),
+        );
         let file = [
             key_file_line("alice", &[Scope::Jobs], &a),
             key_file_line("reader", &[Scope::JobsRead], &r),
@@ -468,9 +473,15 @@ mod tests {
         let auth = Auth::from_config(&config("127.0.0.1:1", Some(&file), false));
         let bearer = |k: &str| format!("Bearer {k}").into_bytes();
         assert_eq!(auth.authenticate(None), Err(Denied::Missing));
-        assert_eq!(auth.authenticate(Some(b"Basic abc")), Err(Denied::NotBearer));
+        assert_eq!(
+            auth.authenticate(Some(b"Basic abc")),
+            Err(Denied::NotBearer)
+        );
         assert_eq!(auth.authenticate(Some(b"Bearer")), Err(Denied::NotBearer));
-        assert_eq!(auth.authenticate(Some(&bearer("grundy_nope"))), Err(Denied::Unknown));
+        assert_eq!(
+            auth.authenticate(Some(&bearer("grundy_nope"))),
+            Err(Denied::Unknown)
+        );
         assert_eq!(auth.authenticate(Some(b"\xff\xfe")), Err(Denied::NotBearer));
         let alice = auth.authorize(Some(&bearer(&a)), Action::Write).unwrap();
         assert_eq!(alice.key_name(), Some("alice"));
@@ -480,11 +491,17 @@ mod tests {
         let reader = auth.authorize(Some(&bearer(&r)), Action::Read).unwrap();
         assert!(matches!(
             reader.allow(Action::Write),
-            Err(Denied::Scope { needed: Scope::Jobs, .. })
+            Err(Denied::Scope {
+                needed: Scope::Jobs,
+                ..
+            })
         ));
         assert!(matches!(
             auth.authorize(Some(&bearer(&n)), Action::Read),
-            Err(Denied::Scope { needed: Scope::JobsRead, .. })
+            Err(Denied::Scope {
+                needed: Scope::JobsRead,
+                ..
+            })
         ));
         let root = auth.authorize(Some(&bearer(&root)), Action::Write).unwrap();
         assert!(alice.sees(&job(Some("alice"))));

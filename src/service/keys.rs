@@ -239,7 +239,9 @@ impl KeyRing {
             for setting in extra {
                 let (k, v) = setting.split_once('=').unwrap_or((setting, ""));
                 let n: u64 = v.parse().map_err(|_| {
-                    err(format!("{setting:?}: expected active_jobs=N or heaps_per_day=N"))
+                    err(format!(
+                        "{setting:?}: expected active_jobs=N or heaps_per_day=N"
+                    ))
                 })?;
                 match k {
                     "active_jobs" => quotas.active_jobs = Some(n),
@@ -325,7 +327,10 @@ mod tests {
         assert!(ring.find(&b).is_none());
         assert!(ring.find("").is_none());
         assert!(ring.find(&"x".repeat(10_000)).is_none());
-        assert!(!format!("{ring:?}").contains(&line[18..]), "Debug shows no hash");
+        assert!(
+            !format!("{ring:?}").contains(&line[18..]),
+            "Debug shows no hash"
+        );
     }
 
     #[test]
