@@ -263,7 +263,7 @@ impl Auth {
         match store.create_owned_job(job, id, owner, quota).await? {
             Admission::Created(created) => {
                 submitted(owner, job.max_n);
-                Ok(Submitted::Job(created))
+                Ok(Submitted::Job(*created))
             }
             Admission::ActiveJobs { limit, active } => Ok(Submitted::OverQuota(over_quota(
                 owner,

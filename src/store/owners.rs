@@ -29,7 +29,7 @@ pub struct JobQuota {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Admission {
     /// Inserted (and committed).
-    Created(Job),
+    Created(Box<Job>),
     /// The owner already has `active` queued or running jobs; nothing was written.
     ActiveJobs { limit: u64, active: u64 },
     /// The job would take the owner's heaps of the day (`used` before it) past the limit;
@@ -106,7 +106,7 @@ impl Store {
                 .bind(owner)
                 .fetch_one(&mut *c)
                 .await?;
-                Ok(Admission::Created(job_from_row(&row)?))
+                Ok(Admission::Created(Box::new(job_from_row(&row)?)))
             }
             .await;
             match r {
