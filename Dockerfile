@@ -1,5 +1,9 @@
 # grundy — multi-stage build: dependencies cached by cargo-chef, small non-root runtime.
 # Build: docker build -t grundy .     Run: docker run -p 8080:8080 -v grundy-data:/var/lib/grundy/data grundy
+# Jobs need API keys on 0.0.0.0 (else job writes are refused; README "API keys"):
+#   docker run --rm grundy keys new --name alice --scope jobs      # key, then its key-file line
+#   docker run -p 8080:8080 -v grundy-data:/var/lib/grundy/data -v "$PWD/api-keys:/run/secrets/grundy-api-keys:ro" \
+#     -e GRUNDY_API_KEYS_FILE=/run/secrets/grundy-api-keys grundy
 
 FROM rust:1.95-slim-bookworm AS chef
 RUN cargo install cargo-chef --locked --version 0.1.71

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs what docker/compose.yaml runs — the grundy binary, two replicas, the environment of
 # docker/grundy.env — without a Docker engine, against the local PostgreSQL server. Only the
-# database host (127.0.0.1 instead of the `postgres` service) and the listen ports differ.
+# database host (127.0.0.1 instead of the `postgres` service), the listen ports and the key file
+# (made here with `grundy keys new`, where compose mounts docker/api-keys) differ.
 #   docker/smoke.sh            (builds the release binary if needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,15 @@ set -a
 source docker/grundy.env
 set +a
 export GRUNDY_DATABASE_URL="${pg_admin%/*}/$db"
+# API keys, as compose mounts them: a key file of hashes; the keys themselves only in variables.
+new_key() {
+  "$bin" keys new --name "$1" --scope "$2" >"$logs/$1.key"
+  sed -n 2p "$logs/$1.key" >>"$logs/api-keys"
+  sed -n 1p "$logs/$1.key"
+}
+KEY=$(new_key smoke jobs)
+OTHER=$(new_key other jobs)
+export GRUNDY_API_KEYS_FILE="$logs/api-keys"
 ports=(18281 18282)
 for i in 0 1; do
   grundy_start -b "$bin" -l "$logs/replica-$i.log" "${ports[$i]}" GRUNDY_REPLICA_ID="smoke-$i"
@@ -37,21 +47,36 @@ v=$(curl -fsS "$a/v1/welter/value" -H 'content-type: application/json' -d '{"pos
 grundy_hc=$(GRUNDY_ADDR="127.0.0.1:${ports[1]}" "$bin" healthcheck && echo ok)
 [ "$grundy_hc" = ok ] || fail "healthcheck subcommand"
 
+# Jobs need a key: none is 401 with a bearer challenge.
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$a/v1/octal/jobs" -H 'content-type: application/json' \
+  -d '{"code":"0.16","max_n":2000000}')
+[ "$code" = 401 ] || fail "a job submitted without a key answered $code"
+curl -sS -D - -o /dev/null "$a/v1/octal/jobs" | tr -d '\r' | grep -qi '^www-authenticate: Bearer' \
+  || fail "no WWW-Authenticate: Bearer on a 401"
 # A job submitted to replica A is visible on replica B and finishes (on either replica).
-loc=$(curl -fsS -D - -o /dev/null "$a/v1/octal/jobs" -H 'content-type: application/json' \
+AUTH=(-H "authorization: Bearer $KEY")
+loc=$(curl -fsS -D - -o /dev/null "$a/v1/octal/jobs" "${AUTH[@]}" -H 'content-type: application/json' \
   -d '{"code":"0.16","max_n":2000000}' | tr -d '\r' | awk 'tolower($1)=="location:"{print $2}')
 [ -n "$loc" ] || fail "no Location header"
 status=""
 for _ in $(seq 1 600); do
-  status=$(curl -fsS "$b$loc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+  status=$(curl -fsS "${AUTH[@]}" "$b$loc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
   [ "$status" = "done" ] && break
   sleep 0.2
 done
 [ "$status" = "done" ] || fail "job status $status"
-job=$(curl -fsS "$b$loc")
+job=$(curl -fsS "${AUTH[@]}" "$b$loc")
 [[ "$job" == *'"period":149459'* ]] || fail "job periodicity: $job"
+[[ "$job" == *'"owner":"smoke"'* ]] || fail "job owner: $job"
+# Another key's job does not exist for it, on either replica.
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $OTHER" -X DELETE "$a$loc")
+[ "$code" = 404 ] || fail "another key's DELETE answered $code"
 # The proof is in the shared store: replica B answers a huge heap from it.
 v=$(curl -fsS "$b/v1/octal/0.16/value/1000000000000")
 [[ "$v" == *'"source":"periodicity"'* ]] || fail "value from the stored proof: $v"
 curl -fsS "$a/metrics" | grep -q grundy_http_requests_total || fail "metrics"
-echo "smoke OK: 2 replicas on PostgreSQL, job ${loc##*/} done, proof shared"
+curl -fsS "$a/metrics" | grep -q 'grundy_jobs_submitted_total{owner="smoke"} 1' || fail "metrics by key name"
+for f in "$logs"/replica-*.log; do
+  if grep -qF -e "$KEY" -e "$OTHER" "$f"; then fail "a key is in $f"; fi
+done
+echo "smoke OK: 2 replicas on PostgreSQL with API keys, job ${loc##*/} done, proof shared, another key's DELETE 404, no key in the logs"

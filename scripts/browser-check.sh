@@ -65,6 +65,15 @@ grundy_wait_ready "$PORT" /readyz 30 || die "no 200 from $BASE/readyz within 30 
 say "server up at $BASE"
 
 # --- run --------------------------------------------------------------------------------------
+# A second server with an API key file: the Jobs page must ask for a key (KEYED_BASE, KEYED_KEY).
+"$BIN" keys new --name browser --scope jobs >"$WORK/key"
+sed -n 2p "$WORK/key" >"$WORK/api-keys"
+KEYED_PORT=$(free_port)
+grundy_start -b "$BIN" -l "$WORK/keyed.log" "$KEYED_PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/k.db" RUST_LOG=warn \
+  GRUNDY_API_KEYS_FILE="$WORK/api-keys"
+grundy_wait_ready "$KEYED_PORT" /readyz 30 || die "the server with API keys did not start"
+export KEYED_BASE=http://127.0.0.1:$KEYED_PORT KEYED_KEY; KEYED_KEY=$(sed -n 1p "$WORK/key")
+
 say "web/rules.js against the engine (node)"
 timeout 120 node "$ROOT/scripts/browser/rules-check.mjs" "$BASE"
 rm -rf "$SHOTS"

@@ -5,7 +5,9 @@
 # release server: Welter value and winning move, misère moves, primes, a 422 problem, transfinite
 # Welter, and the octal sequence of 0.07 when the document has that endpoint; and pydantic models
 # generated from the same document (datamodel-code-generator) refuse out-of-range values and
-# malformed game codes before anything is sent.
+# malformed game codes before anything is sent. The server runs with an API key file (made with
+# `grundy keys new`); the job calls send the key (GRUNDY_API_KEY) through the generated
+# AuthenticatedClient, and a job call without it must answer 401.
 #
 #   scripts/client-check.sh          # ~20 s after the build
 #
@@ -65,7 +67,12 @@ echo "generated $(find "$WORK/gen/grundy_client" -name '*.py' | wc -l) Python fi
 # --- server -----------------------------------------------------------------------------------
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
-grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn
+# API keys: the key file holds the hash; the key goes to the check in GRUNDY_API_KEY.
+"$BIN" keys new --name client-check --scope jobs >"$WORK/key"
+sed -n 2p "$WORK/key" >"$WORK/api-keys"
+export GRUNDY_API_KEY; GRUNDY_API_KEY=$(sed -n 1p "$WORK/key")
+grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn \
+  GRUNDY_API_KEYS_FILE="$WORK/api-keys"
 grundy_wait_ready "$PORT" /healthz 30 || die "no 200 from $BASE/healthz within 30 s"
 say "server up at $BASE"
 

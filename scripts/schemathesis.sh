@@ -22,6 +22,11 @@
 #         with ST_SEED=<seed>. One worker (two workers are no faster on 2 cores and once hit a
 #         CPython 3.11 "AST constructor recursion depth mismatch" race inside schemathesis's
 #         coverage phase).
+# API keys: the server runs with a key file (made here with `grundy keys new`), as a deployed one
+#         does, and Schemathesis sends a `jobs` key (`Authorization: Bearer`) with every request;
+#         its ignored_auth check then holds the job operations to a 401 without it. Quotas are
+#         off for that key (the fuzzer submits hundreds of jobs); the curl checks below reach the
+#         401, 403, 404-for-another's-job and 429 answers with other keys.
 # Exit status: non-zero on any failure; the last line is a one-line summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,9 +70,21 @@ BASE=http://127.0.0.1:$PORT
 # their defaults, so the schema and the server agree. No job workers: jobs stay queued (the job
 # operations are tested as a contract; tests/jobs_api.rs runs them), so the fuzzer's jobs of up
 # to 1,000,000,000 values do not compete with it for the CPU.
+# Keys: st (jobs, no quotas: the fuzzer's), other (jobs), reader (jobs:read), tight (jobs, one
+# active job at most).
+new_key() { # new_key NAME SCOPE [QUOTAS]: appends the key-file line, prints the key
+  "$BIN" keys new --name "$1" --scope "$2" >"$WORK/$1.key"
+  echo "$(sed -n 2p "$WORK/$1.key") ${3:-}" >>"$WORK/api-keys"
+  sed -n 1p "$WORK/$1.key"
+}
+KEY=$(new_key st jobs "active_jobs=0 heaps_per_day=0")
+OTHER_KEY=$(new_key other jobs)
+READER_KEY=$(new_key reader jobs:read)
+TIGHT_KEY=$(new_key tight jobs active_jobs=1)
 grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" \
   GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT GRUNDY_VALUES_MAX_COUNT=100000 \
-  GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 RUST_LOG=warn
+  GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 RUST_LOG=warn \
+  GRUNDY_API_KEYS_FILE="$WORK/api-keys"
 SERVER_PID=$STARTED_PID
 grundy_wait_ready "$PORT" /healthz 30 || die "no 200 from $BASE/healthz within 30 s"
 say "server up at $BASE (pid $SERVER_PID)"
@@ -113,7 +130,21 @@ expect 422 $PJ POST /v1/transfinite/welter/value "${J[@]}" -d '{"position": ["w"
 python3 -c "import sys; n=$BODY_LIMIT; sys.stdout.write('{\"position\":[' + ','.join(str(i) for i in range(n // 4)) + ']}')" >"$WORK/big.json"
 expect 413 $PJ POST /v1/welter/value "${J[@]}" --data-binary "@$WORK/big.json"
 expect 415 $PJ POST /v1/welter/value -H 'content-type: text/plain' -d '{"position": [1]}'
-expect 422 $PJ GET '/v1/octal/jobs?limit=681250655567'
+K=(-H "authorization: Bearer $KEY")
+expect 422 $PJ GET '/v1/octal/jobs?limit=681250655567' "${K[@]}"
+expect 422 $PJ GET '/v1/octal/jobs?owner=-x' "${K[@]}"
+expect 401 $PJ GET /v1/octal/jobs
+expect 401 $PJ GET /v1/octal/jobs -H "authorization: Bearer ${KEY}x"
+expect 401 $PJ POST /v1/octal/jobs "${J[@]}" -d '{"code": "0.6", "max_n": 10}' -H 'authorization: Basic c3Q6c3Q='
+expect 403 $PJ POST /v1/octal/jobs "${J[@]}" -d '{"code": "0.6", "max_n": 10}' -H "authorization: Bearer $READER_KEY"
+expect 202 application/json POST /v1/octal/jobs "${J[@]}" -d '{"code": "0.6", "max_n": 10}' -H "authorization: Bearer $TIGHT_KEY"
+expect 429 $PJ POST /v1/octal/jobs "${J[@]}" -d '{"code": "0.6", "max_n": 10}' -H "authorization: Bearer $TIGHT_KEY"
+tight_job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["id"])' \
+  <(curl -fsS -H "authorization: Bearer $TIGHT_KEY" "$BASE/v1/octal/jobs"))
+expect 404 $PJ GET "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $OTHER_KEY"
+expect 404 $PJ DELETE "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $OTHER_KEY"
+expect 200 application/json GET "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $TIGHT_KEY"
+expect 200 text/html GET /problems/unauthorized
 expect 200 text/html GET /problems/invalid-value
 expect 200 text/html GET /problems/budget-exceeded
 expect 404 $PJ GET /v1/nope
@@ -132,6 +163,7 @@ st() { # st NAME ARGS...: one schemathesis run; schema-valid requests refused go
   (cd "$WORK" && PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks ST_REFUSALS="$WORK/refused-$name.tsv" timeout 900 \
     "$VENV/bin/schemathesis" --config-file "$ROOT/schemathesis.toml" run "$BASE/openapi.json" \
     --checks all --exclude-checks use_after_free \
+    --header "Authorization: Bearer $KEY" \
     --exclude-operation-id-regex '^(octal_job_events)$' \
     --workers 1 \
     --request-timeout 20 \
@@ -172,7 +204,10 @@ alive=ok
 curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || alive=DOWN
 
 if [[ $st_rc -eq 0 && $st2_rc -eq 0 && $curl_fail -eq 0 && $alive == ok ]]; then
-  echo "schemathesis.sh: PASS (schemathesis $SCHEMATHESIS_VERSION, --checks all, deterministic ${ST_SECS}s, random seed $SEED ${ST2_SECS}s, error-status checks 0 failed, server healthy)"
+  if grep -qF -e "$KEY" -e "$OTHER_KEY" -e "$READER_KEY" -e "$TIGHT_KEY" "$WORK/server.log"; then
+    echo "schemathesis.sh: FAIL: an API key is in the server's log"; exit 1
+  fi
+  echo "schemathesis.sh: PASS (schemathesis $SCHEMATHESIS_VERSION, with an API key, --checks all, deterministic ${ST_SECS}s, random seed $SEED ${ST2_SECS}s, error-status checks 0 failed, server healthy)"
 else
   echo "schemathesis.sh: FAIL (deterministic run exit $st_rc, random run (seed $SEED) exit $st2_rc, error-status checks $curl_fail failed, server $alive)"
   exit 1

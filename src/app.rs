@@ -167,6 +167,14 @@ pub async fn run_with(
     listener: TcpListener,
     shutdown: impl Into<Shutdown>,
 ) -> std::io::Result<()> {
+    let access = state.auth.describe(&state.config);
+    match state.auth.access() {
+        crate::service::auth::Access::Open if state.config.addr.ip().is_loopback() => {
+            tracing::info!("{access}")
+        }
+        crate::service::auth::Access::Keys(_) => tracing::info!("{access}"),
+        _ => tracing::warn!("{access}"),
+    }
     let cache_log = state.cache.log_stats_every(Duration::from_secs(60));
     let workers = Workers::start(&state);
     let limits = ServerLimits::from_config(&state.config);

@@ -2,7 +2,11 @@
 //! "Configuration") so that `cargo run --release` works with no environment at all.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::service::keys::KeyRing;
 
 /// The service's configuration. Built once at start-up; limits are enforced by the API layer.
 #[derive(Debug, Clone)]
@@ -98,6 +102,19 @@ pub struct Config {
     pub batch_max_items: usize,
     /// `GRUNDY_BATCH_MAX_COINS` — most coins in one batch request, all positions together.
     pub batch_max_coins: usize,
+    /// `GRUNDY_API_KEYS_FILE` — the key file (names, scopes and SHA-256 hashes of API keys, see
+    /// `crate::service::keys`), read at start-up. With keys, every job operation needs one.
+    pub api_keys_file: Option<PathBuf>,
+    /// The keys of `api_keys_file` (Debug shows names and scopes, never hashes).
+    pub api_keys: Option<Arc<KeyRing>>,
+    /// `GRUNDY_AUTH` — `auto` (default) or `off`. Without keys, a server listening on a
+    /// non-loopback address refuses job writes unless this is `off` (see `crate::service::auth`).
+    pub auth_off: bool,
+    /// `GRUNDY_QUOTA_ACTIVE_JOBS` — queued and running jobs per key (0: no limit).
+    pub quota_active_jobs: u64,
+    /// `GRUNDY_QUOTA_HEAPS_PER_DAY` — heaps (`max_n`) one key may request per UTC day (0: no
+    /// limit).
+    pub quota_heaps_per_day: u64,
 }
 
 impl Default for Config {
@@ -144,6 +161,11 @@ impl Default for Config {
             body_min_rate_grace: Duration::from_secs(2),
             batch_max_items: 10_000,
             batch_max_coins: 1_000_000,
+            api_keys_file: None,
+            api_keys: None,
+            auth_off: false,
+            quota_active_jobs: 100,
+            quota_heaps_per_day: 10_000_000_000,
         }
     }
 }
@@ -179,6 +201,42 @@ where
 }
 
 impl Config {
+    /// `GRUNDY_AUTH` and `GRUNDY_API_KEYS_FILE`: the key file is read now, so that a missing or
+    /// malformed one stops the start-up (naming the line at fault, never a hash).
+    fn with_auth_from_env(mut self) -> Result<Self, ConfigError> {
+        let auth: String = var("GRUNDY_AUTH", "auto".to_owned())?;
+        self.auth_off = match auth.as_str() {
+            "auto" => false,
+            "off" => true,
+            other => {
+                return Err(ConfigError {
+                    name: "GRUNDY_AUTH",
+                    value: other.to_owned(),
+                    reason: "expected `auto` or `off`".into(),
+                })
+            }
+        };
+        let file: String = var("GRUNDY_API_KEYS_FILE", String::new())?;
+        if file.is_empty() {
+            return Ok(self);
+        }
+        if self.auth_off {
+            return Err(ConfigError {
+                name: "GRUNDY_AUTH",
+                value: auth,
+                reason: "`off` contradicts GRUNDY_API_KEYS_FILE: unset one of them".into(),
+            });
+        }
+        let ring = KeyRing::load(std::path::Path::new(&file)).map_err(|reason| ConfigError {
+            name: "GRUNDY_API_KEYS_FILE",
+            value: file.clone(),
+            reason,
+        })?;
+        self.api_keys_file = Some(file.into());
+        self.api_keys = Some(Arc::new(ring));
+        Ok(self)
+    }
+
     /// Whether Welter-family answers for positions of `coins` coins go to the response cache
     /// (`GRUNDY_CACHE_MIN_COINS..=GRUNDY_CACHE_MAX_COINS`, see [`crate::service::AppState::cache_key`]).
     pub fn cache_keeps(&self, coins: usize) -> bool {
@@ -275,7 +333,13 @@ impl Config {
             )?),
             batch_max_items: var("GRUNDY_BATCH_MAX_ITEMS", d.batch_max_items)?,
             batch_max_coins: var("GRUNDY_BATCH_MAX_COINS", d.batch_max_coins)?,
+            api_keys_file: None,
+            api_keys: None,
+            auth_off: false,
+            quota_active_jobs: var("GRUNDY_QUOTA_ACTIVE_JOBS", d.quota_active_jobs)?,
+            quota_heaps_per_day: var("GRUNDY_QUOTA_HEAPS_PER_DAY", d.quota_heaps_per_day)?,
         };
+        let cfg = cfg.with_auth_from_env()?;
         if cfg.max_coins > 100_000_000 {
             return Err(ConfigError {
                 name: "GRUNDY_MAX_COINS",

@@ -786,3 +786,139 @@ async fn postgres_concurrent_claims_never_double_claim() {
     assert_eq!(before, 40, "every job claimed");
     assert_eq!(all.len(), 40, "no job claimed twice");
 }
+
+/// Owned jobs (issue 24): the owner is stored and read back, listed by owner, kept through a
+/// claim and a restore, and the quotas admit exactly up to their limits — concurrent
+/// submissions of one owner included — writing nothing when they refuse.
+async fn exercise_owned_jobs(store: &Store) {
+    use grundy::store::{Admission, JobQuota};
+    let job = |max_n| NewJob {
+        code: "0.07".into(),
+        max_n,
+        keep_window: None,
+        store_values: true,
+    };
+    let quota = JobQuota {
+        active_jobs: 3,
+        heaps_per_day: 100,
+    };
+    let Admission::Created(a) = store
+        .create_owned_job(&job(10), "a", "alice", quota)
+        .await
+        .unwrap()
+    else {
+        panic!("refused")
+    };
+    assert_eq!(a.owner.as_deref(), Some("alice"));
+    assert_eq!(store.get_job("a").await.unwrap().unwrap(), *a);
+    store.create_job(&job(5), "anon", 0).await.unwrap();
+    assert_eq!(store.get_job("anon").await.unwrap().unwrap().owner, None);
+    // Concurrent submissions: exactly two more fit under three active jobs.
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            s.create_owned_job(&job(10), &format!("c{i}"), "alice", quota)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut created = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Admission::Created(_) => created += 1,
+            Admission::ActiveJobs { limit, active } => assert_eq!((limit, active), (3, 3)),
+            other @ Admission::HeapsPerDay { .. } => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(created, 2, "exactly up to the limit");
+    let mine = store.list_jobs_of(Some("alice"), 100, None).await.unwrap();
+    assert_eq!(mine.len(), 3);
+    assert!(mine.iter().all(|j| j.owner.as_deref() == Some("alice")));
+    let page = store.list_jobs_of(Some("alice"), 2, None).await.unwrap();
+    let last = page.last().unwrap();
+    let rest = store
+        .list_jobs_of(Some("alice"), 2, Some((last.created_at, last.id.clone())))
+        .await
+        .unwrap();
+    assert_eq!(page.len() + rest.len(), 3);
+    assert_eq!(store.list_jobs_of(None, 100, None).await.unwrap().len(), 4);
+    assert!(store
+        .list_jobs_of(Some("bob"), 100, None)
+        .await
+        .unwrap()
+        .is_empty());
+    // The refused submissions wrote nothing: 30 heaps requested today, not 90.
+    let used: i64 = sqlx::query("SELECT heaps FROM job_usage WHERE owner = 'alice'")
+        .fetch_one(&store.raw_pool_for_tests())
+        .await
+        .unwrap()
+        .get("heaps");
+    assert_eq!(used, 30);
+    // Heaps of the day: 70 more fit exactly, 71 do not.
+    let loose = JobQuota {
+        active_jobs: 0,
+        heaps_per_day: 100,
+    };
+    match store
+        .create_owned_job(&job(71), "h1", "alice", loose)
+        .await
+        .unwrap()
+    {
+        Admission::HeapsPerDay {
+            limit,
+            used,
+            day_ends_ms,
+        } => {
+            assert_eq!((limit, used), (100, 30));
+            assert!(day_ends_ms > grundy::store::now_ms());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        store
+            .create_owned_job(&job(70), "h2", "alice", loose)
+            .await
+            .unwrap(),
+        Admission::Created(_)
+    ));
+    let unlimited = JobQuota {
+        active_jobs: 0,
+        heaps_per_day: 0,
+    };
+    assert!(matches!(
+        store
+            .create_owned_job(&job(1_000_000), "h3", "alice", unlimited)
+            .await
+            .unwrap(),
+        Admission::Created(_)
+    ));
+    // The owner survives a claim and a restore.
+    let claimed = store.claim_job("w", 60_000).await.unwrap().unwrap();
+    assert_eq!(claimed.id, "a");
+    assert_eq!(claimed.owner.as_deref(), Some("alice"));
+    sqlx::query("DELETE FROM jobs WHERE id = 'a'")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    store.restore_job(&claimed, "w", 60_000).await.unwrap();
+    let restored = store.get_job("a").await.unwrap().unwrap();
+    assert_eq!(restored.owner.as_deref(), Some("alice"));
+    let active = store.active_jobs_by_owner().await.unwrap();
+    assert!(
+        active.contains(&(Some("alice".to_owned()), 5)),
+        "{active:?}"
+    );
+    assert!(active.contains(&(None, 1)), "{active:?}");
+}
+
+#[tokio::test]
+async fn sqlite_owned_jobs() {
+    exercise_owned_jobs(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_owned_jobs() {
+    exercise_owned_jobs(&postgres().await).await;
+}

@@ -1,5 +1,8 @@
 // Talking to the grundy API from the pages: JSON in, JSON out, RFC 9457 problems as errors,
-// and feature detection from the service's own OpenAPI document.
+// and feature detection from the service's own OpenAPI document. Job requests carry the tab's
+// API key when one was given (auth.js).
+
+import { authHeaders } from './auth.js';
 
 /** A failed request: `problem` is the RFC 9457 document when the server sent one. */
 export class ApiError extends Error {
@@ -23,7 +26,7 @@ async function failure(resp) {
 export async function post(path, body, { signal } = {}) {
   const resp = await fetch(path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...authHeaders(path) },
     body: JSON.stringify(body),
     signal,
   });
@@ -33,14 +36,14 @@ export async function post(path, body, { signal } = {}) {
 
 /** GET `path` as JSON. */
 export async function get(path, { signal } = {}) {
-  const resp = await fetch(path, { headers: { accept: 'application/json' }, signal });
+  const resp = await fetch(path, { headers: { accept: 'application/json', ...authHeaders(path) }, signal });
   if (!resp.ok) throw await failure(resp);
   return resp.json();
 }
 
 /** DELETE `path`; resolves to the JSON answer (or null for an empty body). */
 export async function del(path) {
-  const resp = await fetch(path, { method: 'DELETE', headers: { accept: 'application/json' } });
+  const resp = await fetch(path, { method: 'DELETE', headers: { accept: 'application/json', ...authHeaders(path) } });
   if (!resp.ok) throw await failure(resp);
   const text = await resp.text();
   return text ? JSON.parse(text) : null;

@@ -1,9 +1,12 @@
 // Jobs: submit, list, cancel (or delete a finished one), and a live progress bar — from the
 // job's server-sent event stream when the server has GET /v1/octal/jobs/{id}/events
-// (feature-detected from /openapi.json), else by polling GET /v1/octal/jobs/{id} once a second.
+// (feature-detected from /openapi.json), else by polling GET /v1/octal/jobs/{id} once a second
+// (also when the tab has an API key: EventSource cannot send one). On a server with API keys
+// the page asks for a key (auth.js) and says whose jobs it lists.
 
 import { byId, el, clear, setError, fmt } from './dom.js';
 import { post, get, del, seg, features, message } from './api.js';
+import { apiKey, initKeyBox } from './auth.js';
 
 const POLL_MS = 1000;
 const FINAL = new Set(['done', 'failed', 'cancelled']);
@@ -12,6 +15,17 @@ const ui = {};
 /** id → {doc, li, parts, stop()} */
 const jobs = new Map();
 let onPlot = () => {};
+let keyBox = { needKey() {}, showOwner() {} };
+
+/** Shows `err`; a 401 (the server has keys) opens the key box instead. */
+function failed(err) {
+  if (err && err.status === 401) {
+    keyBox.needKey(apiKey() ? `This key was refused: ${message(err)}` : 'This server needs an API key for jobs.');
+    setError(ui.error, '');
+    return;
+  }
+  setError(ui.error, message(err));
+}
 
 function duration(seconds) {
   if (!Number.isFinite(seconds)) return '—';
@@ -78,7 +92,7 @@ async function watch(id) {
   const entry = jobs.get(id);
   if (!entry || entry.stop || FINAL.has(entry.doc.status)) return;
   const feat = await features();
-  if (feat.events && typeof EventSource === 'function') {
+  if (feat.events && typeof EventSource === 'function' && !apiKey()) {
     const source = new EventSource(`/v1/octal/jobs/${seg(id)}/events`);
     entry.stop = () => source.close();
     entry.li.dataset.live = 'events';
@@ -141,9 +155,10 @@ async function refresh() {
     const items = page.jobs.map((d) => jobs.get(d.id).li);
     ui.list.replaceChildren(...items);
     ui.status.textContent = page.jobs.length ? `${page.jobs.length} job${page.jobs.length === 1 ? '' : 's'}.` : 'No jobs yet.';
+    keyBox.showOwner(page);
     for (const doc of page.jobs) if (!FINAL.has(doc.status)) watch(doc.id);
   } catch (err) {
-    setError(ui.error, message(err));
+    failed(err);
   }
 }
 
@@ -163,7 +178,7 @@ async function submit(event) {
     ui.status.textContent = `Job ${doc.id} submitted for ${doc.code}.`;
     watch(doc.id);
   } catch (err) {
-    setError(ui.error, message(err));
+    failed(err);
   } finally {
     ui.submit.disabled = false;
   }
@@ -198,6 +213,12 @@ export function initJobs(plotHandler) {
   });
   ui.form.addEventListener('submit', submit);
   byId('jobs-refresh').addEventListener('click', refresh);
+  keyBox = initKeyBox(() => {
+    for (const entry of jobs.values()) if (entry.stop) entry.stop();
+    jobs.clear();
+    ui.list.replaceChildren();
+    refresh();
+  });
 }
 
 /** Called when the Jobs page is shown. */

@@ -2,6 +2,10 @@
 
     python check_pages.py BASE_URL SCREENSHOT_DIR
 
+With KEYED_BASE and KEYED_KEY set (a second server with an API key file, and a `jobs` key of it),
+the Jobs page is also checked against a server that needs a key: it asks for one, refuses a wrong
+one, keeps the right one for the tab only, says whose jobs it lists, and follows a job to done.
+
 Each check plays, plots or watches as a person would, with clicks and typing, and asserts what
 the page shows against the API's own answers. The browser's console must stay free of errors
 (log level SEVERE) throughout. Prints one line per check and a closing
@@ -386,6 +390,42 @@ def check_jobs():
     return f"job done (followed by {live}); a second one cancelled"
 
 
+def check_jobs_with_a_key():
+    """A server with API keys: the page asks for a key, says how to get one, and works with it."""
+    base, key = os.environ["KEYED_BASE"].rstrip("/"), os.environ["KEYED_KEY"]
+    D.get(f"{base}/#jobs")
+    wait(lambda: D.execute_script("return document.body.dataset.ready === 'true'"), what="the page script")
+    wait(lambda: q("#jobs-key").is_displayed(), 30, "the key box")
+    wait(lambda: "needs an API key" in text("#jobs-key-why"), 30, "the reason for the key box")
+    assert "grundy keys new" in text("#jobs-key"), "the page says how to get a key"
+    assert not qs("#job-list li.job"), "no jobs are listed without a key"
+    set_value("#jobs-key-input", key + "x")
+    q("#jobs-key-use").click()
+    wait(lambda: "refused" in text("#jobs-key-why"), 30, "a wrong key refused")
+    set_value("#jobs-key-input", key)
+    q("#jobs-key-use").click()
+    wait(lambda: "browser" in text("#jobs-owner"), 30, "whose jobs are listed")
+    stored = D.execute_script("return [sessionStorage.getItem('grundy-api-key'), localStorage.getItem('grundy-api-key')]")
+    assert stored == [key, None], "the key is kept for the tab only (sessionStorage)"
+    assert key not in D.current_url and key not in D.page_source, "the key is not shown in the page"
+    set_value("#job-code", "0.07")
+    set_value("#job-max", 20000)
+    q("#job-submit").click()
+    wait(lambda: qs("#job-list li.job"), 30, "the submitted job")
+    job_id = qs("#job-list li.job")[0].get_attribute("data-id")
+    wait(lambda: qs(f'#job-list li.job[data-id="{job_id}"][data-status="done"]'), 180, "the job to finish")
+    live = q(f'#job-list li.job[data-id="{job_id}"]').get_attribute("data-live")
+    full_shot("10-jobs-with-a-key")
+    q("#jobs-key-forget").click()
+    wait(lambda: "needs an API key" in text("#jobs-key-why"), 30, "the key box again after forgetting the key")
+    assert D.execute_script("return sessionStorage.getItem('grundy-api-key')") is None
+    # The browser logs each refused request (401) as an error; nothing else may be there.
+    others = [e for e in console_errors() if " 401 " not in e["message"] and "(Unauthorized)" not in e["message"]]
+    assert not others, "console errors: " + "; ".join(e["message"] for e in others)
+    D.get(f"{BASE}/#play")
+    return f"asked for a key, refused a wrong one, job done with the key (followed by {live})"
+
+
 def check_docs():
     """Swagger UI still works under the security headers (no CSP violation in the console)."""
     D.get(f"{BASE}/docs/")
@@ -430,6 +470,8 @@ CHECKS = [
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
     ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
+    *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key)]
+      if os.environ.get("KEYED_BASE") else []),
     ("/docs works under the headers", check_docs),
     ("phone width", check_phone),
 ]

@@ -2,19 +2,23 @@
 
 Usage: python check_client.py GENERATED_PARENT_DIR BASE_URL OPENAPI_JSON
 
+With GRUNDY_API_KEY set (a server with API keys), the job calls go through the generated
+AuthenticatedClient with that key, and a job call without it must be refused with 401.
+
 Asserts real values (the README's worked examples); exits non-zero on the first mismatch.
 The generated package is `grundy_client` (see config.yml); it is imported from
 GENERATED_PARENT_DIR, which is a temporary directory and never committed.
 """
 
 import json
+import os
 import sys
 import time
 
 gen_parent, base_url, spec_path = sys.argv[1:4]
 sys.path.insert(0, gen_parent)
 
-from grundy_client import Client  # noqa: E402
+from grundy_client import AuthenticatedClient, Client  # noqa: E402
 from grundy_client.api.operations import healthz  # noqa: E402
 from grundy_client.api.transfinite import transfinite_welter_value as tf_welter_value  # noqa: E402
 from grundy_client.api.transfinite import transfinite_welter_winning_moves as tf_welter_moves  # noqa: E402
@@ -146,12 +150,31 @@ for what, build in [
     else:
         ok(False, f"generated model accepted {what}")
 valid = grundy_models.JobRequest(code="0.6", max_n=100)
-with Client(base_url=base_url, timeout=30.0) as client:
-    from grundy_client.api.octal_jobs import create_octal_job
-    from grundy_client.models import JobRequest
+api_key = os.environ.get("GRUNDY_API_KEY", "")
+from grundy_client.api.octal_jobs import create_octal_job, get_octal_job, list_octal_jobs  # noqa: E402
+from grundy_client.models import JobList, JobRequest, JobResponse  # noqa: E402
 
+jobs_client = (AuthenticatedClient(base_url=base_url, token=api_key, timeout=30.0) if api_key
+               else Client(base_url=base_url, timeout=30.0))
+with jobs_client as client:
     r = create_octal_job.sync_detailed(client=client, body=JobRequest.from_dict(valid.model_dump()))
     ok(r.status_code == 202, f"a body the model validates is accepted (got {int(r.status_code)})")
+    ok(isinstance(r.parsed, JobResponse), f"the job parses as JobResponse (got {type(r.parsed).__name__})")
+    job_id = r.parsed.id
+    g = get_octal_job.sync_detailed(client=client, id=job_id)
+    ok(g.status_code == 200 and g.parsed.id == job_id, f"the job reads back (HTTP {int(g.status_code)})")
+    lst = list_octal_jobs.sync_detailed(client=client)
+    ok(isinstance(lst.parsed, JobList) and any(j.id == job_id for j in lst.parsed.jobs), "the job is listed")
+    if api_key:
+        owner = r.parsed.owner
+        ok(isinstance(owner, str) and owner == lst.parsed.key_name, f"the job is owned by the key's name ({owner!r})")
+if api_key:
+    ok(api_key not in json.dumps(r.parsed.to_dict()), "the job document does not hold the key")
+    with Client(base_url=base_url, timeout=30.0) as anonymous:
+        r = list_octal_jobs.sync_detailed(client=anonymous)
+        ok(r.status_code == 401 and isinstance(r.parsed, Problem) and r.parsed.type_ == "/problems/unauthorized",
+           f"without the key: 401 /problems/unauthorized (got {int(r.status_code)} {type(r.parsed).__name__})")
+        ok(r.headers.get("www-authenticate", "").startswith("Bearer"), "401 carries WWW-Authenticate: Bearer")
 
 print(f"client-check: calls took {time.monotonic() - started:.1f}s")
 print(f"client-check: {passed} passed, 0 failed")

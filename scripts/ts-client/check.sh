@@ -2,7 +2,8 @@
 # Generated TypeScript client check: `npm ci` (pinned versions in package-lock.json), generate
 # gen/grundy.ts from the committed openapi/openapi.json with openapi-typescript, type-check
 # check.ts and type-errors.ts with `tsc --noEmit` (type-errors.ts proves the types reject wrong
-# requests), compile, and run check.ts with openapi-fetch against the live release server.
+# requests), compile, and run check.ts with openapi-fetch against the live release server, which
+# has an API key file: the client sends the key (GRUNDY_API_KEY).
 #
 #   scripts/ts-client/check.sh               # ~30 s after the build
 #
@@ -50,7 +51,12 @@ WORK=$(mktemp -d /tmp/grundy-ts.XXXXXX); grundy_rm_on_exit "$WORK"
 
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
-grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn
+# API keys: the key file holds the hash; the key goes to check.js in GRUNDY_API_KEY.
+"$BIN" keys new --name ts-client --scope jobs >"$WORK/key"
+sed -n 2p "$WORK/key" >"$WORK/api-keys"
+export GRUNDY_API_KEY; GRUNDY_API_KEY=$(sed -n 1p "$WORK/key")
+grundy_start -b "$BIN" -l "$WORK/server.log" "$PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/s.db" RUST_LOG=warn \
+  GRUNDY_API_KEYS_FILE="$WORK/api-keys"
 grundy_wait_ready "$PORT" /readyz 30 || die "no 200 from $BASE/readyz within 30 s"
 say "server up at $BASE"
 

@@ -4,6 +4,9 @@
 //
 //   node out/check.js http://127.0.0.1:PORT
 //
+// With GRUNDY_API_KEY set (a server with API keys) every request carries
+// `Authorization: Bearer <key>`, and a job call without it must be refused with 401.
+//
 // Prints one line per check and `ts-client: N passed, M failed`; exits 1 on any failure.
 
 import createClient from "openapi-fetch";
@@ -17,7 +20,11 @@ if (!base) {
   console.error("usage: node out/check.js BASE_URL");
   process.exit(2);
 }
-const client = createClient<paths>({ baseUrl: base });
+const apiKey = process.env["GRUNDY_API_KEY"] ?? "";
+const client = createClient<paths>({
+  baseUrl: base,
+  headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+});
 
 function assert(cond: unknown, what: string): asserts cond {
   if (!cond) throw new Error(what);
@@ -140,8 +147,20 @@ check("jobs: create, follow, list, delete", async () => {
   assert(gone.data, "delete a finished job");
   const missing = await client.GET("/v1/octal/jobs/{id}", { params: { path: { id } } });
   same(missing.response.status, 404, "deleted job");
-  return `${job.progress.computed} values`;
+  if (apiKey) assert(typeof job.owner === "string" && job.owner.length > 0, "the job names its owner");
+  return `${job.progress.computed} values${apiKey ? `, owner ${job.owner}` : ""}`;
 });
+
+if (apiKey) {
+  check("jobs without the key: 401 with a bearer challenge", async () => {
+    const anonymous = createClient<paths>({ baseUrl: base });
+    const { error, response } = await anonymous.GET("/v1/octal/jobs", {});
+    same(response.status, 401, "status");
+    const problem: Problem | undefined = error;
+    same(problem?.type, "/problems/unauthorized", "problem type");
+    assert((response.headers.get("www-authenticate") ?? "").startsWith("Bearer"), "WWW-Authenticate: Bearer");
+  });
+}
 
 let passed = 0;
 let failed = 0;

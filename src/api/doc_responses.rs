@@ -55,3 +55,29 @@ pub enum BodyProblems {
     #[response(status = 415)]
     UnsupportedMediaType(#[ref_response] UnsupportedMediaType),
 }
+
+/// 401: no API key, or an unknown one, where the server has keys.
+#[derive(ToResponse)]
+#[response(
+    description = "No API key, or an unknown one (the server has keys: send `Authorization: Bearer <key>`)",
+    content_type = "application/problem+json",
+    headers(("WWW-Authenticate" = String, description = "`Bearer realm=\"grundy\"`, with `error=\"invalid_token\"` for an unknown key"))
+)]
+pub struct Unauthorized(pub Problem);
+
+/// 403: the key lacks the scope, or job writes are refused on a server without keys.
+#[derive(ToResponse)]
+#[response(
+    description = "The key lacks the scope (`/problems/insufficient-scope`), or the server refuses job writes without keys (`/problems/api-keys-required`)",
+    content_type = "application/problem+json"
+)]
+pub struct Forbidden(pub Problem);
+
+/// The refusals of every job operation — 401 and 403 — as one entry of its `responses(...)`.
+#[derive(utoipa::IntoResponses)]
+pub enum AuthProblems {
+    #[response(status = 401)]
+    Unauthorized(#[ref_response] Unauthorized),
+    #[response(status = 403)]
+    Forbidden(#[ref_response] Forbidden),
+}

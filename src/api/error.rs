@@ -55,6 +55,23 @@ pub enum ApiError {
     /// A bug: never caused by input. Logged with the request id.
     #[error("internal error: {0}")]
     Internal(String),
+    /// No key, or an unknown one, where the server needs one (401 + `WWW-Authenticate`).
+    #[error("{detail}")]
+    Unauthorized { detail: String, challenge: String },
+    /// The key lacks the scope the operation needs (403 + `WWW-Authenticate`).
+    #[error("{detail}")]
+    InsufficientScope { detail: String, challenge: String },
+    /// No keys on a non-loopback address: job writes are refused (403).
+    #[error("{detail}")]
+    ApiKeysRequired { detail: String },
+    /// A submission past a quota of its key (429 + Retry-After; the problem names the quota).
+    #[error("{detail}")]
+    QuotaExceeded {
+        detail: String,
+        quota: String,
+        limit: u64,
+        retry_after_secs: u64,
+    },
 }
 
 impl ApiError {
@@ -85,6 +102,11 @@ impl ApiError {
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::InsufficientStorage { .. } => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::InsufficientScope { .. } | ApiError::ApiKeysRequired { .. } => {
+                StatusCode::FORBIDDEN
+            }
+            ApiError::QuotaExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -102,6 +124,10 @@ impl ApiError {
             ApiError::Unavailable { .. } => &p::UNAVAILABLE,
             ApiError::InsufficientStorage { .. } => &p::INSUFFICIENT_STORAGE,
             ApiError::Internal(_) => &p::INTERNAL,
+            ApiError::Unauthorized { .. } => &p::UNAUTHORIZED,
+            ApiError::InsufficientScope { .. } => &p::INSUFFICIENT_SCOPE,
+            ApiError::ApiKeysRequired { .. } => &p::API_KEYS_REQUIRED,
+            ApiError::QuotaExceeded { .. } => &p::QUOTA_EXCEEDED,
         }
     }
 
@@ -114,7 +140,12 @@ impl ApiError {
             ApiError::BadRequest { field, .. } => field.clone(),
             _ => None,
         };
-        Problem::new(self.kind(), self.to_string(), field)
+        let mut problem = Problem::new(self.kind(), self.to_string(), field);
+        if let ApiError::QuotaExceeded { quota, limit, .. } = self {
+            problem.quota = Some(quota.clone());
+            problem.limit = Some(*limit);
+        }
+        problem
     }
 }
 
@@ -133,6 +164,17 @@ impl IntoResponse for ApiError {
             },
             ApiError::Internal(msg) => Extra {
                 internal: Some(msg),
+                ..Extra::default()
+            },
+            ApiError::Unauthorized { challenge, .. }
+            | ApiError::InsufficientScope { challenge, .. } => Extra {
+                www_authenticate: Some(challenge),
+                ..Extra::default()
+            },
+            ApiError::QuotaExceeded {
+                retry_after_secs, ..
+            } => Extra {
+                retry_after_secs: Some(retry_after_secs),
                 ..Extra::default()
             },
             _ => Extra::default(),

@@ -15,7 +15,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::doc_responses::{JobNotFound, StoreUnavailable};
+use super::auth::JobReader;
+use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use super::error::ApiError;
 use super::jobs::{existing, JobResponse, Progress};
 use super::statistics::{saved, StatisticsSummary};
@@ -42,20 +43,22 @@ fn poll_interval(checkpoint: Duration) -> Duration {
 /// every 15 s keep idle connections open.
 #[utoipa::path(
     get, path = "/v1/octal/jobs/{id}/events", operation_id = "octal_job_events", tag = "octal-jobs",
-    params(("id" = String, Path, description = "Job id")),
+    params(("id" = String, Path, description = "Job id")), security(("api_key" = [])),
     responses(
         (status = 200, description = "The event stream: `progress` events, then one `done`, `failed` or `cancelled` event carrying the job document",
             content_type = "text/event-stream", body = String,
             example = "event: progress\ndata: {\"computed\":131072,\"max_n\":1000000,\"heaps_per_second\":65536.0,\"eta_seconds\":13.3}\n\nevent: done\ndata: {\"id\":\"3f1c…\",\"status\":\"done\",…}\n\n"),
+        AuthProblems,
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
     )
 )]
 async fn events(
     State(app): State<AppState>,
+    JobReader(caller): JobReader,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let (store, job) = existing(&app, &id).await?;
+    let (store, job) = existing(&app, &id, &caller).await?;
     let watch = Watch {
         store,
         id,

@@ -8,13 +8,15 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::doc_responses::{BodyProblems, JobNotFound, StoreUnavailable};
+use super::auth::{JobReader, JobWriter};
+use super::doc_responses::{AuthProblems, BodyProblems, JobNotFound, StoreUnavailable};
 use super::error::ApiError;
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::{parse_code, PeriodicityInfo};
 use super::params::{ApiPath, ApiQuery};
 use crate::problem::Problem;
+use crate::service::auth::{Caller, Listing, Submitted};
 use crate::service::AppState;
 use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
 
@@ -100,6 +102,10 @@ pub struct JobResponse {
     pub created_at_ms: i64,
     pub started_at_ms: Option<i64>,
     pub finished_at_ms: Option<i64>,
+    /// The name of the API key that submitted the job (null on a server without keys). Never
+    /// the key itself.
+    #[serde(default)]
+    pub owner: Option<String>,
     /// Present while the job is running but cannot save its progress (the store is full or
     /// unavailable): it keeps what it computed, retries with back-off and continues by itself
     /// once the store takes writes again. `heaps_per_second` and `eta_seconds` are null then.
@@ -187,6 +193,7 @@ impl From<Job> for JobResponse {
             created_at_ms: j.created_at,
             started_at_ms: j.started_at,
             finished_at_ms: j.finished_at,
+            owner: j.owner,
             stalled: None,
         }
     }
@@ -198,6 +205,13 @@ pub struct JobList {
     pub jobs: Vec<JobResponse>,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
+    /// The name of the API key that asked (null on a server without keys).
+    #[serde(default)]
+    pub key_name: Option<String>,
+    /// Whose jobs are listed: a key's own unless it is an `admin` key (then every owner's, or
+    /// the `owner` asked for); null: every owner's.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// Paging of the job list.
@@ -210,6 +224,10 @@ pub struct ListParams {
     /// `next_cursor` of the previous page (`<created_at_ms>:<id>`; empty for the first page).
     #[param(pattern = r"^(-?[0-9]{1,18}:[\s\S]*)?$")]
     pub cursor: Option<String>,
+    /// Only the jobs of the key named so (an `admin` key: any name; another key sees only its
+    /// own jobs, so another name lists none).
+    #[param(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+    pub owner: Option<String>,
 }
 
 fn store(app: &AppState) -> Result<Store, ApiError> {
@@ -227,10 +245,19 @@ fn not_found(id: &str) -> ApiError {
     }
 }
 
-/// The store and the job `id` in it (404 when there is none).
-pub(super) async fn existing(app: &AppState, id: &str) -> Result<(Store, Job), ApiError> {
+/// The store and the job `id` in it (404 when there is none, or when `caller` may not see it:
+/// another's job is answered as if it did not exist).
+pub(super) async fn existing(
+    app: &AppState,
+    id: &str,
+    caller: &Caller,
+) -> Result<(Store, Job), ApiError> {
     let store = store(app)?;
-    let job = store.get_job(id).await?.ok_or_else(|| not_found(id))?;
+    let job = store
+        .get_job(id)
+        .await?
+        .filter(|j| caller.sees(j))
+        .ok_or_else(|| not_found(id))?;
     Ok((store, job))
 }
 
@@ -301,18 +328,22 @@ fn new_job(
 /// Submit a long computation.
 #[utoipa::path(
     post, path = "/v1/octal/jobs", operation_id = "create_octal_job", tag = "octal-jobs",
-    request_body = JobRequest,
+    request_body = JobRequest, security(("api_key" = [])),
     responses(
         (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         BodyProblems,
+        AuthProblems,
         (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or window options without `\"keep\": \"window\"`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "A quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, response = StoreUnavailable),
         (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn create(
     State(app): State<AppState>,
+    JobWriter(caller): JobWriter,
     ApiJson(req): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
@@ -330,9 +361,11 @@ async fn create(
     }
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let job = store.create_job(&new, &id, 0).await?;
+    let job = match app.auth.submit(&caller, &store, &new, &id).await? {
+        Submitted::Job(job) => job,
+        Submitted::OverQuota(q) => return Err(q.into()),
+    };
     app.job_notify.notify_one();
-    metrics::counter!("grundy_jobs_submitted_total").increment(1);
     let location = format!("/v1/octal/jobs/{id}");
     Ok((
         StatusCode::ACCEPTED,
@@ -345,15 +378,17 @@ async fn create(
 /// List jobs, newest first.
 #[utoipa::path(
     get, path = "/v1/octal/jobs", operation_id = "list_octal_jobs", tag = "octal-jobs",
-    params(ListParams),
+    params(ListParams), security(("api_key" = [])),
     responses(
-        (status = 200, description = "A page of jobs", body = JobList),
+        (status = 200, description = "A page of jobs: the key's own (an `admin` key's: every owner's)", body = JobList),
+        AuthProblems,
         (status = 422, description = "Bad limit or cursor (out of range or not a number)", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
     )
 )]
 async fn list(
     State(app): State<AppState>,
+    JobReader(caller): JobReader,
     ApiQuery(params): ApiQuery<ListParams>,
 ) -> Result<Json<JobList>, ApiError> {
     let limit = match params.limit.unwrap_or(50) {
@@ -379,8 +414,21 @@ async fn list(
             })?)
         }
     };
+    if let Some(owner) = params.owner.as_deref() {
+        if !crate::service::keys::valid_name(owner) {
+            return Err(ApiError::invalid(
+                "owner",
+                format!("owner: {owner:?} is not a key name (1 to 64 of A-Z a-z 0-9 . _ -)"),
+            ));
+        }
+    }
     let store = store(&app)?;
-    let jobs = store.list_jobs(limit, after).await?;
+    let listing = caller.listing(params.owner.as_deref());
+    let jobs = match &listing {
+        Listing::All => store.list_jobs(limit, after).await?,
+        Listing::Owner(o) => store.list_jobs_of(Some(o), limit, after).await?,
+        Listing::Nothing => Vec::new(),
+    };
     let next_cursor = (jobs.len() == limit as usize)
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
         .flatten();
@@ -393,15 +441,21 @@ async fn list(
             })
             .collect(),
         next_cursor,
+        key_name: caller.key_name().map(str::to_owned),
+        owner: match listing {
+            Listing::Owner(o) => Some(o),
+            Listing::All | Listing::Nothing => params.owner,
+        },
     }))
 }
 
 /// One job: status, progress, periodicity once proved.
 #[utoipa::path(
     get, path = "/v1/octal/jobs/{id}", operation_id = "get_octal_job", tag = "octal-jobs",
-    params(("id" = String, Path, description = "Job id")),
+    params(("id" = String, Path, description = "Job id")), security(("api_key" = [])),
     responses(
         (status = 200, description = "The job", body = JobResponse),
+        AuthProblems,
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
@@ -409,9 +463,10 @@ async fn list(
 )]
 async fn get(
     State(app): State<AppState>,
+    JobReader(caller): JobReader,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let (store, job) = existing(&app, &id).await?;
+    let (store, job) = existing(&app, &id, &caller).await?;
     let stall = store.stall(&job.id);
     Ok(Json(JobResponse::with_stall(job, stall)))
 }
@@ -420,9 +475,10 @@ async fn get(
 /// seconds), or delete the record of a finished one (its computed values stay in the store).
 #[utoipa::path(
     delete, path = "/v1/octal/jobs/{id}", operation_id = "cancel_octal_job", tag = "octal-jobs",
-    params(("id" = String, Path, description = "Job id")),
+    params(("id" = String, Path, description = "Job id")), security(("api_key" = [])),
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
+        AuthProblems,
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
@@ -431,9 +487,10 @@ async fn get(
 )]
 async fn cancel(
     State(app): State<AppState>,
+    JobWriter(caller): JobWriter,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobResponse>, ApiError> {
-    let (store, job) = existing(&app, &id).await?;
+    let (store, job) = existing(&app, &id, &caller).await?;
     if job.status.is_final() {
         store.delete_job(&id).await?;
         return Ok(Json(job.into()));

@@ -2,6 +2,7 @@
 //! Handlers and wire types only: the edge is `crate::http`, the services `crate::service`.
 
 pub mod accept; // content negotiation: JSON, CSV or binary by Accept
+pub mod auth; // API keys at the API: the job callers' extractors, 401/403/429 problems, the bearer scheme
 pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
 pub mod compute; // the one path of every compute answer: cache, blocking pool, serialization
 pub mod doc_responses; // shared OpenAPI response components (400/413/415, 404 job, 503 store)
@@ -33,6 +34,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::service::AppState;
+use auth::BearerScheme;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -46,7 +48,7 @@ use crate::service::AppState;
         (name = "max-welter", description = "Max-Welter: only the rightmost coin may move. Exact outcomes and winning moves for any position; values within a compute budget."),
         (name = "related-games", description = "Antonim and Antimatter (van Splunder §5.2): exact values by bounded memoised search."),
         (name = "octal", description = "Octal, hexadecimal and take-and-break games (Austin's codes) and subtraction games: G-sequences, proved periodicity, values for any heap, winning moves."),
-        (name = "octal-jobs", description = "Durable long-running octal computations (SQLite or PostgreSQL store)."),
+        (name = "octal-jobs", description = "Durable long-running octal computations (SQLite or PostgreSQL store). A job belongs to the API key that submitted it: with keys, each key sees and acts on its own jobs only (`admin`: on all), within its quotas."),
         (name = "transfinite", description = "Transfinite Nim and Welter's game on ordinals below epsilon_0 (Cantor normal form strings)."),
         (name = "operations", description = "Health, readiness and metrics."),
         (name = "problems", description = "One page per problem type: every error is an RFC 9457 problem document whose `type` (`/problems/invalid-value`, `/problems/budget-exceeded`, …) is served here.")
@@ -58,9 +60,12 @@ use crate::service::AppState;
             doc_responses::PayloadTooLarge,
             doc_responses::UnsupportedMediaType,
             doc_responses::JobNotFound,
-            doc_responses::StoreUnavailable
+            doc_responses::StoreUnavailable,
+            doc_responses::Unauthorized,
+            doc_responses::Forbidden
         )
-    )
+    ),
+    modifiers(&BearerScheme)
 )]
 struct ApiDoc;
 

@@ -109,6 +109,7 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
                 metrics::gauge!("grundy_jobs", "status" => status).set(n as f64);
             }
         }
+        app.auth.record_active_jobs(&store).await;
     }
     let body = crate::telemetry::metrics_handle().render();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)

@@ -56,6 +56,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("favicon.svg", "image/svg+xml"),
     asset!("app.js", JS),
     asset!("api.js", JS),
+    asset!("auth.js", JS),
     asset!("dom.js", JS),
     asset!("play.js", JS),
     asset!("rules.js", JS),

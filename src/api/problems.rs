@@ -130,6 +130,10 @@ mod tests {
             ProblemTypeName::InsufficientStorage,
             ProblemTypeName::Internal,
             ProblemTypeName::RequestTimeout,
+            ProblemTypeName::Unauthorized,
+            ProblemTypeName::InsufficientScope,
+            ProblemTypeName::ApiKeysRequired,
+            ProblemTypeName::QuotaExceeded,
         ])
         .unwrap();
         let slugs: Vec<&str> = ALL.iter().map(|k| k.slug).collect();
@@ -167,6 +171,23 @@ mod tests {
                 retry_after_secs: 1,
             },
             ApiError::Internal(String::new()),
+            ApiError::Unauthorized {
+                detail: String::new(),
+                challenge: String::new(),
+            },
+            ApiError::InsufficientScope {
+                detail: String::new(),
+                challenge: String::new(),
+            },
+            ApiError::ApiKeysRequired {
+                detail: String::new(),
+            },
+            ApiError::QuotaExceeded {
+                detail: String::new(),
+                quota: String::new(),
+                limit: 1,
+                retry_after_secs: 1,
+            },
         ];
         // Every type but the edge's own (413 and 408, answered by `crate::http::body_read`).
         let api_kinds = ALL

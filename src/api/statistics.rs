@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::accept::{negotiate_among, Format};
-use super::doc_responses::{JobNotFound, StoreUnavailable};
+use super::auth::JobReader;
+use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use super::error::ApiError;
 use super::jobs::existing;
 use super::params::ApiPath;
@@ -112,13 +113,14 @@ pub(super) async fn saved(store: &Store, id: &str) -> Result<Option<Statistics>,
 /// statistics cover every value although it keeps only some.
 #[utoipa::path(
     get, path = "/v1/octal/jobs/{id}/statistics", operation_id = "octal_job_statistics", tag = "octal-jobs",
-    params(("id" = String, Path, description = "Job id")),
+    params(("id" = String, Path, description = "Job id")), security(("api_key" = [])),
     responses(
         (status = 200, description = "The statistics (JSON), or the histograms (CSV)", body = JobStatistics,
             content(
                 (JobStatistics = "application/json"),
                 (String = "text/csv", example = "n,value,count\n1,0,1\n2,0,2\n")
             )),
+        AuthProblems,
         (status = 404, response = JobNotFound),
         (status = 406, description = "Accept names neither JSON nor CSV", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
@@ -126,11 +128,12 @@ pub(super) async fn saved(store: &Store, id: &str) -> Result<Option<Statistics>,
 )]
 async fn statistics(
     State(app): State<AppState>,
+    JobReader(caller): JobReader,
     ApiPath(id): ApiPath<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let format = negotiate_among(headers.get(header::ACCEPT), &[Format::Json, Format::Csv])?;
-    let (store, job) = existing(&app, &id).await?;
+    let (store, job) = existing(&app, &id, &caller).await?;
     let stats = saved(&store, &id).await?;
     let body = JobStatistics {
         computed: stats.as_ref().map_or(0, Statistics::len),

@@ -147,8 +147,58 @@ pub const INTERNAL: ProblemType = ProblemType {
     fix: "Report it with the response's x-request-id header.",
 };
 
+pub const UNAUTHORIZED: ProblemType = ProblemType {
+    slug: "unauthorized",
+    title: "API key missing or unknown",
+    status: 401,
+    when: "The server has API keys (GRUNDY_API_KEYS_FILE) and a job operation came without the \
+           header `Authorization: Bearer <key>`, with another scheme, or with a key that is not \
+           (or no longer) in the server's key file. The answer carries `WWW-Authenticate: Bearer`. \
+           Compute endpoints never need a key.",
+    fix: "Send `Authorization: Bearer <key>` with a key from the server's operator, who creates \
+          one with `grundy keys new --name NAME --scope jobs` (it prints the key once, and the \
+          line for the key file, which holds only the key's hash).",
+};
+
+pub const INSUFFICIENT_SCOPE: ProblemType = ProblemType {
+    slug: "insufficient-scope",
+    title: "API key lacks the scope",
+    status: 403,
+    when: "The key is known but its scopes do not allow the operation: submitting, cancelling or \
+           deleting a job needs `jobs` (or `admin`); listing, reading and following jobs need \
+           `jobs`, `jobs:read` or `admin`. A key with no scope (`-`) is suspended. The \
+           `WWW-Authenticate` header names the scope (`error=\"insufficient_scope\"`).",
+    fix: "Ask the operator for a key with the scope named in `detail`.",
+};
+
+pub const API_KEYS_REQUIRED: ProblemType = ProblemType {
+    slug: "api-keys-required",
+    title: "Job writes need API keys on this server",
+    status: 403,
+    when: "The server listens on a non-loopback address without API keys (no \
+           GRUNDY_API_KEYS_FILE) and the operator did not set GRUNDY_AUTH=off, so nobody may \
+           submit, cancel or delete jobs: anyone who can reach it could otherwise use or stop \
+           everyone's work. Jobs can still be listed and read; compute endpoints are open.",
+    fix: "The operator configures keys (GRUNDY_API_KEYS_FILE, lines from `grundy keys new`) and \
+          hands them out, or sets GRUNDY_AUTH=off to let anyone use the jobs.",
+};
+
+pub const QUOTA_EXCEEDED: ProblemType = ProblemType {
+    slug: "quota-exceeded",
+    title: "Quota exceeded",
+    status: 429,
+    when: "A job submission would take its key past a quota: `active_jobs`, the queued and \
+           running jobs of one key (GRUNDY_QUOTA_ACTIVE_JOBS, default 100), or `heaps_per_day`, \
+           the heaps (`max_n`) one key may request in a UTC day (GRUNDY_QUOTA_HEAPS_PER_DAY). \
+           The problem's `quota` and `limit` members name the quota and its limit; nothing was \
+           submitted.",
+    fix: "Retry after the number of seconds in the Retry-After header (a job of yours may finish \
+          sooner; the daily count starts again at midnight UTC), or cancel a job of your own. An \
+          operator can raise a key's quotas in the key file (`active_jobs=N heaps_per_day=N`).",
+};
+
 /// Every problem type, in the order the index page lists them.
-pub const ALL: [&ProblemType; 13] = [
+pub const ALL: [&ProblemType; 17] = [
     &BAD_REQUEST,
     &INVALID_VALUE,
     &BUDGET_EXCEEDED,
@@ -162,6 +212,10 @@ pub const ALL: [&ProblemType; 13] = [
     &INSUFFICIENT_STORAGE,
     &INTERNAL,
     &REQUEST_TIMEOUT,
+    &UNAUTHORIZED,
+    &INSUFFICIENT_SCOPE,
+    &API_KEYS_REQUIRED,
+    &QUOTA_EXCEEDED,
 ];
 
 /// The name of a problem type (the last segment of its URI).
@@ -181,4 +235,8 @@ pub enum ProblemTypeName {
     InsufficientStorage,
     Internal,
     RequestTimeout,
+    Unauthorized,
+    InsufficientScope,
+    ApiKeysRequired,
+    QuotaExceeded,
 }

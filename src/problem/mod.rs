@@ -37,6 +37,12 @@ pub struct Problem {
     /// The request field at fault (JSON path), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The quota exceeded (`/problems/quota-exceeded`): `active_jobs` or `heaps_per_day`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
+    /// The limit of that quota (jobs, or heaps a day).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
 }
 
 impl Problem {
@@ -48,6 +54,8 @@ impl Problem {
             status: kind.status,
             detail: detail.into(),
             field,
+            quota: None,
+            limit: None,
         }
     }
 }
@@ -61,12 +69,14 @@ pub struct InternalErrorDetail(pub String);
 /// How a problem is answered beyond its document.
 #[derive(Debug, Clone, Default)]
 pub struct Extra {
-    /// `Retry-After` in seconds (503, 507).
+    /// `Retry-After` in seconds (503, 507, 429).
     pub retry_after_secs: Option<u64>,
     /// `Connection: close`: the connection is not reused after this answer (408).
     pub close: bool,
     /// A 500's detail for the log (see [`InternalErrorDetail`]).
     pub internal: Option<String>,
+    /// `WWW-Authenticate` (401, and 403 for a missing scope: RFC 6750's bearer challenge).
+    pub www_authenticate: Option<String>,
 }
 
 /// `problem` as an `application/problem+json` response with its status and `extra` headers.
@@ -81,6 +91,12 @@ pub fn respond(problem: &Problem, extra: Extra) -> Response {
     );
     if let Some(secs) = extra.retry_after_secs {
         headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    if let Some(challenge) = extra
+        .www_authenticate
+        .and_then(|c| HeaderValue::try_from(c).ok())
+    {
+        headers.insert(header::WWW_AUTHENTICATE, challenge);
     }
     if extra.close {
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));

@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::auth::Auth;
 use super::cache::ResponseCache;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;
@@ -33,6 +34,8 @@ pub struct Shared {
     pub job_notify: Arc<tokio::sync::Notify>,
     /// Set once this replica begins to shut down (`/readyz` answers 503 from then on).
     pub draining: Draining,
+    /// Who may do what with jobs: the access mode (keys, open, job writes refused) and quotas.
+    pub auth: Auth,
     /// The store once connected (it may come up after the server: see [`AppState::connect_store`]).
     store: StoreSlot,
 }
@@ -65,7 +68,9 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
+        let auth = Auth::from_config(&config);
         AppState(Arc::new(Shared {
+            auth,
             config: Arc::new(config),
             cache,
             octal,

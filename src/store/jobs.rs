@@ -78,6 +78,8 @@ pub struct Job {
     pub keep_window: Option<u64>,
     /// Whether every value goes to `sequences` (always, unless a window-mode job says not).
     pub store_values: bool,
+    /// The name of the API key that submitted the job (`None` on an open server).
+    pub owner: Option<String>,
 }
 
 /// What a client asks for.
@@ -90,12 +92,12 @@ pub struct NewJob {
     pub store_values: bool,
 }
 
-const COLUMNS: &str =
+pub(super) const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
                        lease_owner, attempts, created_at, started_at, finished_at, updated_at, \
-                       keep_window, store_values";
+                       keep_window, store_values, owner";
 
-fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
+pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
     Ok(Job {
         id: row.try_get("id")?,
@@ -117,6 +119,7 @@ fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
             .try_get::<Option<i64>, _>("keep_window")?
             .map(|w| w.max(0) as u64),
         store_values: row.try_get::<i64, _>("store_values")? != 0,
+        owner: row.try_get("owner")?,
     })
 }
 
@@ -203,6 +206,7 @@ impl Store {
             updated_at: now,
             keep_window: job.keep_window,
             store_values: job.store_values,
+            owner: None,
         })
     }
 
@@ -452,8 +456,8 @@ impl Store {
         let now = now_ms();
         let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at, keep_window, store_values) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING",
+               attempts, created_at, started_at, updated_at, keep_window, store_values, owner) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
         )
         .bind(job.id.as_str())
         .bind(job.code.as_str())
@@ -466,6 +470,7 @@ impl Store {
         .bind(now)
         .bind(job.keep_window.map(|w| w as i64))
         .bind(i64::from(job.store_values))
+        .bind(job.owner.as_deref())
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;

@@ -9,6 +9,7 @@
 pub mod chunk;
 mod health;
 mod jobs;
+mod owners;
 mod sequences;
 mod tx;
 mod windows;
@@ -16,6 +17,7 @@ mod windows;
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
+pub use owners::{Admission, JobQuota, DAY_MS};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 pub use windows::{StoredWindow, WindowState, WindowWrite};
 

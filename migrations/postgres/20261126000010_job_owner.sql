@@ -1,0 +1,3 @@
+-- The name of the API key that submitted a job (src/store/owners.rs); NULL for jobs submitted to
+-- an open server and for every job written before this migration. Never the key itself.
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS owner TEXT;

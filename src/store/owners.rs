@@ -1,0 +1,187 @@
+//! Jobs that belong to someone: a submission admitted within its owner's quotas, and the list
+//! of one owner's jobs. The owner is the name of the API key that submitted the job (`NULL`
+//! for jobs submitted to an open server); the key itself is never stored.
+//!
+//! A submission is one write transaction: the owner's usage of the day is added to first —
+//! which takes that row's lock, so concurrent submissions of one owner are serialised on
+//! PostgreSQL too (SQLite's `BEGIN IMMEDIATE` serialises every writer) — then the owner's
+//! queued and running jobs are counted, then the job is inserted. Past either quota the
+//! transaction is rolled back and nothing at all is written.
+
+use sqlx::Row;
+
+use super::jobs::{job_from_row, COLUMNS};
+use super::{now_ms, Job, NewJob, Store, StoreError};
+
+/// One day, in the store's milliseconds.
+pub const DAY_MS: i64 = 86_400_000;
+
+/// The quotas a submission must fit in (0: no limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobQuota {
+    /// Queued and running jobs of the owner, this one included.
+    pub active_jobs: u64,
+    /// Heaps (`max_n`) requested by the owner in one UTC day, this job's included.
+    pub heaps_per_day: u64,
+}
+
+/// The outcome of [`Store::create_owned_job`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// Inserted (and committed).
+    Created(Box<Job>),
+    /// The owner already has `active` queued or running jobs; nothing was written.
+    ActiveJobs { limit: u64, active: u64 },
+    /// The job would take the owner's heaps of the day (`used` before it) past the limit;
+    /// nothing was written. `day_ends_ms`: when the day's count starts again.
+    HeapsPerDay {
+        limit: u64,
+        used: u64,
+        day_ends_ms: i64,
+    },
+}
+
+impl Store {
+    /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
+    pub async fn create_owned_job(
+        &self,
+        job: &NewJob,
+        id: &str,
+        owner: &str,
+        quota: JobQuota,
+    ) -> Result<Admission, StoreError> {
+        let now = now_ms();
+        let day = now.div_euclid(DAY_MS);
+        let heaps = job.max_n.min(i64::MAX as u64) as i64;
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                let used: i64 = sqlx::query(
+                    "INSERT INTO job_usage (owner, day, heaps) VALUES ($1, $2, $3) \
+                     ON CONFLICT (owner, day) DO UPDATE SET heaps = job_usage.heaps + excluded.heaps \
+                     RETURNING heaps",
+                )
+                .bind(owner)
+                .bind(day)
+                .bind(heaps)
+                .fetch_one(&mut *c)
+                .await?
+                .try_get("heaps")?;
+                let before = used.saturating_sub(heaps).max(0) as u64;
+                if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
+                    return Ok(Admission::HeapsPerDay {
+                        limit: quota.heaps_per_day,
+                        used: before,
+                        day_ends_ms: (day + 1) * DAY_MS,
+                    });
+                }
+                let active: i64 = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+                )
+                .bind(owner)
+                .fetch_one(&mut *c)
+                .await?
+                .try_get("n")?;
+                if quota.active_jobs > 0 && active as u64 >= quota.active_jobs {
+                    return Ok(Admission::ActiveJobs {
+                        limit: quota.active_jobs,
+                        active: active as u64,
+                    });
+                }
+                // The usage of days long past is of no use any more.
+                sqlx::query("DELETE FROM job_usage WHERE owner = $1 AND day < $2")
+                    .bind(owner)
+                    .bind(day - 31)
+                    .execute(&mut *c)
+                    .await?;
+                let row = sqlx::query(&format!(
+                    "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
+                       keep_window, store_values) \
+                     VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
+                ))
+                .bind(id)
+                .bind(&job.code)
+                .bind(job.max_n as i64)
+                .bind(now)
+                .bind(owner)
+                .bind(job.keep_window.map(|w| w as i64))
+                .bind(i64::from(job.store_values))
+                .fetch_one(&mut *c)
+                .await?;
+                Ok(Admission::Created(Box::new(job_from_row(&row)?)))
+            }
+            .await;
+            match r {
+                Ok(Admission::Created(job)) => tx.finish(Ok(Admission::Created(job))).await,
+                Ok(refused) => {
+                    tx.rollback().await?;
+                    Ok(refused)
+                }
+                Err(e) => tx.finish(Err(e)).await,
+            }
+        }
+        .await;
+        match r {
+            r @ Ok(Admission::Created(_)) => self.track_commit(r),
+            r => self.track_write(r),
+        }
+    }
+
+    /// Jobs of `owner` (`None`: every job), newest first; `after` as for [`Store::list_jobs`].
+    pub async fn list_jobs_of(
+        &self,
+        owner: Option<&str>,
+        limit: u32,
+        after: Option<(i64, String)>,
+    ) -> Result<Vec<Job>, StoreError> {
+        let Some(owner) = owner else {
+            return self.list_jobs(limit, after).await;
+        };
+        let r = async {
+            let pool = self.pool();
+            let rows = match after {
+                None => {
+                    sqlx::query(&format!(
+                        "SELECT {COLUMNS} FROM jobs WHERE owner = $1 ORDER BY created_at DESC, id DESC LIMIT $2"
+                    ))
+                    .bind(owner)
+                    .bind(limit as i64)
+                    .fetch_all(&pool)
+                    .await?
+                }
+                Some((created, id)) => {
+                    sqlx::query(&format!(
+                        "SELECT {COLUMNS} FROM jobs WHERE owner = $1 AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
+                         ORDER BY created_at DESC, id DESC LIMIT $4"
+                    ))
+                    .bind(owner)
+                    .bind(created)
+                    .bind(id)
+                    .bind(limit as i64)
+                    .fetch_all(&pool)
+                    .await?
+                }
+            };
+            rows.iter().map(job_from_row).collect()
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// Queued and running jobs per owner (`None`: jobs without one), for metrics.
+    pub async fn active_jobs_by_owner(&self) -> Result<Vec<(Option<String>, i64)>, StoreError> {
+        let r = async {
+            let rows = sqlx::query(
+                "SELECT owner, COUNT(*) AS n FROM jobs WHERE status IN ('queued', 'running') GROUP BY owner",
+            )
+            .fetch_all(&self.pool())
+            .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get("owner")?, r.try_get("n")?)))
+                .collect()
+        }
+        .await;
+        self.track_read(r)
+    }
+}
