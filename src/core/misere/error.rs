@@ -1,0 +1,48 @@
+//! The one error type of the misère-quotient module.
+//!
+//! Every fallible operation returns [`MisereError`]; nothing in this module panics on user
+//! input, and every long computation ends with one of these errors instead of running away.
+
+/// Everything that can go wrong in `crate::core::misere`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MisereError {
+    /// A heap above the largest heap this module will enumerate options for.
+    #[error("heap {heap} is too large: at most {max} is supported here")]
+    HeapTooLarge { heap: u64, max: u64 },
+    /// A heap beyond the quotient's bound, and no periodicity proof extends the quotient.
+    #[error(
+        "heap {heap} is beyond the quotient's bound {bound} and no periodicity is proved for \
+         this game"
+    )]
+    HeapBeyondBound { heap: u64, bound: u64 },
+    /// Too many heaps in one query.
+    #[error("{count} heaps given; at most {max} are allowed")]
+    TooManyHeaps { count: usize, max: usize },
+    /// A heap has more options than the budget allows to enumerate.
+    #[error("heap {heap} has more than {max} options")]
+    TooManyOptions { heap: u64, max: usize },
+    /// The quotient (or a candidate for it) grew beyond the budget's bound.
+    #[error(
+        "the misère quotient at heap {heap} needs more than {max} elements (a candidate had {size})"
+    )]
+    QuotientTooLarge { heap: u64, size: usize, max: usize },
+    /// The step budget ran out.
+    #[error("the step budget ({max_steps} steps) ran out at heap {heap}")]
+    StepBudgetExceeded { heap: u64, max_steps: u64 },
+    /// The candidate search gave up: no candidate of the tried shapes fixed a failure.
+    #[error(
+        "no candidate quotient was found at heap {heap} after {tried} candidates (the quotient \
+         may be infinite, or need a larger budget)"
+    )]
+    NoCandidate { heap: u64, tried: u64 },
+    /// The `should_stop` callback asked to stop. Heaps `0..=computed` are done (the engine
+    /// keeps that verified quotient); `computed` is `None` when not even heap 0 was.
+    #[error("computation stopped at heap {heap}")]
+    Stopped { heap: u64 },
+    /// The budget of an exact game-tree search ran out.
+    #[error("the exact search exceeded its budget ({steps} steps, {entries} entries used)")]
+    SearchBudgetExceeded { steps: u64, entries: u64 },
+    /// An invariant of the algorithm failed; reported rather than panicking.
+    #[error("internal error in the misère-quotient computation: {what}")]
+    Internal { what: &'static str },
+}
