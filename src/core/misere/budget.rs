@@ -16,11 +16,11 @@ pub struct QuotientBudget {
 }
 
 impl QuotientBudget {
-    /// About a few seconds of work at most, and well under 1 GB.
+    /// About ten seconds of work at most (release build, one core), and well under 1 GB.
     pub const DEFAULT: QuotientBudget = QuotientBudget {
         max_quotient: 4096,
         max_candidate: 1 << 18,
-        max_steps: 2_000_000_000,
+        max_steps: 300_000_000,
     };
 }
 

@@ -62,7 +62,7 @@ impl<'a> Product<'a> {
     }
 
     /// The code of an element of the base.
-    pub(crate) fn base_elem(&self, r: u32) -> u64 {
+    pub(crate) fn base_elem(r: u32) -> u64 {
         u64::from(r)
     }
 
@@ -143,7 +143,7 @@ pub(crate) fn build(
         |size: usize, max: usize, heap: u64| MisereError::QuotientTooLarge { heap, size, max };
     // Transitions of every heap: the elements of its options.
     let mut tcodes: Vec<Vec<u64>> = vec![Vec::new(); heaps];
-    for h in 1..heaps {
+    for (h, slot) in tcodes.iter_mut().enumerate().skip(1) {
         let mut t: Vec<u64> = Vec::new();
         for parts in options.iter(h) {
             let mut c = 0u64;
@@ -155,7 +155,7 @@ pub(crate) fn build(
         meter.charge(t.len() as u64 + 1)?;
         t.sort_unstable();
         t.dedup();
-        tcodes[h] = t;
+        *slot = t;
     }
 
     // Enumeration in the order of least words, with labels.

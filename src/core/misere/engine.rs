@@ -43,6 +43,8 @@ pub struct EngineStats {
     pub checks: u64,
     /// Steps charged against the budgets.
     pub steps: u64,
+    /// Elements of the largest unreduced candidate built.
+    pub largest_candidate: usize,
 }
 
 /// Heap by heap computation of the misère quotients `Q_n` of a game; resumable.
@@ -231,11 +233,12 @@ impl MisereEngine {
             let prod = Product::new(&self.q, &[(2, 2)]).ok_or(MisereError::Internal {
                 what: "candidate code overflow",
             })?;
-            let mut gamma: Vec<u64> = self.phi.iter().map(|&x| prod.base_elem(x)).collect();
+            let mut gamma: Vec<u64> = self.phi.iter().map(|&x| Product::base_elem(x)).collect();
             gamma.push(prod.unit(0));
             self.stats.candidates += 1;
             candidate::build(&prod, &gamma, &store, meter)?
         };
+        self.stats.largest_candidate = self.stats.largest_candidate.max(cand.unreduced);
         let mut tried = 0u64;
         loop {
             let gens = cand_gens(&cand, &store);
@@ -293,7 +296,8 @@ impl MisereEngine {
                     let Some(prod) = Product::new(&r.monoid, &cyc) else {
                         continue;
                     };
-                    let mut gamma: Vec<u64> = r.phi.iter().map(|&x| prod.base_elem(x)).collect();
+                    let mut gamma: Vec<u64> =
+                        r.phi.iter().map(|&x| Product::base_elem(x)).collect();
                     for (j, &(h, _)) in free.iter().enumerate() {
                         gamma[h as usize] = prod.unit(j);
                     }
@@ -304,6 +308,7 @@ impl MisereEngine {
                         Err(MisereError::QuotientTooLarge { .. }) => continue,
                         Err(e) => return Err(e),
                     };
+                    self.stats.largest_candidate = self.stats.largest_candidate.max(c.unreduced);
                     if c.p[eval(&c, f) as usize] == truth {
                         return Ok(c);
                     }

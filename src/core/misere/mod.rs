@@ -1,16 +1,49 @@
-//! Misère quotients of take-and-break games (work in progress).
+//! Misère quotients of take-and-break games (Plambeck 2005, "Taming the wild in impartial
+//! combinatorial games", INTEGERS 5 #G05; Plambeck & Siegel 2008, "Misère quotients for
+//! impartial games", J. Combin. Theory Ser. A 115, and its supplement, arXiv:0705.2404).
+//!
+//! In misère play (the player who cannot move *wins*) the Sprague–Grundy sum rule fails. Its
+//! replacement is the *misère quotient* of the positions whose heaps have at most `n` tokens:
+//! a finite commutative monoid `Q_n`, a subset `P ⊂ Q_n` and a *pretending function*
+//! `Φ: {0..n} → Q_n` such that a sum of such heaps is a misère P-position iff the product of
+//! `Φ` over its heaps lies in `P`. This module computes `Q_n` exactly for any game code of
+//! [`crate::core::octal::Game`] (octal, hexadecimal, recurring, digits before the point,
+//! subtraction sets, Grundy's game), proves it with closure checks, presents it, decides
+//! tameness, proves periodicity of `Φ` (then `Q_n` is the quotient of the whole game), and
+//! answers outcome and winning-move queries — by the quotient where it applies, by a
+//! budgeted exact search elsewhere.
+//!
+//! Pure computation: no I/O; every long computation runs against a budget
+//! ([`QuotientBudget`], [`crate::core::budget::Budget`]) and polls a `should_stop` callback;
+//! every failure is a [`MisereError`].
+
+/// Budgets of the quotient computation and the meter that polls `should_stop`.
 mod budget;
+/// Candidate quotients: product monoids, pretending (labels from least words), reduction.
 mod candidate;
+/// The heap-by-heap algorithm (conservative extension, expansion, recalibration).
 mod engine;
+/// The error type.
 mod error;
+/// Finite commutative monoids, words over heaps and their lexicographic order.
 mod monoid;
+/// The options of one heap as multisets of heaps (the rule of `octal::naive`).
 mod options;
+/// The periodicity theorem for pretending functions, checked on computed values.
 mod periodicity;
+/// Generators, relations, normal forms and element names.
 mod presentation;
+/// The verified quotient and its queries (outcome, winning moves).
 mod quotient;
+/// Budgeted exact search: misère outcomes and winning moves, misère Grundy values.
 mod search;
+/// Tameness: isomorphism with a quotient of misère Nim.
 mod tame;
+/// The closure checks (verification theorem, P-check, lex-least N-failure search).
 mod verify;
+
+#[cfg(test)]
+mod tests;
 
 pub use budget::QuotientBudget;
 pub use engine::{EngineStats, MisereEngine};
@@ -21,38 +54,3 @@ pub use periodicity::MiserePeriodicity;
 pub use presentation::{Generator, Presentation, Relation};
 pub use quotient::{MisereAnswer, MisereQuotient};
 pub use search::{misere_grundy, misere_search};
-
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod scratch_tests {
-    use super::*;
-    use crate::core::octal::Game;
-
-    #[test]
-    fn scratch() {
-        for (code, n) in [
-            ("0.(3)", 7),
-            ("0.07", 30),
-            ("0.77", 40),
-            ("0.123", 40),
-            ("0.75", 30),
-        ] {
-            let g = Game::parse(code).unwrap();
-            let mut e = MisereEngine::new(&g);
-            let t = std::time::Instant::now();
-            let r = e.extend_to(n, &QuotientBudget::DEFAULT, &mut || false);
-            eprintln!(
-                "{code} n={n}: {:?} bound={} |Q|={} |P|={} phi={:?} exp={:?} stats={:?} {:?}",
-                r,
-                e.bound(),
-                e.q.size(),
-                e.p.iter().filter(|&&b| b).count(),
-                &e.phi,
-                e.expansions,
-                e.stats,
-                t.elapsed()
-            );
-        }
-    }
-}

@@ -130,6 +130,7 @@ pub fn word_heaps(w: &[(u64, u32)]) -> Vec<u64> {
 }
 
 /// The word of a list of heaps (zero heaps dropped).
+#[cfg(test)]
 pub fn word_of(heaps: &[u64]) -> Word {
     let mut hs: Vec<u64> = heaps.iter().copied().filter(|&h| h > 0).collect();
     hs.sort_unstable_by(|a, b| b.cmp(a));
@@ -162,9 +163,6 @@ impl BitSet {
     #[inline]
     pub(crate) fn contains(&self, x: u32) -> bool {
         self.bits[(x >> 6) as usize] >> (x & 63) & 1 == 1
-    }
-    pub(crate) fn is_empty(&self) -> bool {
-        self.bits.iter().all(|&w| w == 0)
     }
     pub(crate) fn intersects(&self, other: &BitSet) -> bool {
         self.bits.iter().zip(&other.bits).any(|(a, b)| a & b != 0)

@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn tame_t1_presentation() {
         // Elements a^i b^k, i < 2, k < 3, with b^3 = b: index (i, k) -> i + 2k.
-        let idx = |i: u32, k: u32| (i % 2 + 2 * if k >= 3 { 1 + (k - 1) % 2 } else { k }) as u32;
+        let idx = |i: u32, k: u32| i % 2 + 2 * if k >= 3 { 1 + (k - 1) % 2 } else { k };
         let mut table = vec![0u32; 36];
         for x in 0..6u32 {
             for y in 0..6u32 {
