@@ -7,12 +7,15 @@ use super::error::MisereError;
 /// * `max_quotient`: most elements of the quotient (and of any reduced candidate);
 /// * `max_candidate`: most elements of an unreduced candidate monoid;
 /// * `max_steps`: most elementary steps (a product, a lookup or a set update, roughly
-///   1–20 ns each in release builds).
+///   1–50 ns each in release builds);
+/// * `max_words`: most 64-bit words of working memory held at once by the large tables (the
+///   options of the heaps, a candidate's option sets, the visited pairs of a check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct QuotientBudget {
     pub max_quotient: usize,
     pub max_candidate: usize,
     pub max_steps: u64,
+    pub max_words: u64,
 }
 
 impl QuotientBudget {
@@ -21,6 +24,7 @@ impl QuotientBudget {
         max_quotient: 4096,
         max_candidate: 1 << 18,
         max_steps: 300_000_000,
+        max_words: 1 << 25,
     };
 }
 
@@ -36,6 +40,8 @@ pub(crate) struct Meter<'a> {
     pub(crate) budget: QuotientBudget,
     pub(crate) steps: u64,
     pub(crate) heap: u64,
+    /// Words held by long-lived tables (the option store), added to every memory check.
+    pub(crate) base_words: u64,
     next_poll: u64,
     should_stop: &'a mut dyn FnMut() -> bool,
 }
@@ -48,6 +54,7 @@ impl<'a> Meter<'a> {
             budget,
             steps: 0,
             heap: 0,
+            base_words: 0,
             next_poll: 0,
             should_stop,
         }
@@ -75,6 +82,19 @@ impl<'a> Meter<'a> {
             return Err(MisereError::Stopped { heap: self.heap });
         }
         self.next_poll = self.steps.saturating_add(POLL_EVERY);
+        Ok(())
+    }
+
+    /// Fails when `words` (memory held now by one structure plus the option store) exceed
+    /// the budget.
+    #[inline]
+    pub(crate) fn memory(&self, words: u64) -> Result<(), MisereError> {
+        if words.saturating_add(self.base_words) > self.budget.max_words {
+            return Err(MisereError::MemoryBudgetExceeded {
+                heap: self.heap,
+                max_words: self.budget.max_words,
+            });
+        }
         Ok(())
     }
 

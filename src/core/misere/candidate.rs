@@ -214,6 +214,7 @@ pub(crate) fn build(
                         t_flat.push(e);
                     }
                 }
+                meter.memory((t_flat.len() / 2 + codes.len() * 6) as u64)?;
                 let ts = &t_flat[start..];
                 let p = !ts.is_empty() && ts.iter().all(|&t| !label[t as usize]);
                 t_off.push(t_flat.len());

@@ -32,6 +32,7 @@ use super::candidate::{self, Candidate, OptionStore, Product};
 use super::error::MisereError;
 use super::monoid::{BitSet, Monoid, Word};
 use super::options::heap_options;
+use super::periodicity::{detect, MiserePeriodicity};
 use super::verify::{self, Antichain, Gen};
 
 /// Work done so far.
@@ -97,6 +98,12 @@ impl MisereEngine {
         self.stats
     }
 
+    /// The periodicity of `Φ` proved from the quotient held now, if any
+    /// ([`super::periodicity`]); cheap, so a caller can extend and ask again.
+    pub fn periodicity(&self) -> Option<MiserePeriodicity> {
+        detect(&self.game, &self.phi)
+    }
+
     /// Computes `Q_target` (nothing to do when `target ≤ bound`). On an error the engine
     /// keeps the quotient of the heaps done so far, and a later call resumes from there.
     pub fn extend_to(
@@ -124,6 +131,8 @@ impl MisereEngine {
                 flat.extend(o.leave.iter().map(|&x| x as u32));
             }
             meter.charge(flat.len() as u64 + 1)?;
+            meter.base_words = self.options.iter().map(|o| o.len() as u64 / 2 + 3).sum();
+            meter.memory(flat.len() as u64)?;
             if opts.is_empty() {
                 self.push_heap(flat, 0, Vec::new());
                 continue;

@@ -29,16 +29,23 @@ pub enum MisereError {
     /// The step budget ran out.
     #[error("the step budget ({max_steps} steps) ran out at heap {heap}")]
     StepBudgetExceeded { heap: u64, max_steps: u64 },
+    /// The working memory would exceed the budget.
+    #[error("the memory budget ({max_words} words) ran out at heap {heap}")]
+    MemoryBudgetExceeded { heap: u64, max_words: u64 },
     /// The candidate search gave up: no candidate of the tried shapes fixed a failure.
     #[error(
         "no candidate quotient was found at heap {heap} after {tried} candidates (the quotient \
          may be infinite, or need a larger budget)"
     )]
     NoCandidate { heap: u64, tried: u64 },
-    /// The `should_stop` callback asked to stop. Heaps `0..=computed` are done (the engine
-    /// keeps that verified quotient); `computed` is `None` when not even heap 0 was.
+    /// The `should_stop` callback asked to stop while heap `heap` was being added (an
+    /// engine keeps the verified quotient of the heaps below it), or during the search of a
+    /// move of heap `heap`.
     #[error("computation stopped at heap {heap}")]
     Stopped { heap: u64 },
+    /// Listing winning moves would examine more options than allowed.
+    #[error("listing the winning moves would examine more than {max} options")]
+    MoveBudgetExceeded { max: u64 },
     /// The budget of an exact game-tree search ran out.
     #[error("the exact search exceeded its budget ({steps} steps, {entries} entries used)")]
     SearchBudgetExceeded { steps: u64, entries: u64 },

@@ -24,6 +24,9 @@ use super::periodicity::{detect, MiserePeriodicity};
 use super::presentation::{present, Presentation};
 use super::tame::tame_rank;
 
+/// Most options examined by one [`MisereQuotient::winning_moves`] call (about 0.1 s).
+pub const MOVE_BUDGET: u64 = 1 << 21;
+
 /// A verified misère quotient of the heaps `0..=bound` of a game (of the whole game when
 /// [`MisereQuotient::periodicity`] is `Some`).
 #[derive(Debug, Clone)]
@@ -197,7 +200,10 @@ impl MisereQuotient {
         Ok(if self.is_p(x) { Outcome::P } else { Outcome::N })
     }
 
-    /// The outcome and every winning move of a sum of heaps.
+    /// The outcome and every winning move of a sum of heaps. Heaps above
+    /// [`super::MAX_OPTION_HEAP`] (possible with a proved periodicity) get an outcome from
+    /// [`MisereQuotient::outcome`] but no move list here: their options are not enumerated.
+    /// At most [`MOVE_BUDGET`] options are examined.
     pub fn winning_moves(&self, heaps: &[u64]) -> Result<MisereAnswer, MisereError> {
         if heaps.len() > MAX_HEAPS {
             return Err(MisereError::TooManyHeaps {
@@ -229,6 +235,7 @@ impl MisereQuotient {
             return Ok(answer);
         }
         let mut prefix = 0u32;
+        let mut examined = 0u64;
         let mut done: HashSet<u64> = HashSet::new();
         for (i, &h) in heaps.iter().enumerate() {
             let rest = q.mul(prefix, suffix[i + 1]);
@@ -236,7 +243,12 @@ impl MisereQuotient {
             if h == 0 || !done.insert(h) {
                 continue;
             }
-            for o in heap_options(&self.game, h)? {
+            let opts = heap_options(&self.game, h)?;
+            examined += opts.len() as u64;
+            if examined > MOVE_BUDGET {
+                return Err(MisereError::MoveBudgetExceeded { max: MOVE_BUDGET });
+            }
+            for o in opts {
                 let mut x = rest;
                 for &part in &o.leave {
                     x = q.mul(x, self.phi(part)?);

@@ -69,12 +69,16 @@ pub(crate) struct Failure {
 #[derive(Debug, Clone)]
 pub(crate) struct Antichain {
     sets: Vec<Vec<BitSet>>,
+    entries: usize,
+    width: usize,
 }
 
 impl Antichain {
     pub(crate) fn new(size: usize) -> Antichain {
         Antichain {
             sets: vec![Vec::new(); size],
+            entries: 0,
+            width: size.div_ceil(64).max(1),
         }
     }
 
@@ -89,9 +93,16 @@ impl Antichain {
         if list.iter().any(|t| t.is_subset(s)) {
             return false;
         }
+        let before = list.len();
         list.retain(|t| !s.is_subset(t));
+        self.entries = self.entries + 1 + list.len() - before;
         list.push(s.clone());
         true
+    }
+
+    /// Words held (bitsets plus their headers).
+    pub(crate) fn words(&self) -> u64 {
+        self.entries as u64 * (self.width as u64 + 3) + self.sets.len() as u64 * 3
     }
 
     fn len_of(&self, x: u32) -> usize {
@@ -235,6 +246,10 @@ pub(crate) fn n_check(
             continue;
         }
         exps[l] += 1;
+        meter.memory(anti.words() + (stack.len() * (anti.width + 4)) as u64)?;
+        let top = stack.last_mut().ok_or(MisereError::Internal {
+            what: "empty search stack",
+        })?;
         top.x = x;
         std::mem::swap(&mut top.s, &mut scratch);
         top.descended = false;
