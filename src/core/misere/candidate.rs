@@ -1,5 +1,6 @@
 //! Candidate quotients: a product monoid, *pretending* (labelling each element by the
-//! outcome of its least word) and *reduction* (Plambeck & Siegel 2008, §6 and supplement §C).
+//! outcome of its least word) and *reduction* (Plambeck & Siegel 2008, and
+//! the algorithms appendix C of its supplement).
 //!
 //! A candidate for the quotient of heaps `0..=n` is a finite commutative monoid `D` with an
 //! element `γ(h)` for every heap `h` (the identity for heaps without options, which are the

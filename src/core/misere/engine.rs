@@ -1,5 +1,6 @@
 //! The incremental computation of `Q_n`, heap by heap (Plambeck & Siegel 2008, supplement
-//! §C, as implemented in Siegel's MisereSolver; this is an independent implementation).
+//! appendix C, as implemented in Siegel's MisereSolver; this is an independent
+//! implementation written from the mathematics).
 //!
 //! The engine holds the verified quotient `Q_{n−1}` of the heaps `0..n` and adds heap `n`:
 //!

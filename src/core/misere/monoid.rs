@@ -9,8 +9,8 @@
 //! size `n`. Words are ordered *lexicographically from the largest heap down*: `v < w` when,
 //! at the largest heap where they differ, `v` has fewer copies. This is a well-order, it is
 //! invariant under adding a word to both sides, and every option of a word is smaller than
-//! the word (a move replaces one heap by smaller heaps). Plambeck & Siegel (2008, §C of the
-//! supplement) use the same order; it makes "the least word of an element" and "the least
+//! the word (a move replaces one heap by smaller heaps). MisereSolver (Plambeck & Siegel 2008,
+//! supplement, appendix C) uses the same order; it makes "the least word of an element" and "the least
 //! failure of a candidate" well defined.
 
 use std::cmp::Ordering;

@@ -1,6 +1,6 @@
 //! Tameness: is the quotient that of misère Nim?
 //!
-//! Plambeck (2005, §7) and Plambeck & Siegel (2008, §4) call a quotient *tame* when it is
+//! Plambeck (2005) and Plambeck & Siegel (2008) call a quotient *tame* when it is
 //! isomorphic, as a bipartite monoid, to the misère quotient of Nim restricted to some heap
 //! sizes — the quotients of Conway's tame games (Winning Ways, ch. 13). For Nim heaps below
 //! `2^m` that quotient `T_m` is

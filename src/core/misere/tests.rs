@@ -251,10 +251,8 @@ fn misere_nim_is_bouton() {
 }
 
 /// Single-heap misère Grundy values `G⁻(n)`, n = 0..=20, as published in CGSuite's test
-/// suite (`GameHeapTest`, column `MisereNimValue`: Kayles `0.77`, Dawson's Kayles `0.07`,
-/// Grundy's game, `S(2,3,7)`, `0.3F`, Nim); the Kayles and Dawson's Kayles rows agree with
-/// Winning Ways (2nd ed., vol. 2, ch. 13, the genus tables of Kayles and Dawson's Kayles,
-/// first components).
+/// suite (repository aaron-siegel/cgsuite, `GameHeapTest`, column `MisereNimValue`: Kayles
+/// `0.77`, Dawson's Kayles `0.07`, Grundy's game, `S(2,3,7)`, `0.3F`, Nim).
 #[test]
 fn single_heap_misere_values_match_cgsuite() {
     let rows: &[(&str, [u64; 21])] = &[
@@ -358,7 +356,7 @@ fn exact_search_budget_and_stop() {
     assert!(matches!(r, Err(MisereError::HeapTooLarge { .. })), "{r:?}");
 }
 
-/// Plambeck (2005), "Taming the wild", §5: the misère quotient of `0.123` has 20 elements,
+/// Plambeck (2005), "Taming the wild": the misère quotient of `0.123` has 20 elements,
 /// 5 of them in P; the pretending function is periodic, so this is the quotient of the whole
 /// game. Checked beyond the computed bound against the brute force.
 #[test]
@@ -384,7 +382,7 @@ fn published_quotient_0_123() {
     assert!(q.phi(1 << 40).is_ok());
 }
 
-/// Plambeck (2005), §4: `0.75` has the 8-element quotient
+/// Plambeck (2005); Plambeck & Siegel (2008): `0.75` has the 8-element quotient
 /// `R8 = ⟨a, b, c | a² = 1, b³ = b, bc = ab, c² = b²⟩`, `P = {a, b²}`, with `a, b, c` the
 /// elements of heaps 1, 2 and 5.
 #[test]
@@ -407,9 +405,12 @@ fn published_quotient_0_75_is_r8() {
     assert_eq!(gens, vec![1, 2, 5]);
 }
 
-/// Plambeck & Siegel (2008) and Siegel's MisereSolver (`0.07 -maxheap 30`): `Q_30` of
-/// Dawson's Kayles has 360 elements. Heaps are numbered as in the code `0.07` (a heap of n
-/// tokens; MisereSolver uses the same numbering), not as in its cousin `0.137`.
+/// Siegel's MisereSolver (`java -jar misere.jar 0.07 -maxheap 30`, as reported by A. Siegel
+/// in "Some MisereSolver questions answered", miseregames.wordpress.com, 28 August 2007):
+/// `Q_30` of Dawson's Kayles has 360 elements. Heaps are numbered as in the code `0.07` — a
+/// heap of n tokens, which is how MisereSolver builds heap options from a code — not as in
+/// its normal-play cousin `0.137`, whose heap n+1 has the G-value of heap n of `0.07` but is
+/// a different misère game (heap 1 of `0.137` is `*1`, heap 0 of `0.07` is empty).
 #[test]
 fn published_quotient_dawsons_kayles_q30() {
     let q = quotient("0.07", 30);
@@ -769,9 +770,13 @@ fn kayles_whole_game_quotient() {
     assert!(!q.is_tame());
     let game = q.game().clone();
     let small = quotient("0.77", 20);
-    for pos in [vec![30, 31], vec![25, 27, 3], vec![40, 2, 2], vec![33, 21, 1]] {
-        let ans = misere_search(&game, &pos, Some(&small), Budget::DEFAULT, &mut || false)
-            .unwrap();
+    for pos in [
+        vec![30, 31],
+        vec![25, 27, 3],
+        vec![40, 2, 2],
+        vec![33, 21, 1],
+    ] {
+        let ans = misere_search(&game, &pos, Some(&small), Budget::DEFAULT, &mut || false).unwrap();
         let want = q.winning_moves(&pos).unwrap();
         assert_eq!(ans.outcome, want.outcome, "{pos:?}");
         assert_eq!(moves_key(&ans.moves), moves_key(&want.moves), "{pos:?}");
@@ -786,7 +791,11 @@ fn kayles_whole_game_quotient() {
 #[test]
 fn tameness() {
     for (bound, rank) in [(0, 0), (1, 1), (2, 2), (3, 2), (5, 3), (7, 3), (8, 4)] {
-        assert_eq!(quotient("0.(3)", bound).tame_rank(), Some(rank), "nim ≤ {bound}");
+        assert_eq!(
+            quotient("0.(3)", bound).tame_rank(),
+            Some(rank),
+            "nim ≤ {bound}"
+        );
     }
     // Games whose heaps are all Nim heaps in disguise: 0.3 (take one token) has heaps
     // equal to *0 and *1 alternately.

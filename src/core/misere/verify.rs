@@ -2,7 +2,7 @@
 //!
 //! **Setting.** `A_n` is the set of all positions whose heaps have at most `n` tokens: the
 //! free commutative monoid on the heaps `1..=n` (heaps without options are the empty game and
-//! are left out). Its misère quotient (Plambeck 2005; Plambeck & Siegel 2008, §3) is
+//! are left out). Its misère quotient (Plambeck 2005; Plambeck & Siegel 2008) is
 //! `A_n / ≡`, where `G ≡ H` iff `o⁻(G + X) = o⁻(H + X)` for every `X ∈ A_n`; it is a
 //! commutative monoid `Q`, `Φ: A_n → Q` the quotient map, and `P ⊂ Q` the image of the
 //! misère P-positions.
@@ -38,7 +38,7 @@
 //!   induction on the well-order, so every word is dominated by a visited one; hence 3 holds
 //!   everywhere iff it holds on the visited words, and the first visited failure is the
 //!   lexicographically least failure (MisereSolver's "lex-least N-failure" search; Plambeck &
-//!   Siegel 2008, supplement §C). The search ends because a repeated pair is dominated by
+//!   Siegel 2008, supplement, appendix C). The search ends because a repeated pair is dominated by
 //!   itself.
 //!
 //! For the least failure `f` (P- or N-), every smaller word is correctly classified (its
