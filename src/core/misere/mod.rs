@@ -13,6 +13,16 @@
 //! answers outcome and winning-move queries — by the quotient where it applies, by a
 //! budgeted exact search elsewhere.
 //!
+//! **Exactness and limits.** Nothing is inferred from sampled positions: a quotient is
+//! returned only after the closure checks of `verify.rs` prove it, and a periodicity only
+//! when the hypotheses of the theorem in `periodicity.rs` hold on the computed values. The
+//! *search* for a candidate is MisereSolver's kind of heuristic, and some quotients grow
+//! fast: with [`QuotientBudget::DEFAULT`] (about ten seconds) Dawson's Kayles reaches
+//! `Q_33` (638 elements; `Q_30` has 360 and takes about 0.1–0.5 s), Kayles its whole-game
+//! quotient (40 elements, periodic from heap 71 with period 12), Grundy's game `Q_28`
+//! (48 elements), and the hexadecimal `0.3F` `Q_11` (172 elements); beyond that the budget
+//! ends the computation with a typed error.
+//!
 //! Pure computation: no I/O; every long computation runs against a budget
 //! ([`QuotientBudget`], [`crate::core::budget::Budget`]) and polls a `should_stop` callback;
 //! every failure is a [`MisereError`].

@@ -158,7 +158,7 @@ impl MisereQuotient {
             .unwrap_or_default()
     }
     /// `Some(m)` when the quotient is tame, isomorphic to misère Nim on heaps `< 2^m`
-    /// ([`super::tame`]); `None` when wild.
+    /// (see `tame.rs`); `None` when wild.
     pub fn tame_rank(&self) -> Option<u32> {
         self.tame
     }

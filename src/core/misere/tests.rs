@@ -804,3 +804,38 @@ fn tameness() {
     assert_eq!(quotient("0.123", 20).tame_rank(), None);
     assert_eq!(quotient("0.07", 12).tame_rank(), None);
 }
+
+/// The quotients are reduced (distinct elements are told apart by some `z`: `xz ∈ P` for
+/// exactly one of them), checked directly on the multiplication table — so, outcomes being
+/// right, no smaller monoid describes the game and `|Q|` is exact.
+#[test]
+fn quotients_are_reduced_bipartite_monoids() {
+    for (code, bound) in [
+        ("0.77", 40),
+        ("0.07", 20),
+        ("0.123", 20),
+        ("0.75", 20),
+        ("4.07", 16),
+    ] {
+        let q = quotient(code, bound);
+        let n = q.size() as u32;
+        let m = q.monoid();
+        for x in 0..n {
+            assert_eq!(m.mul(0, x), x, "{code}: identity");
+            for y in 0..n {
+                assert_eq!(m.mul(x, y), m.mul(y, x), "{code}: commutative");
+            }
+        }
+        for x in 0..n {
+            for y in x + 1..n {
+                assert!(
+                    (0..n).any(|z| q.is_p(m.mul(x, z)) != q.is_p(m.mul(y, z))),
+                    "{code}: {} and {} are indistinguishable",
+                    q.name(x),
+                    q.name(y)
+                );
+            }
+        }
+        assert!(!q.is_p(0), "{code}: the empty position is N");
+    }
+}
