@@ -5,6 +5,7 @@ pub mod budget;
 pub mod explain;
 pub mod game;
 pub mod max_welter;
+pub mod misere;
 pub mod octal;
 pub mod ordinal;
 pub mod transfinite;
