@@ -12,6 +12,10 @@
 //! * `--threads 1,2,4`: one run per listed thread count, in that order, in one process, then
 //!   the wall-time ratios to the first (list a count twice, e.g. `1,2,1,2`, to see the noise).
 //! * `--no-long-periods`: switch the detector's long-period sweep (periods above 2^20) off.
+//! * `--statistics`: keep the tables' statistics with the values (as every job does) and print
+//!   the last snapshot.
+//! * `--window W`: keep only the front G(0..W) and the last W values (a job's `"keep":
+//!   "window"`), W a multiple of 65536.
 //! * `--detector-cost`: after computing, replay the detector over the same values at the
 //!   lengths [`Solver::run`] checks at (every 1/16 of growth), with and without the
 //!   long-period sweep, and print its CPU cost per value next to the computation's (CPU
@@ -19,7 +23,9 @@
 
 use std::time::Instant;
 
-use grundy::core::octal::{naive_values, Detector, Game, Periodicity, Solver, Values};
+use grundy::core::octal::{
+    naive_values, Detector, Game, Keep, Periodicity, Solver, Statistics, Values,
+};
 
 fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -94,7 +100,8 @@ fn replay_detector(game: &Game, values: &Values, long: bool) -> (f64, Periodicit
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
-                 [--dense] [--no-long-periods] [--detector-cost] [--seconds S]";
+                 [--dense] [--no-long-periods] [--detector-cost] [--seconds S] [--statistics] \
+                 [--window W]";
     let Some(code) = args.get(1) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -107,6 +114,8 @@ fn main() {
     let mut long = true;
     let mut detector_cost = false;
     let mut seconds: Option<f64> = None;
+    let mut statistics = false;
+    let mut window: Option<usize> = None;
     let mut i = 2;
     while i < args.len() {
         match args[i].as_str() {
@@ -121,6 +130,11 @@ fn main() {
                     .collect();
                 i += 1;
             }
+            "--window" => {
+                window = Some(args[i + 1].replace('_', "").parse().expect("--window W"));
+                i += 1;
+            }
+            "--statistics" => statistics = true,
             "--seconds" => {
                 seconds = Some(args[i + 1].parse().expect("--seconds S"));
                 i += 1;
@@ -151,15 +165,29 @@ fn main() {
         let cpu0 = cpu_seconds();
         let main0 = main_thread_cpu_seconds();
         let t0 = Instant::now();
-        let (values, verdict, stats) = if naive {
+        let (values, verdict, stats, len) = if naive {
             let v = naive_values(&game, n, &mut || false).expect("naive");
             let verdict = grundy::core::octal::detect(&game, &v[..]);
-            (Values::from_u32(&v), verdict, "naive".to_owned())
+            let len = v.len();
+            (Values::from_u32(&v), verdict, "naive".to_owned(), len)
         } else {
             let mut s = Solver::new(&game);
             s.engine_mut().set_threads(t);
             s.engine_mut().set_allow_sparse(!dense);
             s.detector_mut().set_long_periods(long);
+            if let Some(w) = window {
+                s.engine_mut()
+                    .set_keep(Keep::Window {
+                        front: w,
+                        window: w,
+                    })
+                    .expect("--window W: a positive multiple of 65536");
+            }
+            if statistics {
+                s.engine_mut()
+                    .set_statistics(Statistics::new())
+                    .expect("statistics");
+            }
             let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
             let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
             let verdict = match s.run(n, until, &mut stop) {
@@ -170,13 +198,39 @@ fn main() {
                 }
                 Err(e) => panic!("run: {e}"),
             };
-            let stats = format!("{:?}", s.engine().stats());
-            (s.into_values(), verdict, stats)
+            let mut stats = format!("{:?}", s.engine().stats());
+            if let Some(snap) = s.engine().statistics().and_then(Statistics::current) {
+                stats.push_str(&format!(
+                    "\nstatistics: n={} max_value={} first_heap={} rare_mask={:x} rare_count={} \
+                     last_rare_heap={:?}",
+                    snap.n,
+                    snap.max_value,
+                    snap.max_value_first_heap,
+                    snap.mask,
+                    snap.rare_count,
+                    snap.last_rare_heap
+                ));
+            }
+            if s.engine().is_windowed() {
+                let (front, tail, base) = s.engine().kept();
+                stats.push_str(&format!(
+                    "\nwindow: kept G(0..{}) and G({base}..{}) of {} values",
+                    front.len(),
+                    base + tail.len(),
+                    s.engine().len()
+                ));
+            }
+            let len = s.engine().len();
+            let values = if s.engine().is_windowed() {
+                Values::new() // not G(0..len): only what was kept
+            } else {
+                s.into_values()
+            };
+            (values, verdict, stats, len)
         };
         let wall = t0.elapsed().as_secs_f64();
         let cpu = cpu_seconds() - cpu0;
         let main = main_thread_cpu_seconds() - main0;
-        let len = values.len();
         walls.push(wall);
         crit.push(main);
         println!(
