@@ -259,30 +259,8 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
     let dlen = len - 1;
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
-    let s = |k: usize| delta(dlen - 1 - k);
-    let mut pi = vec![0u32; w];
-    for k in 1..w {
-        let mut j = pi[k - 1] as usize;
-        while j > 0 && s(k) != s(j) {
-            j = pi[j - 1] as usize;
-        }
-        if s(k) == s(j) {
-            j += 1;
-        }
-        pi[k] = j as u32;
-    }
     // Candidates (q, longest m with per(m) = q and m ≥ 2q); per(m) is non-decreasing in m.
-    let mut cands: Vec<(usize, usize)> = Vec::new();
-    for m in 1..=w {
-        let q = m - pi[m - 1] as usize;
-        if 2 * q <= m {
-            match cands.last_mut() {
-                Some(last) if last.0 == q => last.1 = m,
-                _ => cands.push((q, m)),
-            }
-        }
-    }
-    drop(pi);
+    let cands = kmp_candidates(delta, dlen, w);
     // Periods whose stretch reaches back past the window, with the stretch length m: their
     // multiples up to m need no sweep (squares.rs).
     let mut known = Vec::new();
@@ -322,7 +300,8 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
 
 /// The least period of every suffix of the last `w` differences `delta(dlen − 1 − k)`,
 /// `k < w` (the KMP prefix function of the reversed tail), reduced to the candidates `(q, m)`:
-/// the longest suffix length m with least period q and m ≥ 2q, for each such q.
+/// the longest suffix length m with least period q and m ≥ 2q, for each such q (per(m) is
+/// non-decreasing in m, so each q has one stretch).
 fn kmp_candidates(delta: impl Fn(usize) -> u32, dlen: usize, w: usize) -> Vec<(usize, usize)> {
     let s = |k: usize| delta(dlen - 1 - k);
     let mut pi = vec![0u32; w];
