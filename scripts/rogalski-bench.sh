@@ -6,10 +6,11 @@
 # cross-check.
 #
 # Usage: scripts/rogalski-bench.sh [--big] [ROGALSKI_BIN]
-#   ROGALSKI_BIN (argument or environment): the `octal` binary of Rogalski's solver, built
-#     outside this repository's history (e.g. under peers/, which .gitignore keeps out): his
-#     code and binaries never enter this repository, and this script does not fetch or build
-#     them.
+#   Rogalski's solver: ROGALSKI_BIN (argument or environment), a built `octal` binary; without
+#     one the script clones his repository (ROGALSKI_REPO, default his GitHub address; a local
+#     git directory works too) into peers/rogalski and builds it with cargo into
+#     peers/rogalski-target. peers/ is ignored by git: his code and binaries never enter this
+#     repository's history.
 #   GAMES (environment): the games, default "0.167 0.161 0.014".
 #   N (environment): heaps 0..N-1, default 2^24 (16777216); --big: 2^28.
 #   WINDOW (environment): grundy's window in the second run, default 4194304 (2^22).
@@ -31,13 +32,22 @@ rog=""
 for arg in "$@"; do
     case "$arg" in
         --big) n=268435456 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) rog="$arg" ;;
     esac
 done
 rog="${rog:-${ROGALSKI_BIN:-}}"
-if [[ -z "$rog" || ! -x "$rog" ]]; then
-    echo "error: give the path of Rogalski's built \`octal\` binary (argument or ROGALSKI_BIN)" >&2
+if [[ -z "$rog" ]]; then
+    repo="${ROGALSKI_REPO:-https://github.com/rogalski-wmii-uni-lodz-pl/octal}"
+    mkdir -p peers
+    [[ -d peers/rogalski/.git ]] || git clone --quiet "$repo" peers/rogalski
+    # His crate builds one binary, `octal`, from its own Cargo.toml (release profile).
+    CARGO_TARGET_DIR="$PWD/peers/rogalski-target" cargo build --quiet --release \
+        --manifest-path peers/rogalski/Cargo.toml
+    rog="peers/rogalski-target/release/octal"
+fi
+if [[ ! -x "$rog" ]]; then
+    echo "error: $rog is not an executable (Rogalski's built \`octal\` binary)" >&2
     exit 2
 fi
 rog="$(cd "$(dirname "$rog")" && pwd)/$(basename "$rog")"
