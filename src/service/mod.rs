@@ -2,6 +2,7 @@
 //! reaches through [`AppState`]. Nothing here knows HTTP.
 
 pub mod auth; // who may do what with jobs: access modes, callers, scopes, ownership, quotas
+pub mod census; // censuses: one job per game, created together within quotas, read as a table with verified verdicts
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod keys; // API keys: scopes, the key file of hashes, a fresh key, constant-time lookup
 pub mod octal; // one resumable octal solver per canonical code, cached, fed from the store
