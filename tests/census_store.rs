@@ -65,7 +65,7 @@ async fn exercise_census(store: &Store) {
     assert!(links.iter().all(|l| l.role == CensusRole::Primary));
     // Active jobs: 3 of 5 used; a census of 3 more does not fit, and writes nothing at all
     // (not even the heaps of the day).
-    let usage = "SELECT COALESCE(SUM(heaps), 0) FROM job_usage";
+    let usage = "SELECT CAST(COALESCE(SUM(heaps), 0) AS BIGINT) FROM job_usage";
     let before = (
         count(store, "SELECT COUNT(*) FROM jobs").await,
         count(store, "SELECT COUNT(*) FROM census").await,
