@@ -50,7 +50,10 @@ async fn exercise_census(store: &Store) {
     };
     assert_eq!(c.codes, new.codes);
     assert_eq!(c.owner.as_deref(), Some("alice"));
-    assert_eq!((c.max_n, c.keep_window, c.store_values), (4096, Some(65_536), false));
+    assert_eq!(
+        (c.max_n, c.keep_window, c.store_values),
+        (4096, Some(65_536), false)
+    );
     assert_eq!(jobs.len(), 3);
     for (j, code) in jobs.iter().zip(&new.codes) {
         assert_eq!(&j.code, code);
@@ -126,7 +129,13 @@ async fn exercise_census(store: &Store) {
     let mut clash = ids("c5", 3);
     clash[2] = "c1-0".into();
     assert!(store
-        .create_census(&census(&["0.6", "0.16", "0.07"], 10), "c5", &clash, None, None)
+        .create_census(
+            &census(&["0.6", "0.16", "0.07"], 10),
+            "c5",
+            &clash,
+            None,
+            None
+        )
         .await
         .is_err());
     assert_eq!(store.get_census("c5").await.unwrap(), None);
@@ -139,7 +148,11 @@ async fn exercise_census(store: &Store) {
         listed.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
         ["c3", "c1"]
     );
-    assert!(store.list_censuses(Some("bob"), 10).await.unwrap().is_empty());
+    assert!(store
+        .list_censuses(Some("bob"), 10)
+        .await
+        .unwrap()
+        .is_empty());
     // One verification job per census and code, whoever starts it.
     let v = NewJob {
         code: "0.07".into(),
@@ -147,20 +160,21 @@ async fn exercise_census(store: &Store) {
         keep_window: Some(65_536),
         store_values: false,
     };
-    let starts = futures_util::future::join_all(
-        (0..6).map(|i| {
-            let (store, v) = (store.clone(), v.clone());
-            async move {
-                store
-                    .start_verification("c1", &v, &format!("v-{i}"))
-                    .await
-                    .unwrap()
-            }
-        }),
-    )
+    let starts = futures_util::future::join_all((0..6).map(|i| {
+        let (store, v) = (store.clone(), v.clone());
+        async move {
+            store
+                .start_verification("c1", &v, &format!("v-{i}"))
+                .await
+                .unwrap()
+        }
+    }))
     .await;
     let first = starts[0].clone().unwrap();
-    assert!(starts.iter().all(|s| s.as_deref() == Some(first.as_str())), "{starts:?}");
+    assert!(
+        starts.iter().all(|s| s.as_deref() == Some(first.as_str())),
+        "{starts:?}"
+    );
     let vjob = store.get_job(&first).await.unwrap().unwrap();
     assert_eq!(vjob.owner.as_deref(), Some("alice"));
     assert_eq!(
@@ -178,7 +192,14 @@ async fn exercise_census(store: &Store) {
     }
     assert_eq!(
         store
-            .start_verification("c1", &NewJob { code: "0.6".into(), ..v.clone() }, "v-late")
+            .start_verification(
+                "c1",
+                &NewJob {
+                    code: "0.6".into(),
+                    ..v.clone()
+                },
+                "v-late"
+            )
             .await
             .unwrap(),
         None

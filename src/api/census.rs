@@ -220,15 +220,19 @@ impl From<GameRow> for CensusGame {
                 .to_owned(),
             computed: g.job.as_ref().map_or(0, |j| j.computed.min(j.max_n)),
             statistics: g.statistics.as_ref().map(StatisticsRow::from),
-            periodicity: g.periodicity.map(PeriodicityInfo::from).unwrap_or_else(|| {
-                PeriodicityInfo::from_core(&Default::default(), None)
-            }),
+            periodicity: g
+                .periodicity
+                .map(PeriodicityInfo::from)
+                .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None)),
             in_unsolved_table: g.unsolved.is_some(),
             published: g.unsolved.map(Published::from),
             verdict: g.verdict.text,
             verdict_kind: g.verdict.kind.to_owned(),
             new_result: g.verdict.new_result,
-            verification_status: g.verification.as_ref().map(|j| j.status.as_str().to_owned()),
+            verification_status: g
+                .verification
+                .as_ref()
+                .map(|j| j.status.as_str().to_owned()),
             verification_job_id: g.verification_job_id,
             code: g.code,
             job_id: g.job_id,

@@ -30,7 +30,10 @@ pub const MAX_CODES: usize = 200;
 #[derive(Debug)]
 pub enum CensusError {
     /// A bad request field (422), named as the API names it (`codes[3]`).
-    Invalid { field: String, detail: String },
+    Invalid {
+        field: String,
+        detail: String,
+    },
     /// The census's jobs do not fit the caller's quotas (nothing was written).
     OverQuota(QuotaExceeded),
     Store(StoreError),
@@ -264,10 +267,7 @@ pub fn verdict(
         JobStatus::Done => {}
     }
     let Some(proof) = periodicity_of(job) else {
-        return plain(
-            "unknown",
-            format!("no periodicity proved in G(0..{n})"),
-        );
+        return plain("unknown", format!("no periodicity proved in G(0..{n})"));
     };
     let status = proof.status.clone();
     let what = proof_text(&proof);
@@ -322,12 +322,7 @@ pub fn verdict(
                 }
             } else {
                 let found = periodicity_of(v).map_or_else(
-                    || {
-                        format!(
-                            "no periodicity in G(0..{})",
-                            v.computed.min(v.max_n)
-                        )
-                    },
+                    || format!("no periodicity in G(0..{})", v.computed.min(v.max_n)),
                     |w| proof_text(&w),
                 );
                 plain(
@@ -509,7 +504,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let many: Vec<String> = vec!["0.6".into(); MAX_CODES + 1];
-        assert!(matches!(plan(Some(&many), &template()), Err(CensusError::Invalid { .. })));
+        assert!(matches!(
+            plan(Some(&many), &template()),
+            Err(CensusError::Invalid { .. })
+        ));
         let three: Vec<String> = vec!["0.6".into(), "0.8F".into()];
         match plan(Some(&three), &template()) {
             Err(CensusError::Invalid { field, detail }) => {
@@ -526,27 +524,60 @@ mod tests {
             verdict(Some(p), vid, w, table, false, false)
         };
         let done = job(JobStatus::Done, Some(P));
-        assert_eq!(v(&job(JobStatus::Running, None), None, None, false).kind, "pending");
-        assert_eq!(v(&job(JobStatus::Done, None), None, None, true).kind, "unknown");
+        assert_eq!(
+            v(&job(JobStatus::Running, None), None, None, false).kind,
+            "pending"
+        );
+        assert_eq!(
+            v(&job(JobStatus::Done, None), None, None, true).kind,
+            "unknown"
+        );
         let u = v(&done, None, None, true);
         assert_eq!(u.kind, "unverified");
         assert!(u.text.starts_with("periodic (unverified"), "{}", u.text);
         assert!(u.text.contains("Austin Thm 4.1") && u.text.contains("period 34"));
-        let running = v(&done, Some("v1"), Some(&job(JobStatus::Running, None)), false);
+        let running = v(
+            &done,
+            Some("v1"),
+            Some(&job(JobStatus::Running, None)),
+            false,
+        );
         assert!(running
             .text
             .starts_with("periodic (unverified, verification job v1 running)"));
-        let same = v(&done, Some("v1"), Some(&job(JobStatus::Done, Some(P))), false);
+        let same = v(
+            &done,
+            Some("v1"),
+            Some(&job(JobStatus::Done, Some(P))),
+            false,
+        );
         assert_eq!(same.kind, "verified");
-        assert!(same.text.starts_with("periodic (verified)"), "{}", same.text);
+        assert!(
+            same.text.starts_with("periodic (verified)"),
+            "{}",
+            same.text
+        );
         assert!(!same.new_result);
-        let new = v(&done, Some("v1"), Some(&job(JobStatus::Done, Some(P))), true);
+        let new = v(
+            &done,
+            Some("v1"),
+            Some(&job(JobStatus::Done, Some(P))),
+            true,
+        );
         assert!(new.new_result && new.text.contains("NEW RESULT"));
-        let other = v(&done, Some("v1"), Some(&job(JobStatus::Done, Some(Q))), false);
+        let other = v(
+            &done,
+            Some("v1"),
+            Some(&job(JobStatus::Done, Some(Q))),
+            false,
+        );
         assert_eq!(other.kind, "disputed");
         assert!(other.text.starts_with("DISPUTED") && other.text.contains("preperiod 54"));
         let none = v(&done, Some("v1"), Some(&job(JobStatus::Done, None)), false);
         assert_eq!(none.kind, "disputed");
-        assert_eq!(verdict(None, None, None, false, false, false).kind, "deleted");
+        assert_eq!(
+            verdict(None, None, None, false, false, false).kind,
+            "deleted"
+        );
     }
 }

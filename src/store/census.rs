@@ -76,7 +76,9 @@ impl CensusRole {
         match s {
             "primary" => Ok(CensusRole::Primary),
             "verification" => Ok(CensusRole::Verification),
-            other => Err(StoreError::Corrupt(format!("unknown census role {other:?}"))),
+            other => Err(StoreError::Corrupt(format!(
+                "unknown census role {other:?}"
+            ))),
         }
     }
 }
@@ -263,10 +265,12 @@ impl Store {
 
     pub async fn get_census(&self, id: &str) -> Result<Option<Census>, StoreError> {
         let r = async {
-            let row = sqlx::query(&format!("SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"))
-                .bind(id)
-                .fetch_optional(&self.pool())
-                .await?;
+            let row = sqlx::query(&format!(
+                "SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&self.pool())
+            .await?;
             row.as_ref().map(census_from_row).transpose()
         }
         .await;
