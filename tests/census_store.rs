@@ -15,7 +15,7 @@ use sqlx::Row;
 
 fn census(codes: &[&str], max_n: u64) -> NewCensus {
     NewCensus {
-        codes: codes.iter().map(|c| c.to_string()).collect(),
+        codes: codes.iter().map(|c| (*c).to_owned()).collect(),
         max_n,
         keep_window: Some(65_536),
         store_values: false,
