@@ -342,6 +342,13 @@ async fn a_proved_periodicity_is_verified_by_a_second_run_from_scratch() {
         assert_eq!(v["periodicity"]["preperiod"], p["preperiod"]);
         assert_eq!(v["periodicity"]["period"], p["period"]);
     }
+    // The CSV quotes the verdicts' commas (RFC 4180).
+    let csv = census(&s, &id, "text/csv").await.text;
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(csv_fields).collect();
+    for (row, g) in rows.iter().zip(doc["games"].as_array().unwrap()) {
+        assert_eq!(row[8], g["verdict"].as_str().unwrap(), "{csv}");
+        assert_eq!(row[11], g["verification_job_id"].as_str().unwrap());
+    }
     assert_eq!(doc["games"][0]["periodicity"]["preperiod"], 53, "0.07");
     assert_eq!(doc["games"][0]["periodicity"]["period"], 34, "0.07");
     // Reading again starts nothing more: 2 primary + 2 verification jobs.
