@@ -88,6 +88,9 @@ async function load(id) {
     if (doc.status === 'running' && shown) timer = setTimeout(() => load(id), 2000);
   } catch (err) {
     failed(err);
+    // A passing fault (503, a lost connection) is retried; a refusal (401, 403, 404) is not.
+    const refused = err instanceof ApiError && [401, 403, 404].includes(err.status);
+    if (!refused && current === id && shown) timer = setTimeout(() => load(id), 5000);
   }
 }
 
