@@ -463,7 +463,7 @@ def check_docs():
 
 
 def check_phone():
-    """Phone width: nothing scrolls sideways; the board, the plot and the jobs fit."""
+    """Phone width: nothing scrolls sideways; the board, the plot, the jobs and the census fit."""
     D.set_window_size(*PHONE)
     try:
         load("play")
@@ -485,6 +485,13 @@ def check_phone():
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the jobs page scrolls sideways by {overflow}px at phone width"
         full_shot("13-phone-jobs")
+        load("census")
+        wait(lambda: qs("#census-list li.job"), 30, "the census list")
+        qs("#census-list li.job button")[0].click()
+        wait(lambda: qs("#census-body tr"), 30, "the census table")
+        overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the census page scrolls sideways by {overflow}px at phone width (its table scrolls in its box)"
+        full_shot("14-phone-census")
     finally:
         D.set_window_size(*DESKTOP)
 
