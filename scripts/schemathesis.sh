@@ -144,6 +144,18 @@ tight_job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job
 expect 404 $PJ GET "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $OTHER_KEY"
 expect 404 $PJ DELETE "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $OTHER_KEY"
 expect 200 application/json GET "/v1/octal/jobs/$tight_job" -H "authorization: Bearer $TIGHT_KEY"
+# Censuses: a key's own (201, Location), refused whole past a quota (tight already has its one
+# active job), another key's answered 404, no key 401, a read-only key 403.
+C='{"codes": ["0.6", "0.07"], "max_n": 10}'
+expect 201 application/json POST /v1/octal/census "${J[@]}" -d "$C" -H "authorization: Bearer $OTHER_KEY"
+other_census=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$WORK/body")
+expect 429 $PJ POST /v1/octal/census "${J[@]}" -d "$C" -H "authorization: Bearer $TIGHT_KEY"
+expect 401 $PJ POST /v1/octal/census "${J[@]}" -d "$C"
+expect 403 $PJ POST /v1/octal/census "${J[@]}" -d "$C" -H "authorization: Bearer $READER_KEY"
+expect 422 $PJ POST /v1/octal/census "${J[@]}" -d '{"codes": ["0.6", "nope"], "max_n": 10}' "${K[@]}"
+expect 404 $PJ GET "/v1/octal/census/$other_census" -H "authorization: Bearer $TIGHT_KEY"
+expect 404 $PJ DELETE "/v1/octal/census/$other_census" -H "authorization: Bearer $TIGHT_KEY"
+expect 200 text/csv GET "/v1/octal/census/$other_census" -H "authorization: Bearer $OTHER_KEY" -H 'accept: text/csv'
 expect 200 text/html GET /problems/unauthorized
 expect 200 text/html GET /problems/invalid-value
 expect 200 text/html GET /problems/budget-exceeded

@@ -7,8 +7,8 @@ request may be refused (422) only
   schema can state (BUDGETED), or
 * with `/problems/invalid-value` for a rule JSON Schema cannot express (UNSTATED: Antonim's
   "only square 0 may repeat", two notations of one ordinal in a transfinite Welter position,
-  an octal cursor that belongs to another query, a job's max_n or window options that depend
-  on its `keep`).
+  an octal cursor that belongs to another query, a job's or a census's max_n or window options
+  that depend on its `keep`).
 
 schemathesis.toml lets 422 through `positive_data_acceptance` on exactly these operations; this
 check holds each such 422 to the list. No operation outside BUDGETED may ever answer with the
@@ -46,6 +46,7 @@ UNSTATED = {
     "octal_winning_moves": ["invalid cursor"],
     "octal_values": ["GRUNDY_VALUES_MAX_COUNT", "ends beyond heap"],
     "create_octal_job": ["GRUNDY_JOB_MAX_N", "only a job with", "cannot be computed in window mode"],
+    "create_octal_census": ["GRUNDY_JOB_MAX_N", "only a job with", "cannot be computed in window mode"],
 }
 
 # Operations that answer a bad item with a per-item problem inside a 200.

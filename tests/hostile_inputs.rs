@@ -697,6 +697,13 @@ fn code_cases(cases: &mut Vec<Case>) {
         ));
         let body = serde_json::json!({"code": code, "max_n": 5}).to_string();
         cases.push(post("codes", "/v1/octal/jobs", body, field(422, "code")));
+        let body = serde_json::json!({"codes": ["0.6", code], "max_n": 5}).to_string();
+        cases.push(post(
+            "codes",
+            "/v1/octal/census",
+            body,
+            field(422, "codes[1]"),
+        ));
         if !code.is_empty() {
             let uri = format!("/v1/octal/{}/value/1", percent_encode(code));
             cases.push(get("codes", uri, field(422, "code")));
@@ -917,12 +924,15 @@ fn cursor_and_id_cases(cases: &mut Vec<Case>) {
         long_id.as_str(),
     ] {
         for m in [Method::GET, Method::DELETE] {
-            let mut c = get("ids", format!("/v1/octal/jobs/{id}"), Whole(404));
-            c.method = m;
-            cases.push(c);
+            for kind in ["jobs", "census"] {
+                let mut c = get("ids", format!("/v1/octal/{kind}/{id}"), Whole(404));
+                c.method = m.clone();
+                cases.push(c);
+            }
         }
     }
     cases.push(get("ids", "/v1/octal/jobs/%FF", field(400, "id")));
+    cases.push(get("ids", "/v1/octal/census/%FF", field(400, "id")));
 }
 
 /// Routing: unknown paths, tricks with slashes, case and encodings.

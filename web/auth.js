@@ -18,10 +18,10 @@ function setKey(key) {
   } catch { /* storage refused: the key lives as long as this page */ }
 }
 
-/** The Authorization header for `path` (job paths only), as an object to spread. */
+/** The Authorization header for `path` (job and census paths only), as an object to spread. */
 export function authHeaders(path) {
   const key = apiKey();
-  return key && path.startsWith('/v1/octal/jobs') ? { authorization: `Bearer ${key}` } : {};
+  return key && (path.startsWith('/v1/octal/jobs') || path.startsWith('/v1/octal/census')) ? { authorization: `Bearer ${key}` } : {};
 }
 
 /**

@@ -164,3 +164,29 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   ctx.fillText('g(n)', 2 * dpr, 2 * dpr);
   return shown;
 }
+
+/**
+ * Draws a value histogram (`counts[v]`: heaps with value v) as bars on a small canvas, heights
+ * on a log scale so that rare values stay visible beside common ones.
+ */
+export function drawHistogram(canvas, counts) {
+  const dpr = window.devicePixelRatio || 1;
+  const cssW = Math.max(80, canvas.clientWidth || 160);
+  const cssH = Math.max(24, canvas.clientHeight || 40);
+  canvas.width = Math.round(cssW * dpr);
+  canvas.height = Math.round(cssH * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  const c = colours(canvas);
+  ctx.strokeStyle = c.line;
+  ctx.strokeRect(0.5, 0.5, canvas.width - 1, canvas.height - 1);
+  if (!counts || counts.length === 0) return;
+  const top = Math.log1p(Math.max(...counts));
+  const w = canvas.width / counts.length;
+  ctx.fillStyle = c.dot;
+  counts.forEach((n, v) => {
+    if (n <= 0) return;
+    const h = Math.max(1, Math.round((Math.log1p(n) / top) * (canvas.height - 2)));
+    ctx.fillRect(Math.floor(v * w), canvas.height - 1 - h, Math.max(1, Math.floor(w) - (w > 3 ? 1 : 0)), h);
+  });
+}

@@ -390,6 +390,34 @@ def check_jobs():
     return f"job done (followed by {live}); a second one cancelled"
 
 
+def check_census():
+    """A small census is started from the page; its rows are shown live until done."""
+    load("census")
+    set_value("#census-codes", "0.07\n0.6")
+    set_value("#census-max", 4096)
+    q("#census-start").click()
+    wait(lambda: len(qs("#census-body tr")) == 2, 30, "the census rows")
+    wait(lambda: q("#census-table").get_attribute("data-status") == "done", 180, "the census to finish")
+    rows = qs("#census-body tr")
+    assert [r.get_attribute("data-code") for r in rows] == ["0.07", "0.6"], [r.text for r in rows]
+    assert rows[0].get_attribute("data-verdict") == "verified", rows[0].text
+    assert "periodic (verified)" in rows[0].text, rows[0].text
+    assert "no periodicity proved in G(0..4096)" in rows[1].text, rows[1].text
+    assert "Czajka" in rows[1].text, "the published statistics of 0.6 beside"
+    census_id = q("#census-table").get_attribute("data-id")
+    doc = api_json("GET", f"/v1/octal/census/{census_id}")
+    assert doc["status"] == "done", doc
+    assert doc["games"][1]["statistics"]["n"] == 4096, doc
+    wait(lambda: qs(f'#census-list li[data-id="{census_id}"]'), 30, "the census in the list")
+    painted = D.execute_script(
+        "const c = document.querySelector('#census-body tr:nth-child(2) canvas');"
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n;")
+    assert painted > 50, f"the histogram of 0.6 is drawn ({painted} pixels)"
+    full_shot("11-census")
+    return f"census {census_id}: 0.07 verified, 0.6 to 4096"
+
+
 def check_jobs_with_a_key():
     """A server with API keys: the page asks for a key, says how to get one, and works with it."""
     base, key = os.environ["KEYED_BASE"].rstrip("/"), os.environ["KEYED_KEY"]
@@ -435,7 +463,7 @@ def check_docs():
 
 
 def check_phone():
-    """Phone width: nothing scrolls sideways; the board, the plot and the jobs fit."""
+    """Phone width: nothing scrolls sideways; the board, the plot, the jobs and the census fit."""
     D.set_window_size(*PHONE)
     try:
         load("play")
@@ -457,6 +485,13 @@ def check_phone():
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the jobs page scrolls sideways by {overflow}px at phone width"
         full_shot("13-phone-jobs")
+        load("census")
+        wait(lambda: qs("#census-list li.job"), 30, "the census list")
+        qs("#census-list li.job button")[0].click()
+        wait(lambda: qs("#census-body tr"), 30, "the census table")
+        overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the census page scrolls sideways by {overflow}px at phone width (its table scrolls in its box)"
+        full_shot("14-phone-census")
     finally:
         D.set_window_size(*DESKTOP)
 
@@ -470,6 +505,7 @@ CHECKS = [
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
     ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
+    ("census: start a small one, rows shown live until done", check_census),
     *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key)]
       if os.environ.get("KEYED_BASE") else []),
     ("/docs works under the headers", check_docs),

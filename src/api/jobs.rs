@@ -263,7 +263,7 @@ pub(super) async fn existing(
 
 /// The job a valid request asks for: `max_n` within the mode's limit, window options only in
 /// window mode.
-fn new_job(
+pub(super) fn new_job(
     config: &crate::config::Config,
     code: String,
     req: &JobRequest,

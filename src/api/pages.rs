@@ -64,6 +64,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("explorer.js", JS),
     asset!("plot.js", JS),
     asset!("jobs.js", JS),
+    asset!("census.js", JS),
 ];
 
 /// The placeholder in `index.html` replaced by [`version`].

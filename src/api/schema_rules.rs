@@ -235,6 +235,23 @@ pub fn job_max_n() -> Object {
     o
 }
 
+/// `codes` of `POST /v1/octal/census`: 1 to 200 game codes, or null/absent for the unsolved
+/// table.
+pub fn census_codes() -> Array {
+    let mut a = ArrayBuilder::new()
+        .items(game_code())
+        .min_items(Some(1))
+        .max_items(Some(crate::service::census::MAX_CODES))
+        .build();
+    a.schema_type = SchemaType::from_iter([Type::Array, Type::Null]);
+    a.description = Some(
+        "Game codes, 1 to 200 (duplicates count once); absent or null: every game of the unsolved \
+         table (83, `grundy` included)."
+            .into(),
+    );
+    a
+}
+
 /// `window` of `POST /v1/octal/jobs`: a positive multiple of 65,536 up to
 /// `GRUNDY_JOB_MAX_WINDOW` (default 2^28); null or absent for `GRUNDY_JOB_WINDOW`.
 pub fn job_window() -> Object {

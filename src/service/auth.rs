@@ -117,7 +117,7 @@ pub enum Submitted {
 
 /// How long a client over the active-jobs quota is asked to wait: a job of its own may finish
 /// any time.
-const ACTIVE_RETRY_SECS: u64 = 30;
+pub(super) const ACTIVE_RETRY_SECS: u64 = 30;
 
 /// The owner label of metrics for jobs without an owner (no key name can be `-`).
 pub const NO_OWNER: &str = "-";
@@ -299,13 +299,15 @@ impl Auth {
     }
 }
 
-fn submitted(owner: &str, heaps: u64) {
+/// Counts a submission admitted (`grundy_jobs_submitted_total`, heaps requested).
+pub(super) fn submitted(owner: &str, heaps: u64) {
     metrics::counter!("grundy_jobs_submitted_total", "owner" => owner.to_owned()).increment(1);
     metrics::counter!("grundy_job_heaps_requested_total", "owner" => owner.to_owned())
         .increment(heaps);
 }
 
-fn over_quota(
+/// Counts a quota refusal and says what it is.
+pub(super) fn over_quota(
     owner: &str,
     quota: &'static str,
     limit: u64,
@@ -380,7 +382,20 @@ impl Caller {
 
     /// Whether the caller may see `job` (another's job is answered as if it did not exist).
     pub fn sees(&self, job: &Job) -> bool {
-        self.is_admin() || (self.key_name().is_some() && self.key_name() == job.owner.as_deref())
+        self.sees_owned_by(job.owner.as_deref())
+    }
+
+    /// Whether the caller may see what `owner` owns (a job, a census).
+    pub fn sees_owned_by(&self, owner: Option<&str>) -> bool {
+        self.is_admin() || (self.key_name().is_some() && self.key_name() == owner)
+    }
+
+    /// The owner and quotas of what this caller submits (`None`: no key, no quotas).
+    pub fn owner_quota(&self) -> Option<(&str, JobQuota)> {
+        match self {
+            Caller::Key { name, quota, .. } => Some((name, *quota)),
+            Caller::Anyone { .. } => None,
+        }
     }
 
     /// Whose jobs a list for `owner` (the query's filter, if any) shows.

@@ -6,6 +6,7 @@
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
+mod census; // censuses: one job per code created together, and their verification jobs
 pub mod chunk;
 mod health;
 mod jobs;
@@ -14,6 +15,7 @@ mod sequences;
 mod tx;
 mod windows;
 
+pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};

@@ -1,0 +1,456 @@
+//! A census: one job per game code, created together (`POST /v1/octal/census`), and the jobs
+//! that verify a proved periodicity by a second run from scratch.
+//!
+//! Creating a census is one write transaction: the owner's heaps of the day and active jobs
+//! are checked for all of its jobs at once (as [`Store::create_owned_job`] does for one), then
+//! the census, its jobs and their links are inserted. Past a quota nothing at all is written;
+//! a fault mid-way rolls everything back, so there is never half a census.
+//!
+//! `census_jobs` links a census and a code to a job in a role: `primary` (created with the
+//! census) or `verification` (created later, at most one per census and code: the key of the
+//! table makes a second insert a no-op, whoever races for it).
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::jobs::{job_from_row, COLUMNS};
+use super::owners::DAY_MS;
+use super::{now_ms, Admission, Job, JobQuota, NewJob, Store, StoreError};
+
+/// What a census computes: every code to `max_n`, with the jobs' keep settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCensus {
+    /// Canonical codes, distinct, in the census's order.
+    pub codes: Vec<String>,
+    pub max_n: u64,
+    /// Window mode's front and window size (`None`: the jobs keep every value).
+    pub keep_window: Option<u64>,
+    pub store_values: bool,
+}
+
+impl NewCensus {
+    /// The job of `code` as this census runs it.
+    pub fn job(&self, code: &str) -> NewJob {
+        NewJob {
+            code: code.to_owned(),
+            max_n: self.max_n,
+            keep_window: self.keep_window,
+            store_values: self.store_values,
+        }
+    }
+}
+
+/// A census row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Census {
+    pub id: String,
+    pub created_at: i64,
+    /// The name of the API key that started it (`None` on an open server).
+    pub owner: Option<String>,
+    pub max_n: u64,
+    pub keep_window: Option<u64>,
+    pub store_values: bool,
+    pub codes: Vec<String>,
+    /// When `DELETE` cancelled it.
+    pub cancelled_at: Option<i64>,
+}
+
+/// What a census job is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CensusRole {
+    /// The census's own run of the code.
+    Primary,
+    /// A second run from scratch of a code whose primary run proved periodicity.
+    Verification,
+}
+
+impl CensusRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CensusRole::Primary => "primary",
+            CensusRole::Verification => "verification",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, StoreError> {
+        match s {
+            "primary" => Ok(CensusRole::Primary),
+            "verification" => Ok(CensusRole::Verification),
+            other => Err(StoreError::Corrupt(format!(
+                "unknown census role {other:?}"
+            ))),
+        }
+    }
+}
+
+/// A job of a census.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CensusLink {
+    pub code: String,
+    pub role: CensusRole,
+    pub job_id: String,
+}
+
+/// The outcome of [`Store::create_census`]: as [`Admission`], for every job of the census.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CensusAdmission {
+    /// Inserted and committed: the census and its primary jobs, in the order of its codes.
+    Created(Box<Census>, Vec<Job>),
+    /// Refused (nothing written): the quota of [`Admission::ActiveJobs`] or
+    /// [`Admission::HeapsPerDay`], for all the census's jobs together.
+    Refused(Admission),
+}
+
+const CENSUS_COLUMNS: &str =
+    "id, created_at, owner, max_n, keep_window, store_values, codes, cancelled_at";
+
+fn census_from_row(row: &AnyRow) -> Result<Census, StoreError> {
+    let codes: String = row.try_get("codes")?;
+    Ok(Census {
+        id: row.try_get("id")?,
+        created_at: row.try_get("created_at")?,
+        owner: row.try_get("owner")?,
+        max_n: row.try_get::<i64, _>("max_n")?.max(0) as u64,
+        keep_window: row
+            .try_get::<Option<i64>, _>("keep_window")?
+            .map(|w| w.max(0) as u64),
+        store_values: row.try_get::<i64, _>("store_values")? != 0,
+        codes: codes.lines().map(str::to_owned).collect(),
+        cancelled_at: row.try_get("cancelled_at")?,
+    })
+}
+
+/// Inserts a queued job on an open transaction.
+async fn insert_job(
+    c: &mut sqlx::AnyConnection,
+    job: &NewJob,
+    id: &str,
+    owner: Option<&str>,
+    now: i64,
+) -> Result<Job, StoreError> {
+    let row = sqlx::query(&format!(
+        "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
+           keep_window, store_values) \
+         VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(&job.code)
+    .bind(job.max_n.min(i64::MAX as u64) as i64)
+    .bind(now)
+    .bind(owner)
+    .bind(job.keep_window.map(|w| w as i64))
+    .bind(i64::from(job.store_values))
+    .fetch_one(&mut *c)
+    .await?;
+    job_from_row(&row)
+}
+
+async fn insert_link(
+    c: &mut sqlx::AnyConnection,
+    census: &str,
+    code: &str,
+    role: CensusRole,
+    job_id: &str,
+) -> Result<bool, StoreError> {
+    let r = sqlx::query(
+        "INSERT INTO census_jobs (census_id, code, role, job_id) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (census_id, code, role) DO NOTHING",
+    )
+    .bind(census)
+    .bind(code)
+    .bind(role.as_str())
+    .bind(job_id)
+    .execute(&mut *c)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+impl Store {
+    /// Inserts a census and one queued job per code (`job_ids[i]` for `new.codes[i]`), owned
+    /// by `owner` and within `quota` when given, all or nothing (see the module's text).
+    pub async fn create_census(
+        &self,
+        new: &NewCensus,
+        id: &str,
+        job_ids: &[String],
+        owner: Option<&str>,
+        quota: Option<JobQuota>,
+    ) -> Result<CensusAdmission, StoreError> {
+        if job_ids.len() != new.codes.len() {
+            return Err(StoreError::Corrupt(format!(
+                "census {id}: {} job ids for {} codes",
+                job_ids.len(),
+                new.codes.len()
+            )));
+        }
+        let now = now_ms();
+        let day = now.div_euclid(DAY_MS);
+        let count = new.codes.len() as u64;
+        let heaps = new.max_n.saturating_mul(count).min(i64::MAX as u64) as i64;
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                if let (Some(owner), Some(quota)) = (owner, quota) {
+                    let used: i64 = sqlx::query(
+                        "INSERT INTO job_usage (owner, day, heaps) VALUES ($1, $2, $3) \
+                         ON CONFLICT (owner, day) DO UPDATE SET heaps = job_usage.heaps + excluded.heaps \
+                         RETURNING heaps",
+                    )
+                    .bind(owner)
+                    .bind(day)
+                    .bind(heaps)
+                    .fetch_one(&mut *c)
+                    .await?
+                    .try_get("heaps")?;
+                    let before = used.saturating_sub(heaps).max(0) as u64;
+                    if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
+                        return Ok(CensusAdmission::Refused(Admission::HeapsPerDay {
+                            limit: quota.heaps_per_day,
+                            used: before,
+                            day_ends_ms: (day + 1) * DAY_MS,
+                        }));
+                    }
+                    let active: i64 = sqlx::query(
+                        "SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+                    )
+                    .bind(owner)
+                    .fetch_one(&mut *c)
+                    .await?
+                    .try_get("n")?;
+                    if quota.active_jobs > 0 && active as u64 + count > quota.active_jobs {
+                        return Ok(CensusAdmission::Refused(Admission::ActiveJobs {
+                            limit: quota.active_jobs,
+                            active: active as u64,
+                        }));
+                    }
+                }
+                let row = sqlx::query(&format!(
+                    "INSERT INTO census ({CENSUS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) \
+                     RETURNING {CENSUS_COLUMNS}"
+                ))
+                .bind(id)
+                .bind(now)
+                .bind(owner)
+                .bind(new.max_n.min(i64::MAX as u64) as i64)
+                .bind(new.keep_window.map(|w| w as i64))
+                .bind(i64::from(new.store_values))
+                .bind(new.codes.join("\n"))
+                .fetch_one(&mut *c)
+                .await?;
+                let census = census_from_row(&row)?;
+                let mut jobs = Vec::with_capacity(new.codes.len());
+                for (code, job_id) in new.codes.iter().zip(job_ids) {
+                    jobs.push(insert_job(c, &new.job(code), job_id, owner, now).await?);
+                    insert_link(c, id, code, CensusRole::Primary, job_id).await?;
+                }
+                Ok(CensusAdmission::Created(Box::new(census), jobs))
+            }
+            .await;
+            match r {
+                Ok(created @ CensusAdmission::Created(..)) => tx.finish(Ok(created)).await,
+                Ok(refused) => {
+                    tx.rollback().await?;
+                    Ok(refused)
+                }
+                Err(e) => tx.finish(Err(e)).await,
+            }
+        }
+        .await;
+        match r {
+            r @ Ok(CensusAdmission::Created(..)) => self.track_commit(r),
+            r => self.track_write(r),
+        }
+    }
+
+    pub async fn get_census(&self, id: &str) -> Result<Option<Census>, StoreError> {
+        let r = async {
+            let row = sqlx::query(&format!(
+                "SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&self.pool())
+            .await?;
+            row.as_ref().map(census_from_row).transpose()
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// Censuses of `owner` (`None`: every census), newest first, at most `limit`.
+    pub async fn list_censuses(
+        &self,
+        owner: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Census>, StoreError> {
+        let r = async {
+            let pool = self.pool();
+            let rows = match owner {
+                Some(owner) => {
+                    sqlx::query(&format!(
+                        "SELECT {CENSUS_COLUMNS} FROM census WHERE owner = $1 \
+                         ORDER BY created_at DESC, id DESC LIMIT $2"
+                    ))
+                    .bind(owner)
+                    .bind(limit as i64)
+                    .fetch_all(&pool)
+                    .await?
+                }
+                None => {
+                    sqlx::query(&format!(
+                        "SELECT {CENSUS_COLUMNS} FROM census ORDER BY created_at DESC, id DESC LIMIT $1"
+                    ))
+                    .bind(limit as i64)
+                    .fetch_all(&pool)
+                    .await?
+                }
+            };
+            rows.iter().map(census_from_row).collect()
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// The jobs of a census (primary and verification), in no particular order.
+    pub async fn census_links(&self, id: &str) -> Result<Vec<CensusLink>, StoreError> {
+        let r = async {
+            let rows =
+                sqlx::query("SELECT code, role, job_id FROM census_jobs WHERE census_id = $1")
+                    .bind(id)
+                    .fetch_all(&self.pool())
+                    .await?;
+            rows.iter()
+                .map(|row| {
+                    let role: String = row.try_get("role")?;
+                    Ok(CensusLink {
+                        code: row.try_get("code")?,
+                        role: CensusRole::parse(&role)?,
+                        job_id: row.try_get("job_id")?,
+                    })
+                })
+                .collect()
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// Starts the verification job of `code` in census `id` (`job_id` for a new one), once:
+    /// returns the id of the census's verification job of that code — the one already linked
+    /// when there is one (a concurrent reader's), else the new one. Nothing is started for a
+    /// cancelled census (`None`). One transaction.
+    pub async fn start_verification(
+        &self,
+        id: &str,
+        job: &NewJob,
+        job_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let now = now_ms();
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                let census = sqlx::query(&format!("SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"))
+                    .bind(id)
+                    .fetch_optional(&mut *c)
+                    .await?;
+                let Some(census) = census.as_ref().map(census_from_row).transpose()? else {
+                    return Ok(None);
+                };
+                if census.cancelled_at.is_some() {
+                    return Ok(None);
+                }
+                if insert_link(c, id, &job.code, CensusRole::Verification, job_id).await? {
+                    insert_job(c, job, job_id, census.owner.as_deref(), now).await?;
+                    return Ok(Some(job_id.to_owned()));
+                }
+                let existing: String = sqlx::query(
+                    "SELECT job_id FROM census_jobs WHERE census_id = $1 AND code = $2 AND role = $3",
+                )
+                .bind(id)
+                .bind(&job.code)
+                .bind(CensusRole::Verification.as_str())
+                .fetch_one(&mut *c)
+                .await?
+                .try_get("job_id")?;
+                Ok(Some(existing))
+            }
+            .await;
+            tx.finish(r).await
+        }
+        .await;
+        self.track_commit(r)
+    }
+
+    /// Cancels a census: marks it cancelled (no verification starts after this), cancels its
+    /// queued jobs at once and flags its running ones (their workers stop at the next
+    /// checkpoint). Finished jobs are left as they are. One transaction; returns the census as
+    /// committed (`None`: no such census).
+    pub async fn cancel_census(&self, id: &str) -> Result<Option<Census>, StoreError> {
+        let now = now_ms();
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                sqlx::query(
+                    "UPDATE census SET cancelled_at = COALESCE(cancelled_at, $1) WHERE id = $2",
+                )
+                .bind(now)
+                .bind(id)
+                .execute(&mut *c)
+                .await?;
+                sqlx::query(
+                    "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+                     lease_expires_at = NULL \
+                     WHERE status = 'queued' AND id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)",
+                )
+                .bind(now)
+                .bind(id)
+                .execute(&mut *c)
+                .await?;
+                sqlx::query(
+                    "UPDATE jobs SET cancel_requested = 1, updated_at = $1 \
+                     WHERE status = 'running' AND id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)",
+                )
+                .bind(now)
+                .bind(id)
+                .execute(&mut *c)
+                .await?;
+                let row = sqlx::query(&format!("SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"))
+                    .bind(id)
+                    .fetch_optional(&mut *c)
+                    .await?;
+                row.as_ref().map(census_from_row).transpose()
+            }
+            .await;
+            tx.finish(r).await
+        }
+        .await;
+        self.track_commit(r)
+    }
+
+    /// Deletes a census's record and links (its jobs stay, as jobs of their owner). One
+    /// transaction; false when there was none.
+    pub async fn delete_census(&self, id: &str) -> Result<bool, StoreError> {
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                sqlx::query("DELETE FROM census_jobs WHERE census_id = $1")
+                    .bind(id)
+                    .execute(&mut *c)
+                    .await?;
+                let gone = sqlx::query("DELETE FROM census WHERE id = $1")
+                    .bind(id)
+                    .execute(&mut *c)
+                    .await?
+                    .rows_affected()
+                    == 1;
+                Ok(gone)
+            }
+            .await;
+            tx.finish(r).await
+        }
+        .await;
+        self.track_commit(r)
+    }
+}
