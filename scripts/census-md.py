@@ -15,6 +15,8 @@ input (no dates), so a regenerated report diffs cleanly.
 
 import argparse
 import csv
+import json
+import os
 import sys
 
 CZAJKA = "https://github.com/tczajka/octal-games/blob/main/UnsolvedGames.md"
@@ -37,12 +39,26 @@ def cell(s):
     return (s or "—").replace("|", "\\|").replace("\n", " ")
 
 
+def load_powers(folder, job):
+    """The job's statistics at every power of two 2^k >= 1024, from <folder>/<job>.json."""
+    if not folder or not job:
+        return []
+    path = os.path.join(folder, f"{job}.json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    return [p for p in doc.get("powers_of_two", []) if p.get("n")]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", required=True, help="the census table (CSV)")
     ap.add_argument("--command", required=True, help="the command that produced it")
     ap.add_argument("--census", default="", help="the census id")
     ap.add_argument("--max-n", default="", help="the census's max_n")
+    ap.add_argument("--stats-dir", default="",
+                    help="a folder of <job id>.json: each job's GET /v1/octal/jobs/{id}/statistics")
     ap.add_argument("--out", default="-", help="the markdown file (default: stdout)")
     a = ap.parse_args()
 
@@ -118,6 +134,32 @@ def main():
             if has_rec:
                 line += f" | {fmt(rec)}"
             w(line + " |")
+        powers = load_powers(a.stats_dir, r.get("job_id", ""))
+        same_n = next((p for p in powers if has_pub and str(p["n"]) == r.get("published_n")), None)
+        if same_n is not None:
+            ok = all(str(x) == str(y) for x, y in [
+                (same_n["max_value"], r.get("published_largest_value")),
+                (same_n["max_value_first_heap"], r.get("published_first_heap")),
+                (same_n["rare_mask"], r.get("published_rare_mask")),
+                (same_n["rare_count"], r.get("published_rare_count")),
+                (same_n["last_rare_heap"], r.get("published_last_rare_heap")),
+            ])
+            w("")
+            w(f"At T. Czajka's n = {num(r['published_n'])} this census gives largest "
+              f"{same_n['max_value']} (first heap {num(str(same_n['max_value_first_heap']))}), mask "
+              f"{same_n['rare_mask']}, {num(str(same_n['rare_count']))} rare, last rare heap "
+              f"{num(str(same_n['last_rare_heap']))}: "
+              + ("**equal to the published row in every column**." if ok else "**DIFFERENT from the published row**."))
+        if powers:
+            w("")
+            w("| G(0..n), n = | largest (first heap) | rare mask | rare | last rare | distinct values |")
+            w("|--:|--:|--:|--:|--:|--:|")
+            for p in powers:
+                if p["n"] < 1024:
+                    continue
+                distinct = sum(1 for c in p.get("histogram", []) if c)
+                w(f"| 2^{p['n'].bit_length() - 1} | {p['max_value']} ({num(str(p['max_value_first_heap']))}) | "
+                  f"{p['rare_mask']} | {num(str(p['rare_count']))} | {num(str(p['last_rare_heap']))} | {distinct} |")
         w("")
         w(f"Status: {r['status']}. Verdict: {cell(r['verdict'])}")
         w("")

@@ -19,7 +19,11 @@
 #      report, default none); TIME_LIMIT (seconds, default 0: until done); POLL (seconds between
 #      polls, default 10); WORKERS (GRUNDY_JOB_WORKERS, default: the server's, one per core);
 #      WINDOW (the jobs' window, default the server's GRUNDY_JOB_WINDOW); BIN (default the release
-#      build, built unless BUILD=0).
+#      build, built unless BUILD=0); GAME_SECONDS (default 0: none): a job that has run longer
+#      than this since it started (its started_at) is cancelled — its row keeps the n reached and
+#      the statistics of its last checkpoint, status `cancelled`. On a small machine this keeps
+#      the games whose sparse space never appears (their cost grows with n², see docs/census.md)
+#      from holding every worker while the sparse games wait behind them.
 # Exit status: 0 when the census is done, 3 when TIME_LIMIT came first (run again to go on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +50,11 @@ die() { printf 'census.sh: FAIL: %s\n' "$*" >&2; exit 1; }
 [[ $MAX_N =~ ^[1-9][0-9]*$ ]] || die "MAX_N=$MAX_N is not a positive whole number"
 
 # The command that reproduces this census (for the report).
-COMMAND="MAX_N=$MAX_N${CODES:+ CODES=\"$CODES\"}${WINDOW:+ WINDOW=$WINDOW} scripts/census.sh"
+GAME_SECONDS=${GAME_SECONDS:-0}
+[[ $GAME_SECONDS =~ ^[0-9]+$ ]] || die "GAME_SECONDS=$GAME_SECONDS is not a whole number"
+COMMAND="MAX_N=$MAX_N${CODES:+ CODES=\"$CODES\"}${WINDOW:+ WINDOW=$WINDOW}"
+if [[ $GAME_SECONDS -gt 0 ]]; then COMMAND="$COMMAND GAME_SECONDS=$GAME_SECONDS"; fi
+COMMAND="$COMMAND scripts/census.sh"
 
 if [[ $BUILD != 0 ]]; then
   say "building the release binary"
@@ -87,8 +95,19 @@ else
 fi
 [[ -s $DATA_DIR/census-command ]] && COMMAND=$(cat "$DATA_DIR/census-command")
 
+STATS_DIR=$DATA_DIR/statistics
+mkdir -p "$STATS_DIR"
 write_table() {
   get "/v1/octal/census/$id" text/csv >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+}
+# Each game's statistics at every power of two (GET /v1/octal/jobs/{id}/statistics), for the
+# report's per-game tables: STATS_DIR/<job id>.json.
+write_statistics() {
+  local job
+  for job in $(jq -r '.games[].job_id // empty' <<<"$doc"); do
+    get "/v1/octal/jobs/$job/statistics" >"$STATS_DIR/$job.json.tmp" &&
+      mv "$STATS_DIR/$job.json.tmp" "$STATS_DIR/$job.json" || rm -f "$STATS_DIR/$job.json.tmp"
+  done
 }
 
 start=$(date +%s)
@@ -101,14 +120,25 @@ while :; do
     "$(jq '[.games[] | select(.status == "done")] | length' <<<"$doc")" "$(jq '.games | length' <<<"$doc")" \
     "$(jq -r '[.games[].verdict_kind] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' <<<"$doc")"
   [[ $status != running ]] && break
+  if [[ $GAME_SECONDS -gt 0 ]]; then
+    now_ms=$(($(date +%s) * 1000))
+    for job in $(jq -r '.games[] | select(.status == "running") | .job_id' <<<"$doc"); do
+      started=$(get "/v1/octal/jobs/$job" | jq -r '.started_at_ms // empty')
+      if [[ -n $started && $((now_ms - started)) -ge $((GAME_SECONDS * 1000)) ]]; then
+        curl -sS --max-time 60 -X DELETE -o /dev/null "$BASE/v1/octal/jobs/$job" &&
+          say "job $job ran $GAME_SECONDS s: cancelled (GAME_SECONDS)"
+      fi
+    done
+  fi
   if [[ $TIME_LIMIT -gt 0 && $(($(date +%s) - start)) -ge $TIME_LIMIT ]]; then break; fi
   sleep "$POLL"
 done
 
-say "table: $OUT"
+write_statistics
+say "table: $OUT; statistics at every power of two: $STATS_DIR"
 if [[ -n $MD ]]; then
   python3 "$ROOT/scripts/census-md.py" --csv "$OUT" --command "$COMMAND" --census "$id" \
-    --max-n "$MAX_N" --out "$MD"
+    --max-n "$MAX_N" --stats-dir "$STATS_DIR" --out "$MD"
   say "report: $MD"
 fi
 if jq -e '[.games[] | select(.verdict_kind == "disputed")] | length > 0' <<<"$doc" >/dev/null; then
