@@ -1,0 +1,251 @@
+//! `POST /v1/octal/misere/quotient`: the verified misère quotient `Q_n` of a take-and-break
+//! game (|Q|, |P|, the pretending function Φ, the presentation, tameness, proved periodicity,
+//! and the multiplication table one page of rows at a time). Misère outcomes and winning
+//! moves are answered by `POST /v1/octal/winning-moves` with `"play": "misere"`.
+
+use axum::extract::State;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::compute::respond;
+use super::doc_responses::BodyProblems;
+use super::error::ApiError;
+use super::json::ApiJson;
+use super::nat::Nat;
+use super::octal::parse_code;
+use crate::core::misere::MisereQuotient;
+use crate::problem::Problem;
+use crate::service::misere::MAX_BOUND;
+use crate::service::AppState;
+
+/// Most rows of the multiplication table in one answer.
+pub const MAX_TABLE_ROWS: u64 = 256;
+
+/// A quotient request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"code": "0.123", "max_heap": 20, "table_rows": 20}))]
+pub struct QuotientRequest {
+    /// A game code, as for `POST /v1/octal/sequence`.
+    #[schema(schema_with = super::schema_rules::game_code)]
+    pub code: String,
+    /// The quotient of the heaps 0..=max_heap (of the whole game when a periodicity is proved).
+    #[schema(schema_with = super::schema_rules::misere_max_heap)]
+    pub max_heap: Nat,
+    /// The first row of the multiplication table in `table`.
+    #[serde(default)]
+    #[schema(schema_with = super::schema_rules::misere_table_offset)]
+    pub table_offset: Option<Nat>,
+    /// How many rows of the multiplication table to include (0: none).
+    #[serde(default)]
+    #[schema(schema_with = super::schema_rules::misere_table_rows)]
+    pub table_rows: Option<Nat>,
+}
+
+/// One element of the quotient.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientElement {
+    /// Its number: elements are numbered in the order of their least positions; 0 is the
+    /// identity (the empty position).
+    pub id: u32,
+    /// Its normal form in the generators of the presentation (`1` for the identity).
+    pub name: String,
+    /// Whether positions with this element are misère P-positions (previous player wins).
+    pub p: bool,
+    /// The least position (heap sizes, ascending) with this element.
+    pub least_position: Vec<u64>,
+}
+
+/// One generator of the presentation.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientGenerator {
+    pub name: String,
+    /// The heap that introduced it.
+    pub heap: u64,
+    /// Its element.
+    pub element: u32,
+}
+
+/// The presentation: generators and the relations between them.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientPresentation {
+    pub generators: Vec<QuotientGenerator>,
+    /// The relations, written out (`b^3 = b`).
+    pub relations: Vec<String>,
+}
+
+/// The periodicity of Φ, proved from the computed values (then the quotient is that of the
+/// whole game), or `unknown`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct MiserePeriodicityInfo {
+    /// `periodic` or `unknown`.
+    pub status: String,
+    /// Φ(n + period) = Φ(n) for all n ≥ preperiod.
+    pub preperiod: Option<u64>,
+    pub period: Option<u64>,
+    /// The bound the proof read (the theorem's N).
+    pub proved_at: Option<u64>,
+}
+
+/// Rows of the multiplication table.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientTablePage {
+    /// The first row.
+    pub offset: u64,
+    /// `rows[i][j]` = element `offset + i` times element `j`.
+    pub rows: Vec<Vec<u32>>,
+    /// Pass as `table_offset` for the next rows; null after the last row.
+    pub next_offset: Option<u64>,
+}
+
+/// A verified misère quotient.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.123", "max_heap": 6, "q_size": 20, "p_size": 5, "tame": false, "tame_rank": null,
+    "periodicity": {"status": "unknown", "preperiod": null, "period": null, "proved_at": null},
+    "phi": [0, 1, 2, 3, 1, 4, 5], "p_portion": [1, 5, 8, 11, 13],
+    "elements": [{"id": 0, "name": "1", "p": false, "least_position": []}],
+    "presentation": {"generators": [{"name": "a", "heap": 1, "element": 1}], "relations": ["a^2 = 1"]},
+    "expansions": [1, 2, 3, 5, 6], "table": null}))]
+pub struct QuotientResponse {
+    /// The canonical code.
+    pub code: String,
+    /// The largest heap the quotient covers (any heap when `periodicity` is proved).
+    pub max_heap: u64,
+    /// |Q|: the number of elements.
+    pub q_size: u64,
+    /// |P|: the number of elements in the P-portion.
+    pub p_size: u64,
+    /// Whether the quotient is tame (isomorphic to a quotient of misère Nim).
+    pub tame: bool,
+    /// When tame: m such that it is the quotient of misère Nim on heaps below 2^m.
+    pub tame_rank: Option<u32>,
+    pub periodicity: MiserePeriodicityInfo,
+    /// The pretending function: `phi[n]` is the element of one heap of size n, n = 0..=max_heap.
+    pub phi: Vec<u32>,
+    /// The elements of the P-portion, ascending.
+    pub p_portion: Vec<u32>,
+    /// Every element: name, P or not, least position.
+    pub elements: Vec<QuotientElement>,
+    pub presentation: QuotientPresentation,
+    /// The heaps at which the quotient grew.
+    pub expansions: Vec<u64>,
+    /// The requested rows of the multiplication table (null when `table_rows` is 0).
+    pub table: Option<QuotientTablePage>,
+}
+
+impl QuotientResponse {
+    /// The answer for `q`, with table rows `offset..offset + rows` (none when `rows` is 0).
+    pub fn of(q: &MisereQuotient, offset: u64, rows: u64) -> QuotientResponse {
+        let size = q.size() as u64;
+        let periodicity = match q.periodicity() {
+            Some(per) => MiserePeriodicityInfo {
+                status: "periodic".into(),
+                preperiod: Some(per.preperiod),
+                period: Some(per.period),
+                proved_at: Some(per.proved_at),
+            },
+            None => MiserePeriodicityInfo {
+                status: "unknown".into(),
+                preperiod: None,
+                period: None,
+                proved_at: None,
+            },
+        };
+        let table = (rows > 0).then(|| {
+            let start = offset.min(size);
+            let end = offset.saturating_add(rows).min(size);
+            QuotientTablePage {
+                offset,
+                rows: (start..end)
+                    .map(|a| (0..size as u32).map(|b| q.mul(a as u32, b)).collect())
+                    .collect(),
+                next_offset: (end < size).then_some(end),
+            }
+        });
+        let p = q.presentation();
+        QuotientResponse {
+            code: q.game().canonical(),
+            max_heap: q.bound(),
+            q_size: size,
+            p_size: q.p_size() as u64,
+            tame: q.is_tame(),
+            tame_rank: q.tame_rank(),
+            periodicity,
+            phi: q.phi_table().to_vec(),
+            p_portion: q.p_portion(),
+            elements: (0..size as u32)
+                .map(|x| QuotientElement {
+                    id: x,
+                    name: q.name(x).to_owned(),
+                    p: q.is_p(x),
+                    least_position: q.least_position(x),
+                })
+                .collect(),
+            presentation: QuotientPresentation {
+                generators: p
+                    .generators
+                    .iter()
+                    .map(|g| QuotientGenerator {
+                        name: g.name.clone(),
+                        heap: g.heap,
+                        element: g.element,
+                    })
+                    .collect(),
+                relations: p.relations.iter().map(|r| r.text.clone()).collect(),
+            },
+            expansions: q.expansions().to_vec(),
+            table,
+        }
+    }
+}
+
+/// The misère quotient Q_max_heap of a game, verified, with its presentation.
+///
+/// Quotients are computed once and kept (in memory and in the store); a computation that does
+/// not fit the synchronous time limit or the engine's budget is answered with a
+/// `/problems/budget-exceeded` problem saying how far it got.
+#[utoipa::path(
+    post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
+    request_body = QuotientRequest,
+    responses(
+        (status = 200, description = "The quotient", body = QuotientResponse),
+        BodyProblems,
+        (status = 422, description = "Bad game code, or the quotient does not fit the synchronous time limit or the engine's budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn quotient(
+    State(app): State<AppState>,
+    ApiJson(req): ApiJson<QuotientRequest>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let max_heap = req.max_heap.0;
+    if max_heap > MAX_BOUND {
+        return Err(ApiError::invalid(
+            "max_heap",
+            format!("max_heap: {max_heap} is above {MAX_BOUND}"),
+        ));
+    }
+    let offset = req.table_offset.map_or(0, |n| n.0);
+    let rows = req.table_rows.map_or(0, |n| n.0);
+    if rows > MAX_TABLE_ROWS {
+        return Err(ApiError::invalid(
+            "table_rows",
+            format!("table_rows: {rows} is above {MAX_TABLE_ROWS}"),
+        ));
+    }
+    let q = app
+        .misere
+        .quotient(&game, max_heap)
+        .await
+        .map_err(|p| ApiError::misere("max_heap", p.error))?;
+    respond(&app, None, usize::MAX, move || {
+        Ok(QuotientResponse::of(&q, offset, rows))
+    })
+    .await
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(quotient))
+}
