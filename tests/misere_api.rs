@@ -219,7 +219,11 @@ async fn the_exact_search_answers_when_the_quotient_is_out_of_time() {
     })
     .await;
     for code in ["0.77", "0.07", "0.137", "0.(3)"] {
-        let positions = sums(3, 5);
+        // (Q_0 takes no time: sums of empty heaps still come from it.)
+        let positions: Vec<Vec<u64>> = sums(3, 5)
+            .into_iter()
+            .filter(|p| p.iter().any(|&h| h > 0))
+            .collect();
         let sources = check(&s, code, &positions).await;
         assert!(sources.contains("search"), "{code}: {sources:?}");
         assert!(!sources.contains("quotient"), "{code}: {sources:?}");
@@ -368,10 +372,10 @@ async fn outcomes_from_the_quotient_table_match_brute_force() {
 #[tokio::test]
 async fn pagination_cursors_and_limits() {
     let s = common::app().await;
-    let req = json!({"code": "0.(3)", "heaps": [9, 10, 12, 14], "play": "misere"});
+    let req = json!({"code": "0.(3)", "heaps": [1, 12, 13, 14], "play": "misere"});
     let all = s.ok("/v1/octal/winning-moves", &req).await;
     let all_moves = moves_of(&all);
-    assert!(all_moves.len() >= 2, "{all}");
+    assert_eq!(all_moves.len(), 3, "{all}");
     let mut cursor = Value::Null;
     let mut paged = BTreeSet::new();
     loop {
@@ -393,10 +397,10 @@ async fn pagination_cursors_and_limits() {
         r["limit"] = json!(1);
         s.ok("/v1/octal/winning-moves", &r).await["next_cursor"].clone()
     };
-    let other = json!({"code": "0.(3)", "heaps": [9, 10, 12], "play": "misere", "cursor": first});
+    let other = json!({"code": "0.(3)", "heaps": [1, 12, 13], "play": "misere", "cursor": first});
     let r = s.post("/v1/octal/winning-moves", &other).await;
     common::assert_problem(&r, 422, "invalid cursor");
-    let normal = json!({"code": "0.(3)", "heaps": [9, 10, 12, 14], "cursor": first, "limit": 1});
+    let normal = json!({"code": "0.(3)", "heaps": [1, 12, 13, 14], "cursor": first, "limit": 1});
     let r = s.post("/v1/octal/winning-moves", &normal).await;
     common::assert_problem(&r, 422, "cursor");
     // Normal play is unchanged: the nim-sum value is there.

@@ -30,6 +30,10 @@ pub const CACHE_BYTES: u64 = 256 << 20;
 /// of the quotient a misère winning-move request computes for its largest heap).
 pub const MAX_BOUND: u64 = 1000;
 
+/// The least time the exact search gets after the quotient ran out of time (its steps and
+/// entries are bounded by the search budget anyway).
+pub const MIN_SEARCH_TIME: Duration = Duration::from_secs(1);
+
 /// How a misère answer was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -190,7 +194,8 @@ impl MisereService {
     /// The misère outcome and every winning move of a sum of heaps: through the quotient
     /// `Q_top` (`top` the largest heap, at most [`MAX_BOUND`]) when it is computed in time
     /// and covers every heap (or its periodicity is proved), otherwise by the exact search
-    /// within `budget` and the time limit, answering from the quotient of the heaps reached.
+    /// within `budget` and the time limit (at least [`MIN_SEARCH_TIME`]), answering from the
+    /// quotient of the heaps reached.
     pub async fn winning_moves(
         &self,
         game: &Game,
@@ -210,8 +215,8 @@ impl MisereService {
             Err(Partial { reached, .. }) => (reached, false),
         };
         let game = game.clone();
-        let deadline = Instant::now() + self.sync_time;
-        let limit = self.sync_time;
+        let limit = self.sync_time.max(MIN_SEARCH_TIME);
+        let deadline = Instant::now() + limit;
         tokio::task::spawn_blocking(move || {
             let reached = quotient.as_ref().map_or(0, |q| q.bound());
             let engine = |error| MisereServiceError::Engine { error, reached };
