@@ -26,7 +26,7 @@ pub const MAX_TABLE_ROWS: u64 = 256;
 /// A quotient request.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"code": "0.123", "max_heap": 20, "table_rows": 20}))]
+#[schema(example = json!({"code": "0.(3)", "max_heap": 3, "table_rows": 2}))]
 pub struct QuotientRequest {
     /// A game code, as for `POST /v1/octal/sequence`.
     #[schema(schema_with = super::schema_rules::game_code)]
@@ -102,12 +102,19 @@ pub struct QuotientTablePage {
 
 /// A verified misère quotient.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"code": "0.123", "max_heap": 6, "q_size": 20, "p_size": 5, "tame": false, "tame_rank": null,
+#[schema(example = json!({"code": "0.(3)", "max_heap": 3, "q_size": 6, "p_size": 2, "tame": true, "tame_rank": 2,
     "periodicity": {"status": "unknown", "preperiod": null, "period": null, "proved_at": null},
-    "phi": [0, 1, 2, 3, 1, 4, 5], "p_portion": [1, 5, 8, 11, 13],
-    "elements": [{"id": 0, "name": "1", "p": false, "least_position": []}],
-    "presentation": {"generators": [{"name": "a", "heap": 1, "element": 1}], "relations": ["a^2 = 1"]},
-    "expansions": [1, 2, 3, 5, 6], "table": null}))]
+    "phi": [0, 1, 2, 3], "p_portion": [1, 4],
+    "elements": [{"id": 0, "name": "1", "p": false, "least_position": []},
+        {"id": 1, "name": "a", "p": true, "least_position": [1]},
+        {"id": 2, "name": "b", "p": false, "least_position": [2]},
+        {"id": 3, "name": "ab", "p": false, "least_position": [1, 2]},
+        {"id": 4, "name": "b^2", "p": true, "least_position": [2, 2]},
+        {"id": 5, "name": "ab^2", "p": false, "least_position": [1, 2, 2]}],
+    "presentation": {"generators": [{"name": "a", "heap": 1, "element": 1}, {"name": "b", "heap": 2, "element": 2}],
+        "relations": ["a^2 = 1", "b^3 = b"]},
+    "expansions": [1, 2],
+    "table": {"offset": 0, "rows": [[0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4]], "next_offset": 2}}))]
 pub struct QuotientResponse {
     /// The canonical code.
     pub code: String,

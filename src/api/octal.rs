@@ -328,14 +328,16 @@ async fn heap_value(
     respond(&app, None, 0, move || Ok(resp)).await
 }
 
-/// Nim-sum and every winning move of a sum of heaps, paginated.
+/// Nim-sum and every winning move of a sum of heaps, paginated; with `"play": "misere"` the
+/// misère outcome and winning moves (from the misère quotient when every heap is within it,
+/// else from a budgeted exact search; no `value`).
 #[utoipa::path(
     post, path = "/v1/octal/winning-moves", operation_id = "octal_winning_moves", tag = "octal",
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
         BodyProblems,
-        (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, bad cursor, a heap whose value is unknown, or (misère) a quotient and search beyond the budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn winning_moves(
