@@ -36,6 +36,7 @@ BUDGETED = {
     "octal_heap_value",
     "octal_winning_moves",
     "octal_misere_quotient",
+    "octal_misere_quotient_read",
 }
 BUDGET_TYPE = "/problems/budget-exceeded"
 

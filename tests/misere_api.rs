@@ -506,3 +506,63 @@ async fn quotients_are_stored_and_read_back() {
     }
     assert_eq!(second.expect("the quotient was stored"), first);
 }
+
+/// `"async": true`: 202 with a Location, then the quotient there once done — the same answer
+/// as the synchronous one. A quotient never computed nor submitted is a 404 there.
+#[tokio::test]
+async fn background_quotients() {
+    let s = common::app().await;
+    let r = s
+        .get("/v1/octal/misere/quotient?code=0.123&max_heap=19")
+        .await;
+    common::assert_problem(&r, 404, "neither computed nor being computed");
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": ".123", "max_heap": 19, "async": true}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let location = r.headers["location"].to_str().unwrap().to_owned();
+    assert_eq!(location, "/v1/octal/misere/quotient?code=0.123&max_heap=19");
+    assert_eq!(r.body["location"], location);
+    assert!(matches!(
+        r.body["status"].as_str(),
+        Some("queued" | "running")
+    ));
+    let mut done = None;
+    for _ in 0..200 {
+        let r = s.get(&format!("{location}&table_rows=3")).await;
+        match r.status.as_u16() {
+            200 => {
+                done = Some(r.body);
+                break;
+            }
+            202 => tokio::time::sleep(Duration::from_millis(25)).await,
+            other => panic!("{other}: {}", r.text),
+        }
+    }
+    let done = done.expect("the background computation ends");
+    let sync = quotient(&s, "0.123", 19, 3).await;
+    assert_eq!(done, sync);
+    assert_eq!(
+        (done["q_size"].as_u64(), done["p_size"].as_u64()),
+        (Some(20), Some(5))
+    );
+    // Submitting a computed quotient answers it at once.
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.123", "max_heap": 19, "async": true, "table_rows": 3}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body, sync);
+    // Bad parameters are named.
+    let r = s
+        .get("/v1/octal/misere/quotient?code=0.123&max_heap=1001")
+        .await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let r = s.get("/v1/octal/misere/quotient?code=0.123").await;
+    assert!(matches!(r.status.as_u16(), 400 | 422), "{}", r.text);
+}

@@ -1,23 +1,31 @@
 //! `POST /v1/octal/misere/quotient`: the verified misère quotient `Q_n` of a take-and-break
 //! game (|Q|, |P|, the pretending function Φ, the presentation, tameness, proved periodicity,
-//! and the multiplication table one page of rows at a time). Misère outcomes and winning
-//! moves are answered by `POST /v1/octal/winning-moves` with `"play": "misere"`.
+//! and the multiplication table one page of rows at a time). With `"async": true` (an API key
+//! with the jobs scope where keys are on) a quotient beyond the synchronous limits is computed
+//! in the background (202 and a `Location`), and `GET /v1/octal/misere/quotient?code=…&max_heap=…`
+//! answers it once done. Misère outcomes and winning moves are answered by
+//! `POST /v1/octal/winning-moves` with `"play": "misere"`.
 
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::header::{AUTHORIZATION, LOCATION, RETRY_AFTER};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::compute::respond;
-use super::doc_responses::BodyProblems;
+use super::doc_responses::{AuthProblems, BodyProblems};
 use super::error::ApiError;
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::parse_code;
+use super::params::ApiQuery;
 use crate::core::misere::MisereQuotient;
 use crate::problem::Problem;
-use crate::service::misere::MAX_BOUND;
+use crate::service::auth::Action;
+use crate::service::misere::{JobState, Lookup, MAX_BOUND};
 use crate::service::AppState;
 
 /// Most rows of the multiplication table in one answer.
@@ -42,6 +50,43 @@ pub struct QuotientRequest {
     #[serde(default)]
     #[schema(schema_with = super::schema_rules::misere_table_rows)]
     pub table_rows: Option<Nat>,
+    /// Compute in the background instead (default false): 202 with a `Location` to read the
+    /// quotient from once done, or 200 with it when it is computed already. Needs an API key
+    /// with the `jobs` scope where the server has keys.
+    #[serde(default, rename = "async")]
+    pub run_async: bool,
+}
+
+/// A background computation of a quotient, queued or running.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.07", "max_heap": 36, "status": "running",
+    "location": "/v1/octal/misere/quotient?code=0.07&max_heap=36"}))]
+pub struct QuotientJobResponse {
+    pub code: String,
+    pub max_heap: u64,
+    /// `queued` or `running`.
+    pub status: String,
+    /// Where the quotient is read once done (`GET`).
+    pub location: String,
+}
+
+/// The quotient to read: `GET /v1/octal/misere/quotient`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct QuotientQuery {
+    /// A game code (URL-encoded), as for `POST /v1/octal/sequence`.
+    #[param(schema_with = super::schema_rules::game_code)]
+    pub code: String,
+    /// The quotient of the heaps 0..=max_heap.
+    #[param(minimum = 0, maximum = 1000)]
+    pub max_heap: u64,
+    /// The first row of the multiplication table in `table` (default 0).
+    #[param(minimum = 0)]
+    pub table_offset: Option<u64>,
+    /// Rows of the multiplication table to include (default 0: none; at most 256).
+    #[param(minimum = 0, maximum = 256)]
+    pub table_rows: Option<u64>,
 }
 
 /// One element of the quotient.
@@ -208,51 +253,152 @@ impl QuotientResponse {
     }
 }
 
-/// The misère quotient Q_max_heap of a game, verified, with its presentation.
-///
-/// Quotients are computed once and kept (in memory and in the store); a computation that does
-/// not fit the synchronous time limit or the engine's budget is answered with a
-/// `/problems/budget-exceeded` problem saying how far it got.
-#[utoipa::path(
-    post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
-    request_body = QuotientRequest,
-    responses(
-        (status = 200, description = "The quotient", body = QuotientResponse),
-        BodyProblems,
-        (status = 422, description = "Bad game code, or the quotient does not fit the synchronous time limit or the engine's budget", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-async fn quotient(
-    State(app): State<AppState>,
-    ApiJson(req): ApiJson<QuotientRequest>,
-) -> Result<Response, ApiError> {
-    let game = parse_code("code", &req.code)?;
-    let max_heap = req.max_heap.0;
+fn check_limits(max_heap: u64, rows: u64) -> Result<(), ApiError> {
     if max_heap > MAX_BOUND {
         return Err(ApiError::invalid(
             "max_heap",
             format!("max_heap: {max_heap} is above {MAX_BOUND}"),
         ));
     }
-    let offset = req.table_offset.map_or(0, |n| n.0);
-    let rows = req.table_rows.map_or(0, |n| n.0);
     if rows > MAX_TABLE_ROWS {
         return Err(ApiError::invalid(
             "table_rows",
             format!("table_rows: {rows} is above {MAX_TABLE_ROWS}"),
         ));
     }
-    let q = app
-        .misere
-        .quotient(&game, max_heap)
-        .await
-        .map_err(|p| ApiError::misere("max_heap", p.error))?;
-    respond(&app, None, usize::MAX, move || {
+    Ok(())
+}
+
+/// The answer for a computed quotient (built on the blocking pool: a large one has thousands
+/// of elements).
+async fn answer(
+    app: &AppState,
+    q: std::sync::Arc<MisereQuotient>,
+    offset: u64,
+    rows: u64,
+) -> Result<Response, ApiError> {
+    respond(app, None, usize::MAX, move || {
         Ok(QuotientResponse::of(&q, offset, rows))
     })
     .await
 }
 
+/// Where a quotient is read (`code` percent-encoded but for letters, digits and `.`).
+fn location(code: &str, max_heap: u64) -> String {
+    use std::fmt::Write;
+    let mut enc = String::new();
+    for b in code.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            enc.push(b as char);
+        } else {
+            let _ = write!(enc, "%{b:02X}");
+        }
+    }
+    format!("/v1/octal/misere/quotient?code={enc}&max_heap={max_heap}")
+}
+
+/// 202 for a queued or running computation.
+fn accepted(code: String, max_heap: u64, state: &JobState) -> Response {
+    let location = location(&code, max_heap);
+    let status = match state {
+        JobState::Queued => "queued",
+        _ => "running",
+    };
+    (
+        StatusCode::ACCEPTED,
+        [(LOCATION, location.clone()), (RETRY_AFTER, "2".to_owned())],
+        Json(QuotientJobResponse {
+            code,
+            max_heap,
+            status: status.into(),
+            location,
+        }),
+    )
+        .into_response()
+}
+
+/// The misère quotient Q_max_heap of a game, verified, with its presentation.
+///
+/// Quotients are computed once and kept (in memory and in the store); a computation that does
+/// not fit the synchronous time limit or the engine's budget is answered with a
+/// `/problems/budget-exceeded` problem saying how far it got. With `"async": true` it is
+/// computed in the background instead, within a larger budget (202, then
+/// `GET /v1/octal/misere/quotient`).
+#[utoipa::path(
+    post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
+    request_body = QuotientRequest,
+    responses(
+        (status = 200, description = "The quotient", body = QuotientResponse),
+        (status = 202, description = "`async`: computing in the background; the Location header says where to read it", body = QuotientJobResponse,
+            headers(("Location" = String, description = "/v1/octal/misere/quotient?code=…&max_heap=…"))),
+        BodyProblems,
+        AuthProblems,
+        (status = 422, description = "Bad game code, or the quotient does not fit the synchronous time limit or the engine's budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn quotient(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<QuotientRequest>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let max_heap = req.max_heap.0;
+    let offset = req.table_offset.map_or(0, |n| n.0);
+    let rows = req.table_rows.map_or(0, |n| n.0);
+    check_limits(max_heap, rows)?;
+    if req.run_async {
+        let header = headers.get(AUTHORIZATION).map(|v| v.as_bytes());
+        app.auth.authorize(header, Action::Write)?;
+        return match app.misere.submit(&game, max_heap).await {
+            Lookup::Done(q) => answer(&app, q, offset, rows).await,
+            Lookup::Job(state) => Ok(accepted(game.canonical(), max_heap, &state)),
+            Lookup::Unknown => Err(ApiError::Internal("a submitted quotient is unknown".into())),
+        };
+    }
+    let q = app
+        .misere
+        .quotient(&game, max_heap)
+        .await
+        .map_err(|p| ApiError::misere("max_heap", p.error))?;
+    answer(&app, q, offset, rows).await
+}
+
+/// A quotient computed before (by a request or in the background): never computes.
+#[utoipa::path(
+    get, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient_read", tag = "octal",
+    params(QuotientQuery),
+    responses(
+        (status = 200, description = "The quotient", body = QuotientResponse),
+        (status = 202, description = "Its background computation is queued or running (Retry-After)", body = QuotientJobResponse),
+        (status = 404, description = "Neither computed nor submitted", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad parameters, or its background computation ran out of its budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn quotient_read(
+    State(app): State<AppState>,
+    ApiQuery(query): ApiQuery<QuotientQuery>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &query.code)?;
+    let offset = query.table_offset.unwrap_or(0);
+    let rows = query.table_rows.unwrap_or(0);
+    check_limits(query.max_heap, rows)?;
+    match app.misere.lookup(&game, query.max_heap).await {
+        Lookup::Done(q) => answer(&app, q, offset, rows).await,
+        Lookup::Job(JobState::Failed(e)) => Err(ApiError::misere("max_heap", e)),
+        Lookup::Job(state) => Ok(accepted(game.canonical(), query.max_heap, &state)),
+        Lookup::Unknown => Err(ApiError::NotFound {
+            detail: format!(
+                "the misère quotient Q_{} of {} is neither computed nor being computed: \
+                 POST /v1/octal/misere/quotient computes it (with \"async\": true in the \
+                 background, up to {} s)",
+                query.max_heap,
+                game.canonical(),
+                app.misere.job_time().as_secs()
+            ),
+        }),
+    }
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(quotient))
+    OpenApiRouter::new().routes(routes!(quotient, quotient_read))
 }
