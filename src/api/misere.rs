@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::compute::respond;
@@ -70,22 +70,14 @@ pub struct QuotientJobResponse {
     pub location: String,
 }
 
-/// The quotient to read: `GET /v1/octal/misere/quotient`.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
+/// The quotient to read: `GET /v1/octal/misere/quotient` (documented by
+/// [`super::schema_rules::QuotientQueryParams`]).
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuotientQuery {
-    /// A game code (URL-encoded), as for `POST /v1/octal/sequence`.
-    #[param(schema_with = super::schema_rules::game_code)]
     pub code: String,
-    /// The quotient of the heaps 0..=max_heap.
-    #[param(minimum = 0, maximum = 1000)]
     pub max_heap: u64,
-    /// The first row of the multiplication table in `table` (default 0).
-    #[param(minimum = 0)]
     pub table_offset: Option<u64>,
-    /// Rows of the multiplication table to include (default 0: none; at most 256).
-    #[param(minimum = 0, maximum = 256)]
     pub table_rows: Option<u64>,
 }
 
@@ -366,7 +358,7 @@ async fn quotient(
 /// A quotient computed before (by a request or in the background): never computes.
 #[utoipa::path(
     get, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient_read", tag = "octal",
-    params(QuotientQuery),
+    params(super::schema_rules::QuotientQueryParams),
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
         (status = 202, description = "Its background computation is queued or running (Retry-After)", body = QuotientJobResponse),

@@ -313,3 +313,51 @@ pub fn misere_table_offset() -> Object {
     o.default = Some(serde_json::json!(0));
     o
 }
+
+fn query_param(name: &str, description: &str, required: bool, schema: Object) -> Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(if required {
+            Required::True
+        } else {
+            Required::False
+        })
+        .description(Some(description))
+        .schema(Some(schema))
+        .build()
+}
+
+/// The query parameters of `GET /v1/octal/misere/quotient`.
+pub struct QuotientQueryParams;
+
+impl utoipa::IntoParams for QuotientQueryParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![
+            query_param(
+                "code",
+                "Game code, URL-encoded (e.g. 0.07, 0.(3), S(1,2,5))",
+                true,
+                game_code(),
+            ),
+            query_param(
+                "max_heap",
+                "The quotient of the heaps 0..=max_heap",
+                true,
+                nat_range(0, crate::service::misere::MAX_BOUND),
+            ),
+            query_param(
+                "table_offset",
+                "The first row of the multiplication table in `table` (default 0)",
+                false,
+                nat(),
+            ),
+            query_param(
+                "table_rows",
+                "Rows of the multiplication table to include (default 0: none)",
+                false,
+                nat_range(0, 256),
+            ),
+        ]
+    }
+}
