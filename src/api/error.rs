@@ -101,7 +101,8 @@ impl ApiError {
                 field: field.into(),
                 detail: format!(
                     "{field}: the misère answer needs the quotient Q_{bound} or an exact search, which take longer \
-                     than the synchronous limit of {} ms (GRUNDY_OCTAL_SYNC_MS); the quotient was verified up to Q_{reached}",
+                     than the time limit of {} ms (GRUNDY_OCTAL_SYNC_MS; GRUNDY_MISERE_JOB_SECS in the background); \
+                     the quotient was verified up to Q_{reached}",
                     limit.as_millis()
                 ),
             },
@@ -111,10 +112,17 @@ impl ApiError {
             } => ApiError::Internal(format!("misère quotient: {what}")),
             MisereServiceError::Engine { error, reached } => ApiError::BudgetExceeded {
                 field: field.into(),
-                detail: format!(
-                    "{field}: {error} (the misère quotient was verified up to Q_{reached}; the budgets are \
-                     GRUNDY_OCTAL_SYNC_MS, GRUNDY_SEARCH_MAX_STEPS and GRUNDY_SEARCH_MAX_ENTRIES)"
-                ),
+                detail: if field == "heaps" {
+                    format!(
+                        "{field}: {error} (the misère quotient was verified up to Q_{reached}; the exact \
+                         search's budget is GRUNDY_SEARCH_MAX_STEPS and GRUNDY_SEARCH_MAX_ENTRIES)"
+                    )
+                } else {
+                    format!(
+                        "{field}: {error} (the misère quotient was verified up to Q_{reached}; \
+                         \"async\": true computes in the background with a larger budget)"
+                    )
+                },
             },
             MisereServiceError::Internal(msg) => ApiError::Internal(msg),
         }
