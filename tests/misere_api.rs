@@ -467,7 +467,7 @@ async fn a_quotient_out_of_time_is_a_budget_problem() {
             &json!({"code": "0.07", "max_heap": 30}),
         )
         .await;
-    common::assert_problem(&r, 422, "synchronous limit");
+    common::assert_problem(&r, 422, "GRUNDY_OCTAL_SYNC_MS");
     assert_eq!(r.body["type"], "/problems/budget-exceeded");
     assert_eq!(r.body["field"], "max_heap");
 }
