@@ -11,9 +11,10 @@
 //! as its memo for the heaps it covers.
 //!
 //! **Background computations.** [`MisereService::submit`] computes a quotient in the
-//! background with its own time limit (`GRUNDY_MISERE_JOB_SECS`) and [`JOB_BUDGET`] instead of the request's limits
-//! ([`MAX_JOBS`] run at once, the others queued); the result goes to the cache and the store
-//! like any other, and [`MisereService::lookup`] says where a quotient stands. Their state
+//! background with its own time limit (`GRUNDY_MISERE_JOB_SECS`) and [`JOB_BUDGET`] instead
+//! of the request's limits ([`MAX_JOBS`] run at once, the others queued); the result goes to
+//! the cache and the store like any other, and [`MisereService::lookup`] says where a
+//! quotient stands. Their state
 //! (queued, running, failed) lives in memory only: a restart forgets a computation in
 //! progress (it is submitted again), never a finished one (it is in the store).
 //! [`MisereService::stop_jobs`] stops them at shutdown.
