@@ -362,6 +362,7 @@ async fn quotient(
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
         (status = 202, description = "Its background computation is queued or running (Retry-After)", body = QuotientJobResponse),
+        (status = 400, description = "Malformed query string", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "Neither computed nor submitted", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad parameters, or its background computation ran out of its budget", body = Problem, content_type = "application/problem+json"),
     )
