@@ -25,7 +25,8 @@ import os
 import schemathesis
 
 # The Antonim and Antimatter searches (GRUNDY_SEARCH_MAX_STEPS / GRUNDY_SEARCH_MAX_ENTRIES) and
-# the synchronous time limit and range of octal requests (GRUNDY_OCTAL_SYNC_MS, GRUNDY_OCTAL_MAX_N).
+# the synchronous time limit and range of octal requests (GRUNDY_OCTAL_SYNC_MS, GRUNDY_OCTAL_MAX_N),
+# which also bounds misère quotients and the misère search of octal winning moves.
 BUDGETED = {
     "antonim_value",
     "antonim_winning_moves",
@@ -34,6 +35,8 @@ BUDGETED = {
     "octal_sequence",
     "octal_heap_value",
     "octal_winning_moves",
+    "octal_misere_quotient",
+    "octal_misere_quotient_read",
 }
 BUDGET_TYPE = "/problems/budget-exceeded"
 

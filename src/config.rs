@@ -49,6 +49,9 @@ pub struct Config {
     pub octal_max_n: usize,
     /// `GRUNDY_OCTAL_SYNC_MS` — wall-clock limit of a synchronous octal computation.
     pub octal_sync_time: Duration,
+    /// `GRUNDY_MISERE_JOB_SECS` — wall-clock limit of a background misère-quotient
+    /// computation (`"async": true`).
+    pub misere_job_time: Duration,
     /// `GRUNDY_OCTAL_CACHE_BYTES` — memory for cached G-sequences (1, 2 or 4 bytes a value,
     /// the width each is held in).
     pub octal_cache_bytes: u64,
@@ -138,6 +141,7 @@ impl Default for Config {
             search_max_steps: 40_000_000,
             octal_max_n: 1_000_000,
             octal_sync_time: Duration::from_secs(10),
+            misere_job_time: Duration::from_secs(600),
             octal_cache_bytes: 1 << 30,
             octal_moves_budget: 20_000_000,
             values_max_count: 1_000_000_000,
@@ -290,6 +294,10 @@ impl Config {
             octal_sync_time: Duration::from_millis(var(
                 "GRUNDY_OCTAL_SYNC_MS",
                 d.octal_sync_time.as_millis() as u64,
+            )?),
+            misere_job_time: Duration::from_secs(var(
+                "GRUNDY_MISERE_JOB_SECS",
+                d.misere_job_time.as_secs(),
             )?),
             octal_cache_bytes: var("GRUNDY_OCTAL_CACHE_BYTES", d.octal_cache_bytes)?,
             octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,

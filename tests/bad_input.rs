@@ -49,6 +49,14 @@ const CASES: &[(&str, &str, u16, &str, Option<&str>)] = &[
     ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": 0.5}"#, 422, "not an integer", Some("target")),
     ("/v1/welter/primes", r#"{"position": [1, 5, 5], "target": 0}"#, 422, "square 5", Some("position")),
     ("/v1/welter/primes", r#"{"position": [1, 5, 7], "target": "0"}"#, 400, "target", Some("target")),
+    ("/v1/octal/winning-moves", r#"{"code": "0.07", "heaps": [5], "play": "misery"}"#, 422, "unknown variant `misery`", Some("play")),
+    ("/v1/octal/winning-moves", r#"{"code": "0.07", "heaps": [5], "play": "misere", "cursor": "1.0.0.0.0.0000000000000000"}"#, 422, "invalid cursor", Some("cursor")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.07"}"#, 422, "missing field `max_heap`", Some("max_heap")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.07", "max_heap": 1001}"#, 422, "above 1000", Some("max_heap")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.07", "max_heap": 5, "table_rows": 300}"#, 422, "above 256", Some("table_rows")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.07", "max_heap": "5"}"#, 400, "max_heap", Some("max_heap")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.07", "max_heap": 5, "async": "yes"}"#, 400, "async", Some("async")),
+    ("/v1/octal/misere/quotient", r#"{"code": "0.7z", "max_heap": 5}"#, 422, "code", Some("code")),
 ];
 
 #[tokio::test]

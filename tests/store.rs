@@ -922,3 +922,54 @@ async fn sqlite_owned_jobs() {
 async fn postgres_owned_jobs() {
     exercise_owned_jobs(&postgres().await).await;
 }
+
+/// Misère quotients round-trip (every part and every answer), a second write replaces the
+/// row, the sizes are listed without the data, and a corrupt row is an error, not a panic.
+async fn exercise_quotients(store: &Store) {
+    use grundy::core::misere::{MisereQuotient, QuotientBudget};
+    let game = Game::parse("0.123").unwrap();
+    assert!(store.load_quotient(&game, 20).await.unwrap().is_none());
+    let q = MisereQuotient::compute(&game, 20, &QuotientBudget::DEFAULT, &mut || false).unwrap();
+    store.save_quotient(&q).await.unwrap();
+    store.save_quotient(&q).await.unwrap();
+    let back = store.load_quotient(&game, 20).await.unwrap().unwrap();
+    assert_eq!(back.parts(), q.parts());
+    assert_eq!(back.presentation(), q.presentation());
+    assert_eq!(back.periodicity(), q.periodicity());
+    assert_eq!((back.size(), back.p_size()), (20, 5));
+    for heaps in [vec![1u64, 3, 6], vec![9, 9, 2], vec![20, 13, 4, 1]] {
+        assert_eq!(back.winning_moves(&heaps), q.winning_moves(&heaps));
+    }
+    assert!(store.load_quotient(&game, 19).await.unwrap().is_none());
+    let infos = store.quotient_infos("0.123").await.unwrap();
+    assert_eq!(infos.len(), 1);
+    assert_eq!(
+        (infos[0].bound, infos[0].q_size, infos[0].p_size),
+        (20, 20, 5)
+    );
+    let pool = store.raw_pool_for_tests();
+    for bad in [
+        "not json",
+        r#"{"version":1,"bound":20,"size":2,"table":[0,1,1],"p":[1],"phi":[0],"words":[[],[]],"expansions":[]}"#,
+        r#"{"version":9,"bound":20,"size":1,"table":[0],"p":[],"phi":[0],"words":[[]],"expansions":[]}"#,
+    ] {
+        sqlx::query("UPDATE misere_quotients SET data = $1 WHERE code = '0.123'")
+            .bind(bad)
+            .execute(&pool)
+            .await
+            .unwrap();
+        let err = store.load_quotient(&game, 20).await.unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt(_)), "{bad}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn sqlite_quotients() {
+    exercise_quotients(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_quotients() {
+    exercise_quotients(&postgres().await).await;
+}

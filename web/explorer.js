@@ -1,5 +1,6 @@
 // The octal explorer: a code's G-sequence for n up to 10^6, plotted, with the periodicity
-// verdict and its theorem, rare values and downloads.
+// verdict and its theorem, rare values and downloads; and the game's misère quotient
+// (quotient.js).
 //
 // Values come from GET /v1/octal/{code}/values as little-endian binary when the server has that
 // endpoint (feature-detected from /openapi.json), else from POST /v1/octal/sequence (JSON).
@@ -7,6 +8,7 @@
 import { byId, el, clear, show, setError, fmt } from './dom.js';
 import { post, get, raw, seg, features, message } from './api.js';
 import { drawPlot } from './plot.js';
+import { initQuotient } from './quotient.js';
 
 export const MAX_N = 1000000;
 /** Values per binary request (a quarter of that when the server refuses a range this large). */
@@ -290,6 +292,7 @@ export function initExplorer() {
   for (const b of ui.form.querySelectorAll('button[data-code]')) {
     b.addEventListener('click', () => plot(b.dataset.code, Number(b.dataset.n)));
   }
+  initQuotient();
   byId('ex-zoom').addEventListener('submit', zoom);
   byId('ex-zoom-start').addEventListener('click', zoomStart);
   byId('ex-zoom-all').addEventListener('click', zoomAll);

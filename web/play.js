@@ -115,7 +115,7 @@ function winningMoves() {
 /** Asks the API about the current position (value, outcome, every winning move). */
 async function analyse() {
   if (S.game === 'octal') {
-    S.info = await post('/v1/octal/winning-moves', { code: S.code, heaps: S.heaps, limit: 50 });
+    S.info = await post('/v1/octal/winning-moves', { code: S.code, heaps: S.heaps, limit: 50, play: S.play });
   } else {
     const path = S.game === 'welter' ? '/v1/welter/winning-moves' : '/v1/max-welter/winning-moves';
     S.info = await post(path, { position: S.coins, play: S.play });
@@ -130,7 +130,7 @@ async function newGame(event) {
   const gen = ++S.generation;
   try {
     S.game = radio('game');
-    S.play = S.game === 'octal' ? 'normal' : radio('play');
+    S.play = radio('play');
     S.turn = radio('first');
     S.over = false;
     S.winner = null;
@@ -263,14 +263,16 @@ function render() {
   }
 
   ui.posOut.textContent = S.game === 'octal'
-    ? `${S.code}: heaps ${S.heaps.join(', ') || '(none)'}`
+    ? `${S.code}: heaps ${S.heaps.join(', ') || '(none)'}${S.play === 'misere' ? ' (misère)' : ''}`
     : `${S.coins.join(', ')}${S.play === 'misere' ? ' (misère)' : ''}`;
   if (S.over) {
     ui.valueOut.textContent = '0';
     ui.outcomeOut.textContent = S.play === 'normal' ? 'P — no move left' : 'N — no move left (misère)';
   } else {
     const v = S.info ? S.info.value : undefined;
-    ui.valueOut.textContent = !S.info ? '…' : v === null ? 'beyond the compute budget (outcome still exact)'
+    ui.valueOut.textContent = !S.info ? '…' : v === undefined
+      ? `none in misère play (outcome from the misère ${S.info.source === 'search' ? 'exact search' : 'quotient'})`
+      : v === null ? 'beyond the compute budget (outcome still exact)'
       : `${fmt(v)}${S.play === 'misere' ? ' (normal-play value)' : ''}`;
     ui.outcomeOut.textContent = outcomeText();
   }
@@ -401,6 +403,9 @@ async function showExplanation() {
   try {
     const frag = S.game === 'octal' ? await explainOctal(S.code, S.heaps) : await explainWelter(S.coins);
     clear(out).append(frag);
+    if (S.game === 'octal' && S.play === 'misere') {
+      out.append(el('p', { class: 'small', text: 'These are normal-play values; misère play is settled by the misère quotient (the explorer shows it).' }));
+    }
     if (S.game === 'welter' && S.play === 'misere') {
       out.append(el('p', { class: 'small', text: 'The value shown is the normal-play value; the Abacus test above settles misère play.' }));
     }
@@ -428,8 +433,8 @@ function gameChanged() {
   const octal = radio('game') === 'octal';
   show(ui.setupOctal, octal);
   show(ui.setupCoins, !octal);
-  for (const r of document.querySelectorAll('input[name="play"]')) r.disabled = octal;
-  ui.setupPlay.title = octal ? 'The octal endpoints answer for normal play' : '';
+  for (const r of document.querySelectorAll('input[name="play"]')) r.disabled = false;
+  ui.setupPlay.title = octal ? 'Misère sums of heaps are answered through the misère quotient' : '';
 }
 
 function formMove(event) {

@@ -149,11 +149,11 @@ def wait_turn(timeout=60):
 
 def start_game(game, play, position=None, code=None, heaps=None, first="you"):
     choose("game", game)
+    choose("play", play)
     if game == "octal":
         set_value("#setup-code", code)
         set_value("#setup-heaps", ", ".join(map(str, heaps)))
     else:
-        choose("play", play)
         set_value("#setup-position", ", ".join(map(str, position)))
     choose("first", first)
     q("#setup-start").click()
@@ -279,6 +279,45 @@ def check_octal_heaps():
     assert game_state()[1] == "you", game_state()
     shot("05-octal-heaps-won")
     return f"won in {moves} moves"
+
+
+def check_octal_misere():
+    """A misère sum of 0.07 heaps from a misère N-position: the page's winning moves (from the
+    misère quotient) win, and no nim value is shown."""
+    heaps = [5, 9, 20]
+    truth = api_json("POST", "/v1/octal/winning-moves", {"code": "0.07", "heaps": heaps, "play": "misere"})
+    assert truth["outcome"] == "N" and "value" not in truth, truth
+    load("play")
+    start_game("octal", "misere", code="0.07", heaps=heaps)
+    moves = 0
+    while wait_turn() == "you":
+        assert "misère" in text("#game-value"), text("#game-value")
+        q("#hint").click()
+        wait(lambda: qs("#hint-list button[data-move]"), what="the winning moves")
+        qs("#hint-list button[data-move]")[0].click()
+        moves += 1
+        assert moves < 200, "the game does not end"
+    assert game_state()[1] == "you", game_state()
+    shot("05b-octal-misere-won")
+    return f"won in {moves} moves"
+
+
+def check_misere_quotient():
+    """The explorer's misère quotient of 0.123 for heaps 0..20: |Q| = 20, |P| = 5 (Plambeck
+    2005), Φ for 21 heaps, the presentation, and the whole 20 × 20 table."""
+    truth = api_json("POST", "/v1/octal/misere/quotient", {"code": "0.123", "max_heap": 20})
+    assert (truth["q_size"], truth["p_size"]) == (20, 5), truth
+    load("explore")
+    set_value("#ex-code", "0.123")
+    set_value("#ex-mq-n", 20)
+    q("#ex-mq-go").click()
+    wait(lambda: qs("#ex-mq-q"), 60, "the misère quotient")
+    assert text("#ex-mq-q") == "20" and text("#ex-mq-p") == "5", (text("#ex-mq-q"), text("#ex-mq-p"))
+    assert len(qs("#ex-mq-phi tbody tr")) == 21
+    assert len(qs("#ex-mq-table tbody tr")) == 20
+    assert "|" in text("#ex-mq-presentation"), text("#ex-mq-presentation")
+    full_shot("08b-explorer-misere-quotient")
+    return f"presentation {text('#ex-mq-presentation')}"
 
 
 def check_max_welter():
@@ -501,8 +540,10 @@ CHECKS = [
     ("Welter, normal play: winning moves win", check_welter_win),
     ("Welter, misère from a P-position: the engine wins", check_welter_misere_loss),
     ("octal heaps 0.07: winning moves win", check_octal_heaps),
+    ("octal heaps 0.07, misère: winning moves win", check_octal_misere),
     ("Max-Welter: winning moves win", check_max_welter),
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
+    ("explorer: misère quotient of 0.123 (|Q| 20, |P| 5)", check_misere_quotient),
     ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
     ("census: start a small one, rows shown live until done", check_census),

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::problem::catalogue::{self as p, ProblemType};
 use crate::problem::{Extra, Problem};
+use crate::service::misere::MisereServiceError;
 use crate::service::OctalServiceError;
 use crate::store::StoreError;
 
@@ -86,6 +87,45 @@ impl ApiError {
     /// A 422 naming `field`, its detail `field: reason`.
     pub fn invalid_field(field: &str, reason: impl std::fmt::Display) -> Self {
         ApiError::invalid(field, format!("{field}: {reason}"))
+    }
+
+    /// The misère service's failure, naming `field`: a time limit or compute budget that ran
+    /// out (or a heap beyond what the engine enumerates) is a 422 budget problem, a bug a 500.
+    pub fn misere(field: &str, e: MisereServiceError) -> Self {
+        match e {
+            MisereServiceError::TooSlow {
+                bound,
+                reached,
+                limit,
+            } => ApiError::BudgetExceeded {
+                field: field.into(),
+                detail: format!(
+                    "{field}: the misère answer needs the quotient Q_{bound} or an exact search, which take longer \
+                     than the time limit of {} ms (GRUNDY_OCTAL_SYNC_MS; GRUNDY_MISERE_JOB_SECS in the background); \
+                     the quotient was verified up to Q_{reached}",
+                    limit.as_millis()
+                ),
+            },
+            MisereServiceError::Engine {
+                error: crate::core::misere::MisereError::Internal { what },
+                ..
+            } => ApiError::Internal(format!("misère quotient: {what}")),
+            MisereServiceError::Engine { error, reached } => ApiError::BudgetExceeded {
+                field: field.into(),
+                detail: if field == "heaps" {
+                    format!(
+                        "{field}: {error} (the misère quotient was verified up to Q_{reached}; the exact \
+                         search's budget is GRUNDY_SEARCH_MAX_STEPS and GRUNDY_SEARCH_MAX_ENTRIES)"
+                    )
+                } else {
+                    format!(
+                        "{field}: {error} (the misère quotient was verified up to Q_{reached}; \
+                         \"async\": true computes in the background with a larger budget)"
+                    )
+                },
+            },
+            MisereServiceError::Internal(msg) => ApiError::Internal(msg),
+        }
     }
 
     pub fn status(&self) -> StatusCode {

@@ -15,6 +15,7 @@ pub mod game; // Play, Outcome, Move: the wire forms of core::game
 pub mod jobs; // /v1/octal/jobs: submit, list, read, cancel, delete
 pub mod json; // ApiJson: the JSON body extractor whose problems name the field
 pub mod max_welter; // /v1/max-welter/*
+pub mod misere; // POST /v1/octal/misere/quotient: verified misère quotients
 pub mod nat; // Nat: exact non-negative integers from JSON
 pub mod numbers; // exact JSON numbers (no rounding through floats)
 pub mod octal; // /v1/octal/{sequence,value,winning-moves}
@@ -80,6 +81,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(max_welter::router())
         .merge(related::router())
         .merge(octal::router())
+        .merge(misere::router())
         .merge(values::router())
         .merge(jobs::router())
         .merge(events::router())

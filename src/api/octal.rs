@@ -10,7 +10,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::compute::respond;
 use super::doc_responses::BodyProblems;
 use super::error::ApiError;
-use super::game::Outcome;
+use super::game::{Outcome, Play};
 use super::json::ApiJson;
 use super::nat::{nats, Nat};
 use super::params::ApiPath;
@@ -157,7 +157,7 @@ pub struct HeapValueResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = OctalWinningMovesRequest)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null}))]
+#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null, "play": "normal"}))]
 pub struct WinningMovesRequest {
     #[schema(schema_with = super::schema_rules::game_code)]
     pub code: String,
@@ -172,6 +172,11 @@ pub struct WinningMovesRequest {
     #[serde(default)]
     #[schema(schema_with = super::schema_rules::moves_cursor)]
     pub cursor: Option<String>,
+    /// `normal` (default: whoever cannot move loses) or `misere` (whoever cannot move wins):
+    /// in misère play the outcome and moves come from the game's misère quotient when every
+    /// heap is within it, else from a budgeted exact search, and there is no `value`.
+    #[serde(default)]
+    pub play: Play,
 }
 
 /// One winning move: replace one heap of size `heap` by the heaps `leave`.
@@ -191,13 +196,22 @@ pub struct OctalMove {
 /// A page of winning moves.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(as = OctalWinningMovesResponse)]
-#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "value": 1, "outcome": "N",
+#[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "play": "normal", "value": 1, "outcome": "N",
     "moves": [{"heap": 5, "heap_index": 0, "take": 2, "leave": [1, 2]}], "next_cursor": null}))]
 pub struct WinningMovesResponse {
     pub code: String,
     pub heaps: Vec<u64>,
-    /// The nim-sum of the heaps' values.
-    pub value: u64,
+    /// The play the outcome and moves refer to.
+    pub play: Play,
+    /// The nim-sum of the heaps' values (normal play only; absent in misère play, where no
+    /// value decides the outcome).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<u64>,
+    /// In misère play: `quotient` when the misère quotient answered, `search` when the
+    /// exact search did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The outcome of the sum under `play` (P: the player to move loses).
     pub outcome: Outcome,
     /// Every winning move, in a deterministic order, one page at a time.
     pub moves: Vec<OctalMove>,
@@ -314,14 +328,16 @@ async fn heap_value(
     respond(&app, None, 0, move || Ok(resp)).await
 }
 
-/// Nim-sum and every winning move of a sum of heaps, paginated.
+/// Nim-sum and every winning move of a sum of heaps, paginated; with `"play": "misere"` the
+/// misère outcome and winning moves (from the misère quotient when every heap is within it,
+/// else from a budgeted exact search; no `value`).
 #[utoipa::path(
     post, path = "/v1/octal/winning-moves", operation_id = "octal_winning_moves", tag = "octal",
     request_body = WinningMovesRequest,
     responses(
         (status = 200, description = "A page of winning moves", body = WinningMovesResponse),
         BodyProblems,
-        (status = 422, description = "Bad code, bad cursor, or a heap whose value is unknown", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad code, bad cursor, a heap whose value is unknown, or (misère) a quotient and search beyond the budget", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn winning_moves(
@@ -350,6 +366,9 @@ async fn winning_moves(
             ))
         }
     };
+    if req.play == Play::Misere {
+        return misere_winning_moves(&app, &game, heaps, limit, req.cursor).await;
+    }
     let max = app.config.octal_max_n;
     let top = heaps.iter().copied().max().unwrap_or(0);
     let need = Need {
@@ -374,7 +393,9 @@ async fn winning_moves(
         Ok(WinningMovesResponse {
             code: canonical,
             heaps,
-            value: page.value,
+            play: Play::Normal,
+            value: Some(page.value),
+            source: None,
             outcome: if page.value == 0 { Outcome::P } else { Outcome::N },
             moves: page
                 .moves
@@ -386,6 +407,90 @@ async fn winning_moves(
     })
     .await??;
     respond(&app, None, 0, move || Ok(resp)).await
+}
+
+/// The misère answer of [`winning_moves`]: every winning move found at once (through the
+/// quotient or the search, see [`crate::service::misere::MisereService::winning_moves`]),
+/// then one page of them. A cursor is `offset.0.0.0.0.fingerprint`: the shape of the
+/// normal-play cursors (one schema pattern), with a fingerprint of the misère query, so
+/// neither kind is accepted for the other.
+async fn misere_winning_moves(
+    app: &AppState,
+    game: &Game,
+    heaps: Vec<u64>,
+    limit: usize,
+    cursor: Option<String>,
+) -> Result<Response, ApiError> {
+    let code = game.canonical();
+    let fp = misere_fingerprint(&code, &heaps);
+    let start = match cursor.as_deref() {
+        None => 0,
+        Some(c) => parse_misere_cursor(c, fp)?,
+    };
+    let (answer, source) = app
+        .misere
+        .winning_moves(game, heaps.clone(), app.config.search_budget())
+        .await
+        .map_err(|e| ApiError::misere("heaps", e))?;
+    let total = answer.moves.len();
+    if start > total {
+        return Err(ApiError::invalid(
+            "cursor",
+            "cursor: invalid cursor: past the last move",
+        ));
+    }
+    let end = start.saturating_add(limit).min(total);
+    let next_cursor = (end < total).then(|| format!("{end}.0.0.0.0.{fp:016x}"));
+    let moves = answer.moves[start..end]
+        .iter()
+        .map(|m| OctalMove {
+            heap: m.heap,
+            heap_index: m.heap_index,
+            take: m.take,
+            leave: m.leave.clone(),
+        })
+        .collect();
+    let resp = WinningMovesResponse {
+        code,
+        heaps,
+        play: Play::Misere,
+        value: None,
+        source: Some(source.as_str().into()),
+        outcome: answer.outcome.into(),
+        moves,
+        next_cursor,
+    };
+    respond(app, None, 0, move || Ok(resp)).await
+}
+
+/// FNV-1a of the misère query (code and heaps, in order).
+fn misere_fingerprint(code: &str, heaps: &[u64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(b"misere|");
+    eat(code.as_bytes());
+    for x in heaps {
+        eat(b"|");
+        eat(&x.to_le_bytes());
+    }
+    h
+}
+
+fn parse_misere_cursor(c: &str, fp: u64) -> Result<usize, ApiError> {
+    let bad = |why: &str| ApiError::invalid("cursor", format!("cursor: invalid cursor: {why}"));
+    let parts: Vec<&str> = c.split('.').collect();
+    let [offset, "0", "0", "0", "0", print] = parts[..] else {
+        return Err(bad("not a cursor of a misère query"));
+    };
+    if u64::from_str_radix(print, 16).ok() != Some(fp) || print.len() != 16 {
+        return Err(bad("it belongs to another query"));
+    }
+    offset.parse().map_err(|_| bad("bad offset"))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

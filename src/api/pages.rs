@@ -62,6 +62,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("rules.js", JS),
     asset!("explain.js", JS),
     asset!("explorer.js", JS),
+    asset!("quotient.js", JS),
     asset!("plot.js", JS),
     asset!("jobs.js", JS),
     asset!("census.js", JS),

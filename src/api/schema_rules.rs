@@ -292,3 +292,89 @@ pub fn moves_cursor() -> Object {
         ))
         .build()
 }
+
+/// `max_heap` of `POST /v1/octal/misere/quotient`.
+pub fn misere_max_heap() -> Object {
+    let mut o = nat_range(0, crate::service::misere::MAX_BOUND);
+    o.description = Some(
+        "The quotient Q_max_heap of the heaps 0..=max_heap. Computing it must fit the synchronous \
+         time limit (`GRUNDY_OCTAL_SYNC_MS`) and the engine's budget, else a \
+         `/problems/budget-exceeded` problem says how far it got."
+            .into(),
+    );
+    o
+}
+
+/// `table_rows` of `POST /v1/octal/misere/quotient`: rows of the multiplication table per page.
+pub fn misere_table_rows() -> Object {
+    let mut o = nat_range(0, 256);
+    o.schema_type = SchemaType::from_iter([Type::Integer, Type::Null]);
+    o.description = Some(
+        "Rows of the multiplication table to include, from `table_offset` (default 0: no table; \
+         at most 256 a page)."
+            .into(),
+    );
+    o.default = Some(serde_json::json!(0));
+    o
+}
+
+/// `table_offset` of `POST /v1/octal/misere/quotient`.
+pub fn misere_table_offset() -> Object {
+    let mut o = nat();
+    o.schema_type = SchemaType::from_iter([Type::Integer, Type::Null]);
+    o.description = Some(
+        "The first row of the multiplication table to include (`table.next_offset` of the \
+         previous page; default 0). Past the last row the page is empty."
+            .into(),
+    );
+    o.default = Some(serde_json::json!(0));
+    o
+}
+
+fn query_param(name: &str, description: &str, required: bool, schema: Object) -> Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(if required {
+            Required::True
+        } else {
+            Required::False
+        })
+        .description(Some(description))
+        .schema(Some(schema))
+        .build()
+}
+
+/// The query parameters of `GET /v1/octal/misere/quotient`.
+pub struct QuotientQueryParams;
+
+impl utoipa::IntoParams for QuotientQueryParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![
+            query_param(
+                "code",
+                "Game code, URL-encoded (e.g. 0.07, 0.(3), S(1,2,5))",
+                true,
+                game_code(),
+            ),
+            query_param(
+                "max_heap",
+                "The quotient of the heaps 0..=max_heap",
+                true,
+                nat_range(0, crate::service::misere::MAX_BOUND),
+            ),
+            query_param(
+                "table_offset",
+                "The first row of the multiplication table in `table` (default 0)",
+                false,
+                nat(),
+            ),
+            query_param(
+                "table_rows",
+                "Rows of the multiplication table to include (default 0: none)",
+                false,
+                nat_range(0, 256),
+            ),
+        ]
+    }
+}

@@ -54,7 +54,9 @@ pub const BUDGET_EXCEEDED: ProblemType = ProblemType {
     when: "The request is valid, but answering it needs more work than the server's configured \
            budget allows, something no schema can state in advance: the memoised searches of \
            Antonim and Antimatter (GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES), the \
-           Max-Welter value (the same budget), and the time limit of synchronous octal requests.",
+           Max-Welter value (the same budget), the time limit of synchronous octal requests, and \
+           misère play of octal games (the misère quotient within that time limit and the \
+           engine's budget, then the exact search within the search budget).",
     fix: "Ask for a smaller position; for octal games submit a durable job (POST /v1/octal/jobs), \
           which has no such limit. An operator can raise the budget with the variables named \
           in `detail`.",

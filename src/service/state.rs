@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::auth::Auth;
 use super::cache::ResponseCache;
+use super::misere::MisereService;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;
 use crate::config::Config;
@@ -30,6 +31,8 @@ pub struct Shared {
     pub cache: ResponseCache,
     /// Resumable octal solvers per canonical code: the only way to a solver.
     pub octal: OctalService,
+    /// Verified misère quotients per (canonical code, bound): cached, stored, computed.
+    pub misere: MisereService,
     /// Wakes this replica's job workers when a job is submitted here.
     pub job_notify: Arc<tokio::sync::Notify>,
     /// Set once this replica begins to shut down (`/readyz` answers 503 from then on).
@@ -68,12 +71,18 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
+        let misere = MisereService::new(
+            config.octal_sync_time,
+            config.misere_job_time,
+            store.clone(),
+        );
         let auth = Auth::from_config(&config);
         AppState(Arc::new(Shared {
             auth,
             config: Arc::new(config),
             cache,
             octal,
+            misere,
             job_notify: Arc::default(),
             draining: Draining::default(),
             store,

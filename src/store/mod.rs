@@ -11,6 +11,7 @@ pub mod chunk;
 mod health;
 mod jobs;
 mod owners;
+mod quotients;
 mod sequences;
 mod tx;
 mod windows;
@@ -20,6 +21,7 @@ pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
 pub use owners::{Admission, JobQuota, DAY_MS};
+pub use quotients::{QuotientRecord, StoredQuotientInfo};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 pub use windows::{StoredWindow, WindowState, WindowWrite};
 

@@ -62,5 +62,5 @@ pub use monoid::{Monoid, Word};
 pub use options::{has_options, heap_options, HeapOption, MAX_OPTION_HEAP};
 pub use periodicity::MiserePeriodicity;
 pub use presentation::{Generator, Presentation, Relation};
-pub use quotient::{MisereAnswer, MisereQuotient, MOVE_BUDGET};
+pub use quotient::{MisereAnswer, MisereQuotient, QuotientParts, MOVE_BUDGET};
 pub use search::{misere_grundy, misere_search};

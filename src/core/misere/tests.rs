@@ -839,3 +839,35 @@ fn quotients_are_reduced_bipartite_monoids() {
         assert!(!q.is_p(0), "{code}: the empty position is N");
     }
 }
+
+/// A quotient rebuilt from its parts answers like the original, derives the same
+/// presentation, tameness and periodicity, and malformed parts are refused (not a panic).
+#[test]
+fn parts_round_trip_and_malformed_parts_are_refused() {
+    for (code, bound) in [("0.123", 12), ("0.77", 80), ("0.07", 20), ("0.(3)", 9)] {
+        let q = quotient(code, bound);
+        let game = Game::parse(code).unwrap();
+        let back = MisereQuotient::from_parts(&game, q.parts()).unwrap();
+        assert_eq!(back.size(), q.size());
+        assert_eq!(back.p_portion(), q.p_portion());
+        assert_eq!(back.phi_table(), q.phi_table());
+        assert_eq!(back.presentation(), q.presentation());
+        assert_eq!(back.tame_rank(), q.tame_rank());
+        assert_eq!(back.periodicity(), q.periodicity());
+        for heaps in sums(3, bound.min(8)) {
+            assert_eq!(back.winning_moves(&heaps), q.winning_moves(&heaps));
+        }
+        let mut broken = q.parts();
+        broken.table.pop();
+        assert!(MisereQuotient::from_parts(&game, broken).is_err());
+        let mut broken = q.parts();
+        broken.phi[1] = broken.size as u32;
+        assert!(MisereQuotient::from_parts(&game, broken).is_err());
+        let mut broken = q.parts();
+        broken.p.push(true);
+        assert!(MisereQuotient::from_parts(&game, broken).is_err());
+        let mut broken = q.parts();
+        broken.bound += 1;
+        assert!(MisereQuotient::from_parts(&game, broken).is_err());
+    }
+}

@@ -1,0 +1,397 @@
+//! `POST /v1/octal/misere/quotient`: the verified misère quotient `Q_n` of a take-and-break
+//! game (|Q|, |P|, the pretending function Φ, the presentation, tameness, proved periodicity,
+//! and the multiplication table one page of rows at a time). With `"async": true` (an API key
+//! with the jobs scope where keys are on) a quotient beyond the synchronous limits is computed
+//! in the background (202 and a `Location`), and `GET /v1/octal/misere/quotient?code=…&max_heap=…`
+//! answers it once done. Misère outcomes and winning moves are answered by
+//! `POST /v1/octal/winning-moves` with `"play": "misere"`.
+
+use axum::extract::State;
+use axum::http::header::{AUTHORIZATION, LOCATION, RETRY_AFTER};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::compute::respond;
+use super::doc_responses::{AuthProblems, BodyProblems};
+use super::error::ApiError;
+use super::json::ApiJson;
+use super::nat::Nat;
+use super::octal::parse_code;
+use super::params::ApiQuery;
+use crate::core::misere::MisereQuotient;
+use crate::problem::Problem;
+use crate::service::auth::Action;
+use crate::service::misere::{JobState, Lookup, MAX_BOUND};
+use crate::service::AppState;
+
+/// Most rows of the multiplication table in one answer.
+pub const MAX_TABLE_ROWS: u64 = 256;
+
+/// A quotient request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"code": "0.(3)", "max_heap": 3, "table_rows": 2}))]
+pub struct QuotientRequest {
+    /// A game code, as for `POST /v1/octal/sequence`.
+    #[schema(schema_with = super::schema_rules::game_code)]
+    pub code: String,
+    /// The quotient of the heaps 0..=max_heap (of the whole game when a periodicity is proved).
+    #[schema(schema_with = super::schema_rules::misere_max_heap)]
+    pub max_heap: Nat,
+    /// The first row of the multiplication table in `table`.
+    #[serde(default)]
+    #[schema(schema_with = super::schema_rules::misere_table_offset)]
+    pub table_offset: Option<Nat>,
+    /// How many rows of the multiplication table to include (0: none).
+    #[serde(default)]
+    #[schema(schema_with = super::schema_rules::misere_table_rows)]
+    pub table_rows: Option<Nat>,
+    /// Compute in the background instead (default false): 202 with a `Location` to read the
+    /// quotient from once done, or 200 with it when it is computed already. Needs an API key
+    /// with the `jobs` scope where the server has keys.
+    #[serde(default, rename = "async")]
+    pub run_async: bool,
+}
+
+/// A background computation of a quotient, queued or running.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.07", "max_heap": 36, "status": "running",
+    "location": "/v1/octal/misere/quotient?code=0.07&max_heap=36"}))]
+pub struct QuotientJobResponse {
+    pub code: String,
+    pub max_heap: u64,
+    /// `queued` or `running`.
+    pub status: String,
+    /// Where the quotient is read once done (`GET`).
+    pub location: String,
+}
+
+/// The quotient to read: `GET /v1/octal/misere/quotient` (documented by
+/// [`super::schema_rules::QuotientQueryParams`]).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotientQuery {
+    pub code: String,
+    pub max_heap: u64,
+    pub table_offset: Option<u64>,
+    pub table_rows: Option<u64>,
+}
+
+/// One element of the quotient.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientElement {
+    /// Its number: elements are numbered in the order of their least positions; 0 is the
+    /// identity (the empty position).
+    pub id: u32,
+    /// Its normal form in the generators of the presentation (`1` for the identity).
+    pub name: String,
+    /// Whether positions with this element are misère P-positions (previous player wins).
+    pub p: bool,
+    /// The least position (heap sizes, ascending) with this element.
+    pub least_position: Vec<u64>,
+}
+
+/// One generator of the presentation.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientGenerator {
+    pub name: String,
+    /// The heap that introduced it.
+    pub heap: u64,
+    /// Its element.
+    pub element: u32,
+}
+
+/// The presentation: generators and the relations between them.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientPresentation {
+    pub generators: Vec<QuotientGenerator>,
+    /// The relations, written out (`b^3 = b`).
+    pub relations: Vec<String>,
+}
+
+/// The periodicity of Φ, proved from the computed values (then the quotient is that of the
+/// whole game), or `unknown`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct MiserePeriodicityInfo {
+    /// `periodic` or `unknown`.
+    pub status: String,
+    /// Φ(n + period) = Φ(n) for all n ≥ preperiod.
+    pub preperiod: Option<u64>,
+    pub period: Option<u64>,
+    /// The bound the proof read (the theorem's N).
+    pub proved_at: Option<u64>,
+}
+
+/// Rows of the multiplication table.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct QuotientTablePage {
+    /// The first row.
+    pub offset: u64,
+    /// `rows[i][j]` = element `offset + i` times element `j`.
+    pub rows: Vec<Vec<u32>>,
+    /// Pass as `table_offset` for the next rows; null after the last row.
+    pub next_offset: Option<u64>,
+}
+
+/// A verified misère quotient.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"code": "0.(3)", "max_heap": 3, "q_size": 6, "p_size": 2, "tame": true, "tame_rank": 2,
+    "periodicity": {"status": "unknown", "preperiod": null, "period": null, "proved_at": null},
+    "phi": [0, 1, 2, 3], "p_portion": [1, 4],
+    "elements": [{"id": 0, "name": "1", "p": false, "least_position": []},
+        {"id": 1, "name": "a", "p": true, "least_position": [1]},
+        {"id": 2, "name": "b", "p": false, "least_position": [2]},
+        {"id": 3, "name": "ab", "p": false, "least_position": [1, 2]},
+        {"id": 4, "name": "b^2", "p": true, "least_position": [2, 2]},
+        {"id": 5, "name": "ab^2", "p": false, "least_position": [1, 2, 2]}],
+    "presentation": {"generators": [{"name": "a", "heap": 1, "element": 1}, {"name": "b", "heap": 2, "element": 2}],
+        "relations": ["a^2 = 1", "b^3 = b"]},
+    "expansions": [1, 2],
+    "table": {"offset": 0, "rows": [[0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4]], "next_offset": 2}}))]
+pub struct QuotientResponse {
+    /// The canonical code.
+    pub code: String,
+    /// The largest heap the quotient covers (any heap when `periodicity` is proved).
+    pub max_heap: u64,
+    /// |Q|: the number of elements.
+    pub q_size: u64,
+    /// |P|: the number of elements in the P-portion.
+    pub p_size: u64,
+    /// Whether the quotient is tame (isomorphic to a quotient of misère Nim).
+    pub tame: bool,
+    /// When tame: m such that it is the quotient of misère Nim on heaps below 2^m.
+    pub tame_rank: Option<u32>,
+    pub periodicity: MiserePeriodicityInfo,
+    /// The pretending function: `phi[n]` is the element of one heap of size n, n = 0..=max_heap.
+    pub phi: Vec<u32>,
+    /// The elements of the P-portion, ascending.
+    pub p_portion: Vec<u32>,
+    /// Every element: name, P or not, least position.
+    pub elements: Vec<QuotientElement>,
+    pub presentation: QuotientPresentation,
+    /// The heaps at which the quotient grew.
+    pub expansions: Vec<u64>,
+    /// The requested rows of the multiplication table (null when `table_rows` is 0).
+    pub table: Option<QuotientTablePage>,
+}
+
+impl QuotientResponse {
+    /// The answer for `q`, with table rows `offset..offset + rows` (none when `rows` is 0).
+    pub fn of(q: &MisereQuotient, offset: u64, rows: u64) -> QuotientResponse {
+        let size = q.size() as u64;
+        let periodicity = match q.periodicity() {
+            Some(per) => MiserePeriodicityInfo {
+                status: "periodic".into(),
+                preperiod: Some(per.preperiod),
+                period: Some(per.period),
+                proved_at: Some(per.proved_at),
+            },
+            None => MiserePeriodicityInfo {
+                status: "unknown".into(),
+                preperiod: None,
+                period: None,
+                proved_at: None,
+            },
+        };
+        let table = (rows > 0).then(|| {
+            let start = offset.min(size);
+            let end = offset.saturating_add(rows).min(size);
+            QuotientTablePage {
+                offset,
+                rows: (start..end)
+                    .map(|a| (0..size as u32).map(|b| q.mul(a as u32, b)).collect())
+                    .collect(),
+                next_offset: (end < size).then_some(end),
+            }
+        });
+        let p = q.presentation();
+        QuotientResponse {
+            code: q.game().canonical(),
+            max_heap: q.bound(),
+            q_size: size,
+            p_size: q.p_size() as u64,
+            tame: q.is_tame(),
+            tame_rank: q.tame_rank(),
+            periodicity,
+            phi: q.phi_table().to_vec(),
+            p_portion: q.p_portion(),
+            elements: (0..size as u32)
+                .map(|x| QuotientElement {
+                    id: x,
+                    name: q.name(x).to_owned(),
+                    p: q.is_p(x),
+                    least_position: q.least_position(x),
+                })
+                .collect(),
+            presentation: QuotientPresentation {
+                generators: p
+                    .generators
+                    .iter()
+                    .map(|g| QuotientGenerator {
+                        name: g.name.clone(),
+                        heap: g.heap,
+                        element: g.element,
+                    })
+                    .collect(),
+                relations: p.relations.iter().map(|r| r.text.clone()).collect(),
+            },
+            expansions: q.expansions().to_vec(),
+            table,
+        }
+    }
+}
+
+fn check_limits(max_heap: u64, rows: u64) -> Result<(), ApiError> {
+    if max_heap > MAX_BOUND {
+        return Err(ApiError::invalid(
+            "max_heap",
+            format!("max_heap: {max_heap} is above {MAX_BOUND}"),
+        ));
+    }
+    if rows > MAX_TABLE_ROWS {
+        return Err(ApiError::invalid(
+            "table_rows",
+            format!("table_rows: {rows} is above {MAX_TABLE_ROWS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The answer for a computed quotient (built on the blocking pool: a large one has thousands
+/// of elements).
+async fn answer(
+    app: &AppState,
+    q: std::sync::Arc<MisereQuotient>,
+    offset: u64,
+    rows: u64,
+) -> Result<Response, ApiError> {
+    respond(app, None, usize::MAX, move || {
+        Ok(QuotientResponse::of(&q, offset, rows))
+    })
+    .await
+}
+
+/// Where a quotient is read (`code` percent-encoded but for letters, digits and `.`).
+fn location(code: &str, max_heap: u64) -> String {
+    use std::fmt::Write;
+    let mut enc = String::new();
+    for b in code.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            enc.push(b as char);
+        } else {
+            let _ = write!(enc, "%{b:02X}");
+        }
+    }
+    format!("/v1/octal/misere/quotient?code={enc}&max_heap={max_heap}")
+}
+
+/// 202 for a queued or running computation.
+fn accepted(code: String, max_heap: u64, state: &JobState) -> Response {
+    let location = location(&code, max_heap);
+    let status = match state {
+        JobState::Queued => "queued",
+        _ => "running",
+    };
+    (
+        StatusCode::ACCEPTED,
+        [(LOCATION, location.clone()), (RETRY_AFTER, "2".to_owned())],
+        Json(QuotientJobResponse {
+            code,
+            max_heap,
+            status: status.into(),
+            location,
+        }),
+    )
+        .into_response()
+}
+
+/// The misère quotient Q_max_heap of a game, verified, with its presentation.
+///
+/// Quotients are computed once and kept (in memory and in the store); a computation that does
+/// not fit the synchronous time limit or the engine's budget is answered with a
+/// `/problems/budget-exceeded` problem saying how far it got. With `"async": true` it is
+/// computed in the background instead, within a larger budget (202, then
+/// `GET /v1/octal/misere/quotient`).
+#[utoipa::path(
+    post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
+    request_body = QuotientRequest,
+    responses(
+        (status = 200, description = "The quotient", body = QuotientResponse),
+        (status = 202, description = "`async`: computing in the background; the Location header says where to read it", body = QuotientJobResponse,
+            headers(("Location" = String, description = "/v1/octal/misere/quotient?code=…&max_heap=…"))),
+        BodyProblems,
+        AuthProblems,
+        (status = 422, description = "Bad game code, or the quotient does not fit the synchronous time limit or the engine's budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn quotient(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<QuotientRequest>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &req.code)?;
+    let max_heap = req.max_heap.0;
+    let offset = req.table_offset.map_or(0, |n| n.0);
+    let rows = req.table_rows.map_or(0, |n| n.0);
+    check_limits(max_heap, rows)?;
+    if req.run_async {
+        let header = headers.get(AUTHORIZATION).map(|v| v.as_bytes());
+        app.auth.authorize(header, Action::Write)?;
+        return match app.misere.submit(&game, max_heap).await {
+            Lookup::Done(q) => answer(&app, q, offset, rows).await,
+            Lookup::Job(state) => Ok(accepted(game.canonical(), max_heap, &state)),
+            Lookup::Unknown => Err(ApiError::Internal("a submitted quotient is unknown".into())),
+        };
+    }
+    let q = app
+        .misere
+        .quotient(&game, max_heap)
+        .await
+        .map_err(|p| ApiError::misere("max_heap", p.error))?;
+    answer(&app, q, offset, rows).await
+}
+
+/// A quotient computed before (by a request or in the background): never computes.
+#[utoipa::path(
+    get, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient_read", tag = "octal",
+    params(super::schema_rules::QuotientQueryParams),
+    responses(
+        (status = 200, description = "The quotient", body = QuotientResponse),
+        (status = 202, description = "Its background computation is queued or running (Retry-After)", body = QuotientJobResponse),
+        (status = 400, description = "Malformed query string", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Neither computed nor submitted", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad parameters, or its background computation ran out of its budget", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn quotient_read(
+    State(app): State<AppState>,
+    ApiQuery(query): ApiQuery<QuotientQuery>,
+) -> Result<Response, ApiError> {
+    let game = parse_code("code", &query.code)?;
+    let offset = query.table_offset.unwrap_or(0);
+    let rows = query.table_rows.unwrap_or(0);
+    check_limits(query.max_heap, rows)?;
+    match app.misere.lookup(&game, query.max_heap).await {
+        Lookup::Done(q) => answer(&app, q, offset, rows).await,
+        Lookup::Job(JobState::Failed(e)) => Err(ApiError::misere("max_heap", e)),
+        Lookup::Job(state) => Ok(accepted(game.canonical(), query.max_heap, &state)),
+        Lookup::Unknown => Err(ApiError::NotFound {
+            detail: format!(
+                "the misère quotient Q_{} of {} is neither computed nor being computed: \
+                 POST /v1/octal/misere/quotient computes it (with \"async\": true in the \
+                 background, up to {} s)",
+                query.max_heap,
+                game.canonical(),
+                app.misere.job_time().as_secs()
+            ),
+        }),
+    }
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(quotient, quotient_read))
+}

@@ -1,0 +1,93 @@
+// The explorer's "Misère quotient" panel: POST /v1/octal/misere/quotient for the code in the
+// explorer's form, shown as |Q|, |P|, tameness, the periodicity of Φ, the presentation, Φ as a
+// table (heap → element, P marked) and, for small quotients, the multiplication table.
+
+import { byId, el, clear, show, setError } from './dom.js';
+import { post, message } from './api.js';
+
+/** Largest quotient whose whole multiplication table is drawn (one request page). */
+const TABLE_MAX = 32;
+
+const ui = {};
+let generation = 0;
+
+function fact(term, value, id) {
+  return el('div', {}, el('dt', { text: term }), el('dd', { text: String(value), id }));
+}
+
+function phiTable(q) {
+  const names = q.elements.map((e) => e.name);
+  const body = el('tbody');
+  q.phi.forEach((x, n) => {
+    body.append(el('tr', {},
+      el('td', { text: String(n) }),
+      el('td', { text: names[x], class: 'mono' }),
+      el('td', { text: q.elements[x].p ? 'P' : 'N' })));
+  });
+  return el('div', { class: 'scroll' }, el('table', { id: 'ex-mq-phi' },
+    el('caption', { text: 'Φ: the element of one heap of each size (P: a misère P-position)' }),
+    el('thead', {}, el('tr', {}, el('th', { text: 'heap' }), el('th', { text: 'Φ(heap)' }), el('th', { text: 'outcome' }))),
+    body));
+}
+
+function mulTable(q) {
+  const names = q.elements.map((e) => e.name);
+  const head = el('tr', {}, el('th', { text: '·' }), ...names.map((n) => el('th', { text: n, class: 'mono' })));
+  const body = el('tbody');
+  q.table.rows.forEach((row, i) => {
+    body.append(el('tr', {}, el('th', { text: names[q.table.offset + i], class: 'mono' }),
+      ...row.map((x) => el('td', { text: names[x], class: q.elements[x].p ? 'mono p' : 'mono' }))));
+  });
+  return el('div', { class: 'scroll' }, el('table', { id: 'ex-mq-table' },
+    el('caption', { text: 'The multiplication table' }), el('thead', {}, head), body));
+}
+
+function render(q) {
+  const out = clear(ui.out);
+  const per = q.periodicity.status === 'periodic'
+    ? `periodic from heap ${q.periodicity.preperiod}, period ${q.periodicity.period} (proved from Q_${q.periodicity.proved_at}: the quotient of the whole game)`
+    : 'not proved within these heaps';
+  out.append(el('dl', { class: 'facts' },
+    fact('Code', q.code),
+    fact('Heaps', `0 … ${q.max_heap}`),
+    fact('|Q|', q.q_size, 'ex-mq-q'),
+    fact('|P|', q.p_size, 'ex-mq-p'),
+    fact('Tame', q.tame ? `yes (misère Nim on heaps < 2^${q.tame_rank})` : 'no (wild)', 'ex-mq-tame'),
+    fact('Φ periodicity', per, 'ex-mq-period')));
+  const gens = q.presentation.generators.map((g) => `${g.name} = Φ(${g.heap})`).join(', ');
+  const rels = q.presentation.relations.join(', ') || '(none)';
+  out.append(el('p', { id: 'ex-mq-presentation', class: 'mono wrap' },
+    `⟨ ${gens || '(no generators)'} | ${rels} ⟩`));
+  const pnames = q.p_portion.map((x) => q.elements[x].name).join(', ');
+  out.append(el('p', { class: 'mono wrap', text: `P = { ${pnames} }` }));
+  out.append(phiTable(q));
+  if (q.table) out.append(mulTable(q));
+  else out.append(el('p', { class: 'small', text: `The multiplication table of ${q.q_size} elements is not drawn here (POST /v1/octal/misere/quotient pages it with table_rows and table_offset).` }));
+}
+
+async function compute(event) {
+  if (event) event.preventDefault();
+  setError(ui.error, '');
+  const gen = ++generation;
+  const code = byId('ex-code').value.trim();
+  const n = Number(ui.n.value);
+  clear(ui.out).append(el('p', { text: `Computing the misère quotient of ${code} for heaps 0 … ${n}…` }));
+  try {
+    if (!code) throw new Error('game code: enter a code such as 0.07');
+    if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error('n: a whole number from 0 to 1000');
+    let q = await post('/v1/octal/misere/quotient', { code, max_heap: n, table_rows: TABLE_MAX });
+    if (q.q_size > TABLE_MAX) q = { ...q, table: null };
+    if (gen !== generation) return;
+    render(q);
+  } catch (err) {
+    if (gen !== generation) return;
+    clear(ui.out);
+    setError(ui.error, message(err));
+  }
+}
+
+export function initQuotient() {
+  Object.assign(ui, { form: byId('ex-mq-form'), n: byId('ex-mq-n'), out: byId('ex-mq-out'), error: byId('ex-mq-error') });
+  ui.form.addEventListener('submit', compute);
+  show(ui.form, true);
+}
