@@ -781,6 +781,7 @@ impl Engine {
             return Ok(());
         }
         if self.gap.is_none() {
+            self.last_mask_choice(window);
             self.gap = Some(Gap { front, base: front });
             if let Err(e) = self.freeze() {
                 self.gap = None;
@@ -812,13 +813,7 @@ impl Engine {
                 "three-heap splits and recurring digits need every value".into(),
             ));
         }
-        let take = self
-            .scan_twos
-            .iter()
-            .map(|&u| u.max(0) as usize)
-            .max()
-            .unwrap_or(0);
-        let rare_limit = window.saturating_sub(take + HEAPS);
+        let rare_limit = self.rare_limit(window);
         match &mut self.mode {
             Mode::Plain => {}
             Mode::Dense => {
@@ -836,6 +831,41 @@ impl Engine {
         }
         self.next_review = usize::MAX;
         Ok(())
+    }
+
+    /// The last moment every value is at hand (the gap is about to open and freeze the mask):
+    /// if the mask in use leaves a rare position where the window cannot keep it (beyond
+    /// [`Engine::rare_limit`]), the mask with the fewest rare values is chosen now, as a review
+    /// would. (Grundy's game to 2^23 with a window of 2^22: G(7,250,049) = 256 is rare under
+    /// the mask `fe` chosen at the last review, common under `1fe`.)
+    fn last_mask_choice(&mut self, window: usize) {
+        let rare_limit = self.rare_limit(window);
+        let Mode::Sparse(sp) = &self.mode else {
+            return;
+        };
+        if !sp.rare.last().is_some_and(|&r| r as usize >= rare_limit) {
+            return;
+        }
+        let (mask, _) = best_mask(&self.counts);
+        if mask != sp.mask {
+            self.mode = Mode::Sparse(Box::new(self.new_sparse(mask)));
+            self.rare_at_review = match &self.mode {
+                Mode::Sparse(sp) => sp.rare.len(),
+                _ => 0,
+            };
+        }
+    }
+
+    /// Window mode keeps every rare position below this: the window less the largest take
+    /// and the heaps of one block.
+    fn rare_limit(&self, window: usize) -> usize {
+        let take = self
+            .scan_twos
+            .iter()
+            .map(|&u| u.max(0) as usize)
+            .max()
+            .unwrap_or(0);
+        window.saturating_sub(take + HEAPS)
     }
 
     fn new_sparse(&self, mask: u32) -> Sparse {

@@ -244,3 +244,34 @@ fn the_tail_proves_periods_that_start_inside_it_and_only_those() {
         }
     }
 }
+
+/// Grundy's game with a front and a window of 2^22: G(7,250,049) = 256, its first value
+/// ≥ 256, is rare under the mask `fe` of the last review; when the gap opens at 8.45·10^6 the
+/// mask is chosen once more with every value at hand (`1fe`, where 256 is common) instead of
+/// refusing the window. Past it, a front and a window of 3·2^20 (the gap opens at 6.36·10^6,
+/// mask `fe` frozen): deciding G(7,250,049) needs splits up to 3,625,024, beyond that window,
+/// so it is refused naming a sufficient one. Release: `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn a_first_value_with_a_new_top_bit_gets_a_mask_where_it_is_common() {
+    let (w, n) = (1 << 22, 8_600_000);
+    let all = full("grundy", n);
+    assert_eq!(all[7_250_049], 256, "the first value ≥ 256");
+    assert!(all[..7_250_049].iter().all(|&v| v < 256));
+    let mut e = windowed("grundy", w, w, 1 << 16, 1);
+    e.extend_to(n, &mut || false).unwrap();
+    assert!(e.is_windowed());
+    assert_eq!(e.mask(), 0x1fe, "the mask chosen when the gap opened");
+    assert_kept(&e, &all, w, w, 1 << 16, "grundy");
+
+    let w = 3 << 20;
+    let mut e = windowed("grundy", w, w, 1 << 16, 1);
+    match e.extend_to(7_300_000, &mut || false) {
+        Err(OctalError::WindowTooSmall { heap, detail }) => {
+            assert_eq!(heap, 7_250_049);
+            assert!(detail.contains("at least 3625025 values"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_kept(&e, &all[..e.len()], w, w, 1 << 16, "grundy");
+}
