@@ -59,6 +59,8 @@ def main():
     ap.add_argument("--max-n", default="", help="the census's max_n")
     ap.add_argument("--stats-dir", default="",
                     help="a folder of <job id>.json: each job's GET /v1/octal/jobs/{id}/statistics")
+    ap.add_argument("--note", default="",
+                    help="a markdown file whose text goes after the header (the run: machine, wall time, findings)")
     ap.add_argument("--out", default="-", help="the markdown file (default: stdout)")
     a = ap.parse_args()
 
@@ -92,6 +94,10 @@ def main():
       "his histograms count heaps 1..=n). A proved periodicity is reported *verified* only after a second "
       "job computed the game again from scratch and proved the same preperiod and period.")
     w("")
+    if a.note:
+        with open(a.note, encoding="utf-8") as f:
+            w(f.read().rstrip("\n"))
+        w("")
     w("## Summary")
     w("")
     w("| Game | Status | n | Largest (first heap) | Rare mask | Rare | Last rare | Verdict |")
