@@ -126,6 +126,18 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
                         *f = format!("uint{rest}");
                     }
                 }
+                // An unsigned integer's largest value is part of its schema: a client (or
+                // Schemathesis) that sends 2^64 for a u64 gets the 422 the schema foretells.
+                let top = match map.get("format").and_then(|f| f.as_str()) {
+                    Some("uint8") => Some(u64::from(u8::MAX)),
+                    Some("uint16") => Some(u64::from(u16::MAX)),
+                    Some("uint32") => Some(u64::from(u32::MAX)),
+                    Some("uint64") => Some(u64::MAX),
+                    _ => None,
+                };
+                if let Some(top) = top {
+                    map.entry("maximum").or_insert(serde_json::Value::from(top));
+                }
                 map.values_mut().for_each(walk);
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
