@@ -51,7 +51,7 @@ grundy_hc=$(GRUNDY_ADDR="127.0.0.1:${ports[1]}" "$bin" healthcheck && echo ok)
 code=$(curl -sS -o /dev/null -w '%{http_code}' "$a/v1/octal/jobs" -H 'content-type: application/json' \
   -d '{"code":"0.16","max_n":2000000}')
 [ "$code" = 401 ] || fail "a job submitted without a key answered $code"
-curl -sS -D - -o /dev/null "$a/v1/octal/jobs" | tr -d '\r' | grep -qi '^www-authenticate: Bearer' \
+curl -sS -D - -o /dev/null "$a/v1/octal/jobs" | tr -d '\r' | grep -i '^www-authenticate: Bearer' >/dev/null \
   || fail "no WWW-Authenticate: Bearer on a 401"
 # A job submitted to replica A is visible on replica B and finishes (on either replica).
 AUTH=(-H "authorization: Bearer $KEY")
@@ -74,8 +74,10 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $OTHER"
 # The proof is in the shared store: replica B answers a huge heap from it.
 v=$(curl -fsS "$b/v1/octal/0.16/value/1000000000000")
 [[ "$v" == *'"source":"periodicity"'* ]] || fail "value from the stored proof: $v"
-curl -fsS "$a/metrics" | grep -q grundy_http_requests_total || fail "metrics"
-curl -fsS "$a/metrics" | grep -q 'grundy_jobs_submitted_total{owner="smoke"} 1' || fail "metrics by key name"
+# Read the whole page first: `curl | grep -q` under pipefail fails when grep stops reading early.
+metrics=$(curl -fsS "$a/metrics") || fail "metrics"
+grep -q grundy_http_requests_total <<<"$metrics" || fail "metrics"
+grep -q 'grundy_jobs_submitted_total{owner="smoke"} 1' <<<"$metrics" || fail "metrics by key name"
 for f in "$logs"/replica-*.log; do
   if grep -qF -e "$KEY" -e "$OTHER" "$f"; then fail "a key is in $f"; fi
 done
