@@ -69,40 +69,34 @@ fn no_operation_repeats_a_parameter() {
     }
 }
 
-/// Every unsigned integer states its largest value (u64: 2^64 − 1): a value above it is
-/// refused with a 422 (Schemathesis' random run sent `start` = 2^64 + 1 to /values, which the
-/// schema allowed and the server rightly refused).
+/// Every unsigned integer parameter states its largest value (u64: 2^64 − 1): a value above
+/// it is refused with a 422 (Schemathesis' random run sent `start` = 2^64 + 1 to /values, which
+/// the schema allowed and the server rightly refused). Response bodies are not bounded so: the
+/// Welter primes of a position near 2^64 lie beyond it, exactly.
 #[test]
-fn every_unsigned_integer_has_its_maximum() {
-    fn walk(v: &serde_json::Value, at: &str, found: &mut usize) {
-        match v {
-            serde_json::Value::Object(map) => {
-                let top = match map.get("format").and_then(|f| f.as_str()) {
-                    Some("uint8") => Some(u64::from(u8::MAX)),
-                    Some("uint16") => Some(u64::from(u16::MAX)),
-                    Some("uint32") => Some(u64::from(u32::MAX)),
-                    Some("uint64") => Some(u64::MAX),
-                    _ => None,
-                };
-                if let Some(top) = top {
-                    *found += 1;
-                    let max = map.get("maximum").and_then(|m| m.as_u64());
-                    assert!(max.is_some_and(|m| m <= top), "{at}: maximum {max:?}");
-                }
-                for (k, x) in map {
-                    walk(x, &format!("{at}/{k}"), found);
-                }
-            }
-            serde_json::Value::Array(items) => {
-                for (i, x) in items.iter().enumerate() {
-                    walk(x, &format!("{at}/{i}"), found);
-                }
-            }
-            _ => {}
-        }
-    }
+fn every_unsigned_integer_parameter_has_its_maximum() {
     let doc: serde_json::Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
     let mut found = 0;
-    walk(&doc, "", &mut found);
-    assert!(found > 50, "{found} unsigned integers");
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for p in op["parameters"].as_array().cloned().unwrap_or_default() {
+                let schema = &p["schema"];
+                let top = match schema["format"].as_str() {
+                    Some("uint8") => u64::from(u8::MAX),
+                    Some("uint16") => u64::from(u16::MAX),
+                    Some("uint32") => u64::from(u32::MAX),
+                    Some("uint64") => u64::MAX,
+                    _ => continue,
+                };
+                found += 1;
+                let max = schema["maximum"].as_u64();
+                assert!(
+                    max.is_some_and(|m| m <= top),
+                    "{method} {path} {}: maximum {max:?}",
+                    p["name"]
+                );
+            }
+        }
+    }
+    assert!(found >= 4, "{found} unsigned integer parameters");
 }

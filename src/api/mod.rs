@@ -126,22 +126,39 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
                         *f = format!("uint{rest}");
                     }
                 }
-                // An unsigned integer's largest value is part of its schema: a client (or
-                // Schemathesis) that sends 2^64 for a u64 gets the 422 the schema foretells.
-                let top = match map.get("format").and_then(|f| f.as_str()) {
-                    Some("uint8") => Some(u64::from(u8::MAX)),
-                    Some("uint16") => Some(u64::from(u16::MAX)),
-                    Some("uint32") => Some(u64::from(u32::MAX)),
-                    Some("uint64") => Some(u64::MAX),
-                    _ => None,
-                };
-                if let Some(top) = top {
-                    map.entry("maximum").or_insert(serde_json::Value::from(top));
-                }
                 map.values_mut().for_each(walk);
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
             _ => {}
+        }
+    }
+    // A query or path parameter's unsigned integer states its largest value (u64: 2^64 − 1),
+    // so that a client (or Schemathesis) sending 2^64 + 1 as `start` expects the 422 it gets.
+    // Only parameters: response bodies carry exact integers beyond u64 where the maths does
+    // (Welter primes), and request bodies are bounded by their own rules.
+    fn parameter_maxima(doc: &mut serde_json::Value) {
+        let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) else {
+            return;
+        };
+        for ops in paths.values_mut().filter_map(|o| o.as_object_mut()) {
+            for op in ops.values_mut() {
+                let Some(serde_json::Value::Array(params)) = op.get_mut("parameters") else {
+                    continue;
+                };
+                for schema in params.iter_mut().filter_map(|p| p.get_mut("schema")) {
+                    let Some(map) = schema.as_object_mut() else {
+                        continue;
+                    };
+                    let top = match map.get("format").and_then(|f| f.as_str()) {
+                        Some("uint8") => u64::from(u8::MAX),
+                        Some("uint16") => u64::from(u16::MAX),
+                        Some("uint32") => u64::from(u32::MAX),
+                        Some("uint64") => u64::MAX,
+                        _ => continue,
+                    };
+                    map.entry("maximum").or_insert(serde_json::Value::from(top));
+                }
+            }
         }
     }
     let Ok(mut value) = serde_json::to_value(&doc) else {
@@ -149,6 +166,7 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     };
     walk(&mut value);
     dedupe_parameters(&mut value);
+    parameter_maxima(&mut value);
     serde_json::from_value(value).unwrap_or(doc)
 }
 
