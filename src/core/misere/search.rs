@@ -39,12 +39,23 @@ struct Heaps<'a> {
     /// Whether a heap size has no option.
     trivial: RefCell<HashMap<u64, bool>>,
     error: RefCell<Option<MisereError>>,
+    /// Options held in `cache`, all heap sizes together (bounded by [`MAX_CACHED_OPTIONS`]).
+    cached: std::cell::Cell<usize>,
 }
+
+/// The most options the search keeps listed, all heap sizes together (≈ 64 bytes each): a sum
+/// with large heaps of a game that splits into three heaps lists O(n²) options per size met,
+/// so this, not the step budget, is what bounds the memory (a request with a heap of 7,522
+/// of `0.E(947F)` took 23 GB before).
+const MAX_CACHED_OPTIONS: usize = 1 << 21;
 
 impl Heaps<'_> {
     fn options(&self, h: u64) -> Rc<Vec<Vec<u64>>> {
         if let Some(o) = self.cache.borrow().get(&h) {
             return Rc::clone(o);
+        }
+        if self.error.borrow().is_some() {
+            return Rc::new(Vec::new()); // the search is failing: no more lists
         }
         let list: Vec<Vec<u64>> = match heap_options(self.game, h) {
             Ok(opts) => opts
@@ -61,6 +72,17 @@ impl Heaps<'_> {
                 Vec::new()
             }
         };
+        let cached = self.cached.get() + list.len();
+        if cached > MAX_CACHED_OPTIONS {
+            self.error
+                .borrow_mut()
+                .get_or_insert(MisereError::SearchBudgetExceeded {
+                    steps: 0,
+                    entries: cached as u64,
+                });
+            return Rc::new(Vec::new());
+        }
+        self.cached.set(cached);
         let rc = Rc::new(list);
         self.cache.borrow_mut().insert(h, Rc::clone(&rc));
         rc
@@ -207,6 +229,7 @@ pub fn misere_search(
         cache: RefCell::new(HashMap::new()),
         trivial: RefCell::new(HashMap::new()),
         error: RefCell::new(None),
+        cached: std::cell::Cell::new(0),
     };
     let root = g.canonical(heaps);
     let mut search = MemoSearch::new(g, Mode::MisereOutcome, budget);
@@ -261,6 +284,7 @@ pub fn misere_grundy(game: &Game, heaps: &[u64], budget: Budget) -> Result<u64, 
         cache: RefCell::new(HashMap::new()),
         trivial: RefCell::new(HashMap::new()),
         error: RefCell::new(None),
+        cached: std::cell::Cell::new(0),
     };
     let root = g.canonical(heaps);
     let mut search = MemoSearch::new(g, Mode::NormalValue, budget);
