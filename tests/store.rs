@@ -10,7 +10,7 @@
 mod common;
 
 use grundy::core::octal::{Game, Solver, Values};
-use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V1};
+use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V2};
 use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, StoreError, CHUNK};
 use sqlx::Row;
 
@@ -96,7 +96,7 @@ async fn exercise_narrow_chunks(store: &Store) {
         "{bytes} bytes stored for 300000 values of .6 (at least a byte a value)"
     );
     for (i, r) in rows.iter().enumerate() {
-        assert_eq!(r.1, FORMAT_V1);
+        assert_eq!(r.1, FORMAT_V2);
         assert_eq!(r.2, Some((300_000 - i * CHUNK).min(CHUNK) as i64));
     }
 
@@ -248,7 +248,7 @@ async fn exercise_legacy_chunks(store: &Store) {
     let rows = chunk_rows(store, "0.17").await;
     assert_eq!(
         rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(),
-        [(FORMAT_LEGACY, None), (FORMAT_V1, Some(6000))]
+        [(FORMAT_LEGACY, None), (FORMAT_V2, Some(6000))]
     );
     // A shorter write in the new format never replaces a legacy chunk holding more values.
     store

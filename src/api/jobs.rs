@@ -18,7 +18,7 @@ use super::params::{ApiPath, ApiQuery};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing, Submitted};
 use crate::service::AppState;
-use crate::store::{Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
+use crate::store::{ArchiveReport, Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -111,6 +111,33 @@ pub struct JobResponse {
     /// once the store takes writes again. `heaps_per_second` and `eta_seconds` are null then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stalled: Option<JobStall>,
+    /// A `window` job: the values it dropped from memory are on disk (its archive) and read
+    /// back when a heap needs them. Absent for `all` jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<JobArchive>,
+}
+
+/// A window job's values on disk and its read-backs (over every run of the job).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"disk_bytes": 812000000u64, "reads": 41, "values_read": 2600000,
+    "read_seconds": 0.8, "deep_scans": 2, "far_rare_positions": 2}))]
+pub struct JobArchive {
+    /// Bytes the job's values take on disk (front, window and archive; compressed, with
+    /// checksums).
+    pub disk_bytes: u64,
+    /// Reads from the archive, the values they returned, and their wall time.
+    pub reads: u64,
+    pub values_read: u64,
+    pub read_seconds: f64,
+    /// Rare checks that scanned past the values held in memory (a heap whose value is rare,
+    /// or whose witnesses lie deep).
+    pub deep_scans: u64,
+    /// Rare positions beyond the window: each pairs with values read back a run at a time.
+    pub far_rare_positions: u64,
+    /// Set when the archive was found damaged (a chunk missing or failing its checksum) and
+    /// the job started over from heap 0: what was found, where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuilt: Option<String>,
 }
 
 /// Why a running job is stalled.
@@ -193,6 +220,18 @@ impl From<Job> for JobResponse {
             created_at_ms: j.created_at,
             started_at_ms: j.started_at,
             finished_at_ms: j.finished_at,
+            archive: j.keep_window.map(|_| {
+                let r = ArchiveReport::parse(j.archive.as_deref());
+                JobArchive {
+                    disk_bytes: j.archive_bytes,
+                    reads: r.reads,
+                    values_read: r.values_read,
+                    read_seconds: r.read_seconds,
+                    deep_scans: r.deep_scans,
+                    far_rare_positions: r.far_rare_positions,
+                    rebuilt: r.rebuilt,
+                }
+            }),
             owner: j.owner,
             stalled: None,
         }

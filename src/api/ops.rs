@@ -111,8 +111,39 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         }
         app.auth.record_active_jobs(&store).await;
     }
-    let body = crate::telemetry::metrics_handle().render();
+    let mut body = crate::telemetry::metrics_handle().render();
+    if let Some(store) = app.store() {
+        if let Ok(Ok((total, jobs))) =
+            tokio::time::timeout(std::time::Duration::from_secs(1), store.archive_bytes()).await
+        {
+            append_archive_bytes(&mut body, total, &jobs);
+        }
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+}
+
+/// The disk bytes window jobs hold, written fresh at each scrape (a gauge per queued or
+/// running job, so that no series outlives its job; the total over every job).
+fn append_archive_bytes(body: &mut String, total: u64, jobs: &[(String, u64)]) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        body,
+        "# HELP grundy_jobs_disk_bytes Bytes the values of window jobs take on disk (all jobs)\n\
+         # TYPE grundy_jobs_disk_bytes gauge\ngrundy_jobs_disk_bytes {total}"
+    );
+    if !jobs.is_empty() {
+        let _ = writeln!(
+            body,
+            "# HELP grundy_job_disk_bytes Bytes a queued or running window job's values take on disk\n\
+             # TYPE grundy_job_disk_bytes gauge"
+        );
+        // Job ids are generated here (hex and dashes); anything else is left out rather than
+        // escaped.
+        let plain = |id: &str| id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        for (id, bytes) in jobs.iter().filter(|(id, _)| plain(id)) {
+            let _ = writeln!(body, "grundy_job_disk_bytes{{job=\"{id}\"}} {bytes}");
+        }
+    }
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -445,6 +445,8 @@ mod tests {
             keep_window: None,
             store_values: true,
             owner: owner.map(str::to_owned),
+            archive_bytes: 0,
+            archive: None,
         }
     }
 

@@ -475,6 +475,8 @@ mod tests {
             keep_window: Some(1 << 16),
             store_values: false,
             owner: None,
+            archive_bytes: 0,
+            archive: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The services between the HTTP layers and the store: what every handler and job worker
 //! reaches through [`AppState`]. Nothing here knows HTTP.
 
+pub mod archive; // a window job's archive: the values its engine dropped, read back from the store's chunks
 pub mod auth; // who may do what with jobs: access modes, callers, scopes, ownership, quotas
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod census; // censuses: one job per game, created together within quotas, read as a table with verified verdicts

@@ -18,19 +18,20 @@
 
 use std::collections::HashSet;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
+use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
 use super::octal::OctalServiceError;
 use super::state::AppState;
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::store::{
-    now_ms, tail_offset, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord, Stall,
-    Store, StoreError, WindowState, WindowWrite,
+    now_ms, tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus,
+    PeriodicityRecord, Stall, Store, StoreError, WindowState, WindowWrite,
 };
 
 /// Handles of the running workers, to stop them at shutdown.
@@ -232,6 +233,10 @@ struct Saver<'a> {
     /// longer kept).
     already_window: usize,
     sequence_ok: bool,
+    /// Window mode: what the archive may read back (moved on after each commit), and the
+    /// read-back report of earlier runs of the job.
+    stored: Option<Arc<AtomicU64>>,
+    report: ArchiveReport,
 }
 
 impl Saver<'_> {
@@ -273,12 +278,23 @@ impl Saver<'_> {
             }
             let window = self.job.keep_window.map(|w| {
                 let w = w as usize;
+                let far = engine.far_rare();
+                let reads = engine.read_backs();
+                let report = ArchiveReport {
+                    reads: self.report.reads + reads.reads,
+                    values_read: self.report.values_read + reads.values,
+                    read_seconds: self.report.read_seconds + reads.nanos as f64 * 1e-9,
+                    deep_scans: self.report.deep_scans + reads.deep_scans,
+                    far_rare_positions: far.len() as u64,
+                    rebuilt: self.report.rebuilt.clone(),
+                };
                 let state = WindowState {
                     front: w as u64,
                     window: w as u64,
                     base: base as u64,
                     computed: total as u64,
                     mask: engine.mask(),
+                    far,
                 };
                 // New chunks of the front (from the kept front), then of the tail.
                 let start = tail_offset(self.already_window);
@@ -289,6 +305,7 @@ impl Saver<'_> {
                 WindowWrite {
                     state,
                     parts: [front_part, tail_part],
+                    report: Some(report.to_json()),
                 }
             });
             let (json, statistics) = (
@@ -330,6 +347,9 @@ impl Saver<'_> {
                 Ok(cp) => {
                     self.already = offset + tail.len();
                     self.already_window = total;
+                    if let Some(stored) = &self.stored {
+                        stored.store(total as u64, Ordering::Release);
+                    }
                     if stall.is_some() {
                         self.store.clear_stall(&self.job.id);
                         tracing::info!(job = %self.job.id, computed = total, "job checkpoint stored again; continuing");
@@ -362,6 +382,8 @@ enum Slice {
     /// Shutdown asked us to stop.
     Shutdown,
     Failed(String),
+    /// A window job's archive is damaged (a chunk missing or failing its checksum).
+    Damaged(String),
 }
 
 /// One claimed job, while a worker runs it.
@@ -414,6 +436,8 @@ async fn run(
         mut solver,
         already,
         sequence_ok,
+        stored,
+        report,
     }) = resumed
     else {
         return Ok(());
@@ -431,6 +455,8 @@ async fn run(
         saw_fault: false,
         already_window: solver.engine().len(),
         sequence_ok,
+        stored,
+        report,
     };
     loop {
         let len = solver.engine().len();
@@ -452,10 +478,14 @@ async fn run(
         let started = Instant::now();
         // A window job that stores every value never lets the window pass the values it has
         // not stored yet.
+        // A window job drops only stored values (its archive), so a slice goes at most
+        // MAX_UNSTORED values past its last checkpoint: that bounds what it holds beyond its
+        // window.
         let until = match job.keep_window {
             Some(w) if job.store_values && saver.sequence_ok => {
                 max_n.min(tail_offset(saver.already) + w as usize)
             }
+            Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
             _ => max_n,
         };
         let outcome = match run.slice(solver, until).await {
@@ -497,6 +527,15 @@ async fn run(
                     .await;
                 return Ok(());
             }
+            (_, Slice::Damaged(msg)) => {
+                // Values cannot be recomputed in the middle: the job starts over from heap 0,
+                // its note kept; given back to the queue, a worker resumes it from scratch.
+                tracing::error!(job = %job.id, computed = total, error = %msg, "window job's archive damaged; starting it over from heap 0");
+                if run.rebuild(&msg).await {
+                    store.release_job(&job.id, &owner).await?;
+                }
+                return Ok(());
+            }
             (_, Slice::Shutdown) => {
                 store.release_job(&job.id, &owner).await?;
                 tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
@@ -514,6 +553,9 @@ struct Resumed {
     already: usize,
     /// Whether the public sequence can be extended by this job (see [`Saver::sequence_ok`]).
     sequence_ok: bool,
+    /// Window mode: see [`Saver::stored`] and [`Saver::report`].
+    stored: Option<Arc<AtomicU64>>,
+    report: ArchiveReport,
 }
 
 impl Run<'_> {
@@ -550,8 +592,10 @@ impl Run<'_> {
     }
 
     /// A window-mode job's solver from its kept values, statistics and state (a fresh one
-    /// before its first checkpoint); `Err` with the reason when what is stored cannot resume
-    /// it (the job then fails: nothing is guessed).
+    /// before its first checkpoint), reading back from its archive; `Err` with the reason when
+    /// what is stored cannot resume it (the job then fails: nothing is guessed). An archive
+    /// that fails its check (a chunk missing or corrupt) is never used: the job starts over
+    /// from heap 0, the reason kept in its report.
     async fn resume_window(
         &self,
         game: &Game,
@@ -562,13 +606,45 @@ impl Run<'_> {
             front: window as usize,
             window: window as usize,
         };
-        let Some(kept) = self.retry(|| self.store.load_window(&self.job.id)).await else {
+        let Some(mut kept) = self.retry(|| self.store.load_window(&self.job.id)).await else {
             return Ok(None);
         };
-        let Some(stats) = self.saved_statistics().await else {
-            return Ok(None);
+        let mut report = ArchiveReport::parse(self.job.archive.as_deref());
+        if let Some(k) = &kept {
+            let chunks = k.state.archive_chunks();
+            let Some(damage) = self
+                .retry(|| self.store.check_archive(&self.job.id, chunks))
+                .await
+            else {
+                return Ok(None);
+            };
+            if let Some(damage) = damage {
+                let note = format!(
+                    "on resuming at heap {}: {} (chunk {}); recomputed from heap 0",
+                    k.state.computed, damage.detail, damage.chunk
+                );
+                tracing::error!(job = %self.job.id, note = %note, "window job's archive damaged; starting it over from heap 0");
+                if !self.rebuild(&note).await {
+                    return Ok(None);
+                }
+                report = ArchiveReport {
+                    rebuilt: Some(note),
+                    ..ArchiveReport::default()
+                };
+                kept = None;
+            }
+        }
+        let stats = match &kept {
+            Some(_) => {
+                let Some(stats) = self.saved_statistics().await else {
+                    return Ok(None);
+                };
+                stats
+            }
+            None => None,
         };
         let threads = self.app.config.job_threads;
+        let stored_heaps = kept.as_ref().map_or(0, |k| k.state.computed);
         let mut engine =
             match kept {
                 None => Engine::new(game),
@@ -578,7 +654,7 @@ impl Run<'_> {
                 Some(kept) => {
                     let stats = stats.as_ref().filter(|s| s.len() == kept.state.computed).ok_or(
                     "the saved statistics do not match the kept values, and the values between \
-                     the front and the window are not kept to count them again",
+                     the front and the window are in the archive, not in memory, to count them again",
                 )?;
                     let mut counts = stats.histogram();
                     if let Some(zero) = counts.first_mut() {
@@ -592,12 +668,21 @@ impl Run<'_> {
                         kept.state.base as usize,
                         &counts,
                         kept.state.mask,
+                        &kept.state.far,
                     )
                     .map_err(|e| format!("resuming the window: {e}"))?
                 }
             };
         engine.set_keep(keep).map_err(|e| e.to_string())?;
         engine.set_threads(threads);
+        let stored = Arc::new(AtomicU64::new(stored_heaps));
+        engine.set_archive(Box::new(StoreArchive::new(
+            self.store.clone(),
+            &self.job.id,
+            tokio::runtime::Handle::current(),
+            stored.clone(),
+            self.shutdown.clone(),
+        )));
         engine
             .set_statistics(
                 stats
@@ -616,13 +701,26 @@ impl Run<'_> {
         let Some(extent) = extent else {
             return Ok(None);
         };
-        let stored = extent.map_or(0, |e| e.computed).min(n);
+        let stored_values = extent.map_or(0, |e| e.computed).min(n);
         let (_, _, base) = engine.kept();
         Ok(Some(Resumed {
             solver: Solver::resume_engine(game, engine),
-            already: stored,
-            sequence_ok: self.job.store_values && tail_offset(stored) >= base,
+            already: stored_values,
+            sequence_ok: self.job.store_values && tail_offset(stored_values) >= base,
+            stored: Some(stored),
+            report,
         }))
+    }
+
+    /// Starts a window job with a damaged archive over from heap 0 (`note` kept in its
+    /// report); retried while the store fails. `false` on shutdown or a lost lease.
+    async fn rebuild(&self, note: &str) -> bool {
+        let owner = self.owner;
+        matches!(
+            self.retry(|| self.store.reset_window(&self.job.id, owner, note))
+                .await,
+            Some(true)
+        )
     }
 
     /// The job's solver resumed from what the store holds (loading retries, the job marked
@@ -668,6 +766,8 @@ impl Run<'_> {
             solver,
             already: resumed.stored,
             sequence_ok: true,
+            stored: None,
+            report: ArchiveReport::default(),
         }))
     }
 
@@ -680,8 +780,15 @@ impl Run<'_> {
             let mut stop = || Instant::now() >= deadline || sd.load(Ordering::SeqCst);
             let outcome = match solver.run(max_n, true, &mut stop) {
                 Ok(_) => Slice::Progress,
-                Err(OctalError::Stopped { .. }) if sd.load(Ordering::SeqCst) => Slice::Shutdown,
+                Err(OctalError::Stopped { .. } | OctalError::Archive { .. })
+                    if sd.load(Ordering::SeqCst) =>
+                {
+                    Slice::Shutdown
+                }
                 Err(OctalError::Stopped { .. }) => Slice::Progress,
+                Err(OctalError::Archive { heap, detail }) if detail.starts_with(DAMAGED) => {
+                    Slice::Damaged(format!("reading back G({heap}…): {detail}"))
+                }
                 Err(e) => Slice::Failed(e.to_string()),
             };
             (solver, outcome)

@@ -23,6 +23,12 @@
 //!
 //!   The `value_count` column repeats the count, so that an upsert can compare counts in SQL
 //!   (compressed lengths say nothing about how many values a chunk holds).
+//! * [`FORMAT_V2`] (2, what [`encode`] writes) — format 1 with a checksum: a 10-byte header,
+//!   [`MAGIC_V2`] (`0xC2`), the width, the count, then the CRC-32 (IEEE, little-endian) of the
+//!   uncompressed byte planes, then the zstd frame. A chunk whose planes do not hash to it is
+//!   corrupt: a flipped bit in a frame can decompress to other values of the right length,
+//!   which only a checksum tells. (Window jobs read their values back from these chunks,
+//!   `crate::service::archive`: a value read back is one that was written.)
 //!
 //! **Why a column and not only a header.** Legacy data is arbitrary bytes (any u32 values), so
 //! no magic number can be told apart from it with certainty by looking at the bytes alone, and
@@ -43,12 +49,18 @@ pub const CHUNK: usize = 65_536;
 
 /// `format` of a legacy chunk: raw u32 little-endian values, no header.
 pub const FORMAT_LEGACY: i64 = 0;
-/// `format` of a chunk written by [`encode`].
+/// `format` of a zstd chunk without a checksum (written before format 2).
 pub const FORMAT_V1: i64 = 1;
 /// The first byte of a [`FORMAT_V1`] chunk.
 pub const MAGIC_V1: u8 = 0xC1;
 /// Header bytes of a [`FORMAT_V1`] chunk.
 pub const HEADER: usize = 6;
+/// `format` of a chunk written by [`encode`]: format 1 with a CRC-32 of its planes.
+pub const FORMAT_V2: i64 = 2;
+/// The first byte of a [`FORMAT_V2`] chunk.
+pub const MAGIC_V2: u8 = 0xC2;
+/// Header bytes of a [`FORMAT_V2`] chunk.
+pub const HEADER_V2: usize = 10;
 /// zstd level: level 3 (zstd's default) compresses a 64 Ki-value chunk in about 0.25 ms;
 /// higher levels gain a few percent at 4–200 times the time (BENCHMARKS.md, "Store size").
 const LEVEL: i32 = 3;
@@ -61,7 +73,7 @@ pub struct Encoded {
     pub count: usize,
 }
 
-/// Encodes at most [`CHUNK`] values in [`FORMAT_V1`], in the narrowest width that holds their
+/// Encodes at most [`CHUNK`] values in [`FORMAT_V2`], in the narrowest width that holds their
 /// largest value (whatever the width they are held in).
 pub fn encode(values: ValuesRef<'_>) -> Result<Encoded, StoreError> {
     debug_assert!(values.len() <= CHUNK);
@@ -70,14 +82,15 @@ pub fn encode(values: ValuesRef<'_>) -> Result<Encoded, StoreError> {
     let raw = planes(values, width);
     let frame = zstd::bulk::compress(&raw, LEVEL)
         .map_err(|e| StoreError::Encode(format!("compressing a chunk of {count} values: {e}")))?;
-    let mut data = Vec::with_capacity(HEADER + frame.len());
-    data.push(MAGIC_V1);
+    let mut data = Vec::with_capacity(HEADER_V2 + frame.len());
+    data.push(MAGIC_V2);
     data.push(width as u8);
     data.extend_from_slice(&(count as u32).to_le_bytes());
+    data.extend_from_slice(&crc32fast::hash(&raw).to_le_bytes());
     data.extend_from_slice(&frame);
     Ok(Encoded {
         data,
-        format: FORMAT_V1,
+        format: FORMAT_V2,
         count,
     })
 }
@@ -127,11 +140,17 @@ pub fn decode(
                 .collect();
             Ok(Values::from_u32(&v))
         }
-        FORMAT_V1 => {
-            let Some((head, frame)) = data.split_first_chunk::<HEADER>() else {
-                return Err(corrupt(format!("truncated header ({} bytes)", data.len())));
+        FORMAT_V1 | FORMAT_V2 => {
+            let (header, magic) = if format == FORMAT_V1 {
+                (HEADER, MAGIC_V1)
+            } else {
+                (HEADER_V2, MAGIC_V2)
             };
-            if head[0] != MAGIC_V1 {
+            if data.len() < header {
+                return Err(corrupt(format!("truncated header ({} bytes)", data.len())));
+            }
+            let (head, frame) = data.split_at(header);
+            if head[0] != magic {
                 return Err(corrupt(format!("bad magic byte {:#04x}", head[0])));
             }
             let width = usize::from(head[1]);
@@ -155,6 +174,15 @@ pub fn decode(
                     "{} bytes of values, {n} values of {width} bytes expected",
                     raw.len()
                 )));
+            }
+            if format == FORMAT_V2 {
+                let want = u32::from_le_bytes([head[6], head[7], head[8], head[9]]);
+                let got = crc32fast::hash(&raw);
+                if got != want {
+                    return Err(corrupt(format!(
+                        "checksum mismatch (CRC-32 {got:#010x}, stored {want:#010x})"
+                    )));
+                }
             }
             Ok(match width {
                 1 => Values::U8(raw),
@@ -195,7 +223,7 @@ mod tests {
 
     fn round_trip(values: &[u32]) -> Values {
         let e = encode(Values::from_u32(values).as_ref()).unwrap();
-        assert_eq!(e.format, FORMAT_V1);
+        assert_eq!(e.format, FORMAT_V2);
         assert_eq!(e.count, values.len());
         let d = decode(e.format, &e.data, Some(e.count as i64), "t").unwrap();
         assert_eq!(d.to_u32_vec(), values);
@@ -234,6 +262,33 @@ mod tests {
             .collect();
         let e = encode(Values::from_u32(&periodic).as_ref()).unwrap();
         assert!(e.data.len() < CHUNK / 10, "{} bytes", e.data.len());
+    }
+
+    #[test]
+    fn a_checksum_catches_what_decompresses() {
+        let values: Vec<u32> = (0..5000).map(|i| (i * 7 + i / 13) % 64).collect();
+        let good = encode(Values::from_u32(&values).as_ref()).unwrap().data;
+        // A stored checksum that does not match the planes.
+        let mut bad = good.clone();
+        bad[6] ^= 1;
+        assert!(corrupt(FORMAT_V2, &bad, None).contains("checksum"));
+        // Any single flipped bit in the frame: an error (a checksum or a zstd one), never
+        // other values.
+        for at in HEADER_V2..good.len() {
+            for bit in [0, 3, 7] {
+                let mut bad = good.clone();
+                bad[at] ^= 1 << bit;
+                if let Ok(v) = decode(FORMAT_V2, &bad, None, "t") {
+                    assert_eq!(v.to_u32_vec(), values, "byte {at} bit {bit}");
+                }
+            }
+        }
+        // A format-1 chunk (no checksum), as written before format 2, still reads.
+        let mut v1 = vec![MAGIC_V1];
+        v1.extend_from_slice(&good[1..HEADER]);
+        v1.extend_from_slice(&good[HEADER_V2..]);
+        let d = decode(FORMAT_V1, &v1, Some(5000), "t").unwrap();
+        assert_eq!(d.to_u32_vec(), values);
     }
 
     #[test]
@@ -280,36 +335,36 @@ mod tests {
         let good = encode(Values::from_u32(&values).as_ref()).unwrap().data;
         assert_eq!(good[1], 2);
         // Truncated anywhere: header or frame.
-        for cut in [0, 1, 5, HEADER, HEADER + 1, good.len() / 2, good.len() - 1] {
-            corrupt(FORMAT_V1, &good[..cut], None);
+        for cut in [0, 1, 5, HEADER_V2, HEADER_V2 + 1, good.len() / 2, good.len() - 1] {
+            corrupt(FORMAT_V2, &good[..cut], None);
         }
         // Bad magic.
         let mut bad = good.clone();
         bad[0] = 0;
-        assert!(corrupt(FORMAT_V1, &bad, None).contains("magic"));
+        assert!(corrupt(FORMAT_V2, &bad, None).contains("magic"));
         // Bad widths.
         for w in [0u8, 3, 5, 8, 255] {
             let mut bad = good.clone();
             bad[1] = w;
-            assert!(corrupt(FORMAT_V1, &bad, None).contains("width"));
+            assert!(corrupt(FORMAT_V2, &bad, None).contains("width"));
         }
         // A width that decompresses to the wrong number of bytes.
         let mut bad = good.clone();
         bad[1] = 1;
-        corrupt(FORMAT_V1, &bad, None);
+        corrupt(FORMAT_V2, &bad, None);
         // Wrong counts: fewer, more, zero, above a chunk, disagreeing with the row.
         for n in [4999u32, 5001, 0, CHUNK as u32 + 1, u32::MAX] {
             let mut bad = good.clone();
             bad[2..6].copy_from_slice(&n.to_le_bytes());
-            corrupt(FORMAT_V1, &bad, None);
+            corrupt(FORMAT_V2, &bad, None);
         }
-        assert!(corrupt(FORMAT_V1, &good, Some(4999)).contains("row"));
+        assert!(corrupt(FORMAT_V2, &good, Some(4999)).contains("row"));
         // Garbage frames.
         let mut bad = good.clone();
-        for b in &mut bad[HEADER..] {
+        for b in &mut bad[HEADER_V2..] {
             *b ^= 0x5A;
         }
-        corrupt(FORMAT_V1, &bad, None);
+        corrupt(FORMAT_V2, &bad, None);
         // A new chunk read as legacy, a legacy one read as new, an unknown format.
         let odd = if good.len() % 4 == 0 {
             good.len() - 1
@@ -317,11 +372,11 @@ mod tests {
             good.len()
         };
         corrupt(FORMAT_LEGACY, &good[..odd], None);
-        corrupt(FORMAT_V1, &encode_legacy(&values), None);
-        assert!(corrupt(2, &good, None).contains("format"));
+        corrupt(FORMAT_V2, &encode_legacy(&values), None);
+        assert!(corrupt(3, &good, None).contains("format"));
         // The untouched chunk still decodes.
         assert_eq!(
-            decode(FORMAT_V1, &good, Some(5000), "t")
+            decode(FORMAT_V2, &good, Some(5000), "t")
                 .unwrap()
                 .to_u32_vec(),
             values
@@ -346,6 +401,9 @@ mod tests {
             let mut with_header = vec![MAGIC_V1, 1, 10, 0, 0, 0];
             with_header.extend_from_slice(&data);
             let _ = decode(FORMAT_V1, &with_header, None, "t");
+            let mut with_header = vec![MAGIC_V2, 1, 10, 0, 0, 0, 1, 2, 3, 4];
+            with_header.extend_from_slice(&data);
+            let _ = decode(FORMAT_V2, &with_header, None, "t");
         }
     }
 }

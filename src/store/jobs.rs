@@ -80,6 +80,10 @@ pub struct Job {
     pub store_values: bool,
     /// The name of the API key that submitted the job (`None` on an open server).
     pub owner: Option<String>,
+    /// Window mode: bytes the job's chunks take on disk (`windows.rs`), and its read-back
+    /// report (JSON).
+    pub archive_bytes: u64,
+    pub archive: Option<String>,
 }
 
 /// What a client asks for.
@@ -95,7 +99,7 @@ pub struct NewJob {
 pub(super) const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
                        lease_owner, attempts, created_at, started_at, finished_at, updated_at, \
-                       keep_window, store_values, owner";
+                       keep_window, store_values, owner, archive_bytes, archive";
 
 pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
@@ -120,6 +124,8 @@ pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
             .map(|w| w.max(0) as u64),
         store_values: row.try_get::<i64, _>("store_values")? != 0,
         owner: row.try_get("owner")?,
+        archive_bytes: row.try_get::<i64, _>("archive_bytes")?.max(0) as u64,
+        archive: row.try_get("archive")?,
     })
 }
 
@@ -143,7 +149,7 @@ pub enum Checkpoint {
 /// renewal, atomically. A `&[u32]` or `&Values` converts into the tail with `.into()`.
 /// A window-mode job (`window`) writes its kept values there, and the sequence tail only when
 /// it stores every value (`store_values`; otherwise the tail is empty and ignored).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CheckpointArgs<'a> {
     pub job_id: &'a str,
     pub owner: &'a str,
@@ -207,6 +213,8 @@ impl Store {
             keep_window: job.keep_window,
             store_values: job.store_values,
             owner: None,
+            archive_bytes: 0,
+            archive: None,
         })
     }
 

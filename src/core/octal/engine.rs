@@ -13,6 +13,7 @@
 //!
 //! [`naive_values`]: super::naive::naive_values
 
+use super::archive::{Archive, Backing, ReadBacks};
 use super::bitset::{self, set};
 use super::code::Game;
 use super::dense;
@@ -84,14 +85,15 @@ pub struct EngineStats {
     pub threads: usize,
 }
 
-/// Incremental G-sequence computation for one game.
+/// Incremental G-sequence computation for one game. (Not `Clone`: in window mode it owns
+/// its archive.)
 ///
 /// ```text
 /// let mut e = Engine::new(&Game::parse("0.6")?);
 /// e.extend_to(1_000_000, &mut || false)?;
 /// let g: &Values = e.values(); // 1, 2 or 4 bytes per value
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Engine {
     game: Game,
     rules: Rules,
@@ -130,6 +132,10 @@ pub struct Engine {
     /// ([`Engine::set_statistics`]); why they stopped, if a value outgrew them.
     stats: Option<Box<Statistics>>,
     stats_error: Option<String>,
+    /// Window mode: where dropped values go and are read back from (`archive.rs`); without
+    /// one, values are dropped for good and a heap that needs one is an error.
+    archive: Option<Box<dyn Archive>>,
+    read_backs: ReadBacks,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -180,6 +186,8 @@ impl Engine {
             slide: SLIDE,
             stats: None,
             stats_error: None,
+            archive: None,
+            read_backs: ReadBacks::default(),
         }
     }
 
@@ -259,11 +267,13 @@ impl Engine {
     }
 
     /// An engine in window mode continuing from kept values: `front` is G(0..front.len()),
-    /// `tail` is G(base..base + tail.len()), `counts[v]` how often v occurred among G(1..n)
-    /// and `mask` the rare/common mask the computation ran with (see `window.rs`). The front
-    /// must hold every rare position under `mask` (it does: window mode keeps them below the
-    /// window, and the front is at least the window). Where nothing was dropped yet
-    /// (`base ≤ front.len()`) this is [`Engine::resume`] with the window set.
+    /// `tail` is G(base..base + tail.len()), `counts[v]` how often v occurred among G(1..n),
+    /// `mask` the rare/common mask the computation ran with and `far` the rare positions
+    /// beyond the window with their values ([`Engine::far_rare`]; see `window.rs`). The
+    /// values between the front and the tail are read back from the archive set with
+    /// [`Engine::set_archive`]. Where nothing was dropped yet (`base ≤ front.len()`) this is
+    /// [`Engine::resume`] with the window set.
+    #[allow(clippy::too_many_arguments)] // the saved state of a window, field by field
     pub fn resume_window(
         game: &Game,
         keep: Keep,
@@ -272,6 +282,7 @@ impl Engine {
         base: usize,
         counts: &[u64],
         mask: u32,
+        far: &[(u64, u16)],
     ) -> Result<Engine, OctalError> {
         let Keep::Window { front: f, .. } = keep else {
             return Err(OctalError::InvalidValues {
@@ -320,14 +331,57 @@ impl Engine {
         e.values = values;
         e.gap = Some(Gap { front: f, base });
         if !e.scan_twos.is_empty() {
-            // The rare positions and probes from the front (every rare position is there).
+            // The rare positions and probes from the front; those beyond it as saved.
             let (words, sparse) = (e.words, &mut e.mode);
             *sparse = Mode::Sparse(Box::new(with_cells!(e.values.as_ref(), |g| {
                 Sparse::new(mask, &g[..f], words)
             })));
         }
         e.freeze()?;
+        match &mut e.mode {
+            Mode::Sparse(sp) => sp.restore_far(far)?,
+            _ if far.is_empty() => {}
+            _ => {
+                return Err(OctalError::InvalidValues {
+                    reason: "rare positions saved for a game without two-heap splits",
+                })
+            }
+        }
         Ok(e)
+    }
+
+    /// Window mode: where the values the engine drops go, and are read back from
+    /// (`archive.rs`). Without one, dropped values are gone, and a heap whose rare check
+    /// needs one of them ends the computation with [`OctalError::Archive`].
+    pub fn set_archive(&mut self, archive: Box<dyn Archive>) {
+        self.archive = Some(archive);
+    }
+
+    /// The archive, to look at after a computation (tests, diagnostics).
+    pub fn archive(&self) -> Option<&dyn Archive> {
+        self.archive.as_deref()
+    }
+
+    /// Read-backs from the archive so far.
+    pub fn read_backs(&self) -> ReadBacks {
+        self.read_backs
+    }
+
+    /// Window mode: the rare positions beyond the window (paired through the archive), with
+    /// their values — what [`Engine::resume_window`] needs besides the kept values.
+    pub fn far_rare(&self) -> Vec<(u64, u16)> {
+        match &self.mode {
+            Mode::Sparse(sp) => sp.far(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Tests: every rare check reads its splits through the archive path (see `sparse.rs`).
+    #[cfg(test)]
+    pub(crate) fn force_read_back(&mut self) {
+        if let Mode::Sparse(sp) = &mut self.mode {
+            sp.set_force_read_back(true);
+        }
     }
 
     /// Why window mode ([`Keep::Window`]) cannot compute `game` at all, if it cannot: moves
@@ -526,12 +580,14 @@ impl Engine {
             }
             let mut stop_at = n.min(self.next_review.max(len + 1));
             if let Keep::Window { front, window } = self.keep {
-                // Never more than `front + window + 2·slide` values held (a slide follows).
+                // Never more than `front + window + 2·slide` values held (a slide follows) —
+                // unless the archive holds back a drop (it has not written the values yet):
+                // then a slide at a time; whoever feeds the archive bounds the lag.
                 let held = self.values.len();
                 stop_at = stop_at.min(
                     len + (front + window + 2 * self.slide)
                         .saturating_sub(held)
-                        .max(1),
+                        .max(self.slide),
                 );
             }
             let done = self.compute(len, stop_at);
@@ -623,11 +679,16 @@ impl Engine {
             }
             Mode::Sparse(sp) => {
                 let gap = self.gap;
+                let mut backing = self.archive.as_deref_mut().map(|archive| Backing {
+                    archive,
+                    counts: &mut self.read_backs,
+                });
                 with_cells!(self.values.as_ref(), |g| sp.step(
                     View::of(g, gap),
                     n,
                     twos,
-                    excl
+                    excl,
+                    &mut backing
                 ))?
             }
         };
@@ -707,11 +768,16 @@ impl Engine {
             let Mode::Sparse(sp) = &mut self.mode else {
                 break; // left sparse mode (a value ≥ 2^16): the rest is computed normally
             };
+            let mut backing = self.archive.as_deref_mut().map(|archive| Backing {
+                archive,
+                counts: &mut self.read_backs,
+            });
             let v = with_cells!(self.values.as_ref(), |g| sp.step(
                 View::of(g, gap),
                 n,
                 twos,
-                excl
+                excl,
+                &mut backing
             ))?;
             self.push_value(n, v)?;
         }
@@ -757,9 +823,6 @@ impl Engine {
         }
         if let Mode::Sparse(sp) = &mut self.mode {
             sp.push(n, v);
-            if let Some(at) = sp.rare_beyond {
-                return Err(rare_beyond_window(at, self.keep));
-            }
             // A mask that has gone stale (many new rare positions) is reviewed early.
             if sp.rare.len() > 2 * self.rare_at_review + 4096 {
                 self.next_review = n + 1;
@@ -788,7 +851,19 @@ impl Engine {
                 return Err(e);
             }
         }
-        let drop = (tail - window) / self.slide * self.slide;
+        let mut drop = (tail - window) / self.slide * self.slide;
+        if let (Some(archive), Some(gap)) = (&mut self.archive, self.gap) {
+            // Only what the archive holds (or will, once it is written) may go.
+            let dropping = self.values.as_ref().slice(front_len..front_len + drop);
+            let held = archive
+                .offer(gap.base as u64, dropping)
+                .map_err(|detail| OctalError::Archive {
+                    heap: gap.base as u64,
+                    detail,
+                })?;
+            let allowed = usize::try_from(held).unwrap_or(usize::MAX);
+            drop = drop.min(allowed.saturating_sub(gap.base) / self.slide * self.slide);
+        }
         self.values.drain(front_len..front_len + drop);
         if let Some(gap) = &mut self.gap {
             gap.base += drop;
@@ -822,12 +897,7 @@ impl Engine {
                      every mask), so two-heap splits are scanned in full"
                 )))
             }
-            Mode::Sparse(sp) => {
-                sp.set_limits(front.min(rare_limit), rare_limit);
-                if let Some(at) = sp.rare_beyond {
-                    return Err(rare_beyond_window(at, self.keep));
-                }
-            }
+            Mode::Sparse(sp) => sp.set_limits(front.min(rare_limit), rare_limit),
         }
         self.next_review = usize::MAX;
         Ok(())
@@ -958,23 +1028,6 @@ impl Engine {
         {
             self.next_review = (n + n / 8).max(256);
         }
-    }
-}
-
-/// The error for a rare value at heap `at`, beyond what window mode allows.
-fn rare_beyond_window(at: usize, keep: Keep) -> OctalError {
-    let window = match keep {
-        Keep::Window { window, .. } => window,
-        Keep::All => 0,
-    };
-    let need = (at + 2 * HEAPS + 64).div_ceil(SLIDE) * SLIDE;
-    OctalError::WindowTooSmall {
-        heap: at as u64,
-        detail: format!(
-            "G({at}) is rare under the rare/common mask: every rare position must lie within \
-             the window ({window} values less the largest take), so a window of at least \
-             {need} values would suffice"
-        ),
     }
 }
 

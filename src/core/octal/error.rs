@@ -80,6 +80,11 @@ pub enum OctalError {
     /// does not keep. Nothing was guessed: the engine stops with every value so far exact.
     #[error("heap {heap}: {detail}")]
     WindowTooSmall { heap: u64, detail: String },
+    /// A window-mode computation could not read back dropped values from its archive
+    /// (`archive.rs`: missing, failing its checksum, or the store unavailable). Nothing was
+    /// guessed: every value before `heap`'s read is exact.
+    #[error("reading back G({heap}…) from the archive: {detail}")]
+    Archive { heap: u64, detail: String },
     /// Values given to `Engine::resume` are not a valid start (empty is fine; G(0) must be 0).
     #[error("invalid stored values: {reason}")]
     InvalidValues { reason: &'static str },

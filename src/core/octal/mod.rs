@@ -12,7 +12,8 @@
 //!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).
 //! * [`value_at`] (`value.rs`): G(heap) for any u64 heap.
 //! * [`Values`] (`values.rs`): a G-sequence in 1, 2 or 4 bytes per value, widened on demand.
-//! * [`Keep`] (`window.rs`): all values, or a front and a window behind n (bounded memory).
+//! * [`Keep`] (`window.rs`): all values, or a front and a window behind n (bounded memory),
+//!   the values between read back from an [`Archive`] (`archive.rs`) when a heap needs them.
 //! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
 //! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
 //! * [`Statistics`] (`statistics.rs`): the published tables' statistics of a G-sequence prefix;
@@ -22,6 +23,7 @@
 //! long computation polls a `should_stop` callback; all failures are [`OctalError`]s.
 #[cfg(test)]
 mod acceptance_tests;
+pub mod archive;
 mod bitset;
 pub mod code;
 mod dense;
@@ -47,6 +49,7 @@ pub mod window;
 #[cfg(test)]
 mod window_tests;
 
+pub use archive::{Archive, MemoryArchive, ReadBacks};
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
 };

@@ -9,7 +9,7 @@ use super::value::value_at;
 use super::values::Values;
 
 /// A game's computation state: values, the periodicity verdict, and queries on them.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Solver {
     engine: Engine,
     detector: Detector,

@@ -26,6 +26,7 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
+use super::archive::{fill, Backing, Run, READ_RUN};
 use super::error::OctalError;
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, HEAPS};
@@ -89,12 +90,26 @@ pub(crate) struct Sparse {
     /// When nonzero, the pairs with a rare part whose two parts are both below `split_at` are
     /// already in `excl` (the engine's parallel block pass, `sparse_block.rs`) and are skipped.
     split_at: usize,
-    /// Window mode (`window.rs`): probes only below `probe_limit`, and a rare position at or
-    /// beyond `rare_limit` is recorded in `rare_beyond` (the engine then stops). Both
-    /// `usize::MAX` while every value is kept.
+    /// Window mode (`window.rs`): probes only below `probe_limit`; rare positions at or beyond
+    /// `rare_limit` (whose partners are not in the tail) are kept in `far`. Both `usize::MAX`
+    /// while every value is kept.
     probe_limit: usize,
     rare_limit: usize,
-    pub rare_beyond: Option<usize>,
+    /// Rare positions at or beyond `rare_limit`, ascending, each with a run of its partners'
+    /// values read back from the archive (`archive.rs`).
+    far: Vec<Far>,
+    /// Tests: every rare check scans from its first split through [`fill`] (the archive for
+    /// what is not kept) instead of the probes and the kept values.
+    force_read_back: bool,
+}
+
+/// A rare position beyond the window (window mode), its value, and a run of values around its
+/// partners `r − pos` (which move up by one heap per heap).
+#[derive(Debug, Clone)]
+struct Far {
+    pos: usize,
+    val: u16,
+    run: Run,
 }
 
 /// Occurrences per common value in the probe list.
@@ -135,7 +150,8 @@ impl Sparse {
             split_at: 0,
             probe_limit: usize::MAX,
             rare_limit: usize::MAX,
-            rare_beyond: None,
+            far: Vec::new(),
+            force_read_back: false,
         };
         s.widen(words);
         for (a, &v) in g.iter().enumerate() {
@@ -158,8 +174,8 @@ impl Sparse {
         }
     }
 
-    /// Window mode: probes only from positions below `probe_limit`; every rare position must
-    /// stay below `rare_limit` (see `window.rs`).
+    /// Window mode: probes only from positions below `probe_limit`; rare positions from
+    /// `rare_limit` on are paired through the archive (see `window.rs`).
     pub(crate) fn set_limits(&mut self, probe_limit: usize, rare_limit: usize) {
         self.probe_limit = probe_limit;
         self.rare_limit = rare_limit;
@@ -169,11 +185,60 @@ impl Sparse {
         self.head = 0;
         self.rebuild_probe(self.probe_built);
         self.probe_dirty = true;
-        if let Some(&last) = self.rare.last() {
-            if last as usize >= rare_limit {
-                self.rare_beyond = Some(last as usize);
+        let keep = self.rare.partition_point(|&a| (a as usize) < rare_limit);
+        let far: Vec<Far> = self.rare[keep..]
+            .iter()
+            .zip(&self.rare_vals[keep..])
+            .map(|(&pos, &val)| Far {
+                pos: pos as usize,
+                val,
+                run: Run::default(),
+            })
+            .collect();
+        self.rare.truncate(keep);
+        self.rare_vals.truncate(keep);
+        self.add_far(far);
+    }
+
+    /// Adds rare positions beyond the window (kept ascending, without repeats).
+    fn add_far(&mut self, far: impl IntoIterator<Item = Far>) {
+        self.far.extend(far);
+        self.far.sort_by_key(|f| f.pos);
+        self.far.dedup_by_key(|f| f.pos);
+    }
+
+    /// The rare positions beyond the window and their values (to save with a window job).
+    pub(crate) fn far(&self) -> Vec<(u64, u16)> {
+        self.far.iter().map(|f| (f.pos as u64, f.val)).collect()
+    }
+
+    /// Restores rare positions beyond the window saved by [`Sparse::far`] (resuming a window
+    /// job: those beyond the front are not in the values it resumes from).
+    pub(crate) fn restore_far(&mut self, far: &[(u64, u16)]) -> Result<(), OctalError> {
+        let mut add = Vec::with_capacity(far.len());
+        for &(pos, val) in far {
+            let pos = usize::try_from(pos).map_err(|_| OctalError::InvalidValues {
+                reason: "a rare position out of range",
+            })?;
+            if pos == 0 || !self.is_rare(val.into()) {
+                return Err(OctalError::InvalidValues {
+                    reason: "a saved rare position is not rare under the mask",
+                });
             }
+            add.push(Far {
+                pos,
+                val,
+                run: Run::default(),
+            });
         }
+        self.add_far(add);
+        Ok(())
+    }
+
+    /// Tests: see the field `force_read_back`.
+    #[cfg(test)]
+    pub(crate) fn set_force_read_back(&mut self, on: bool) {
+        self.force_read_back = on;
     }
 
     #[inline(always)]
@@ -210,7 +275,12 @@ impl Sparse {
                     self.rare_vals.push(v as u16);
                 }
                 _ => {
-                    self.rare_beyond.get_or_insert(n);
+                    // Beyond the window (or 2^32): paired through the archive from now on.
+                    self.far.push(Far {
+                        pos: n,
+                        val: v as u16,
+                        run: Run::default(),
+                    });
                     return;
                 }
             }
@@ -312,6 +382,81 @@ impl Sparse {
         }
     }
 
+    /// The pairs `(p, r − p)` of heap `n` with `p` a rare position beyond the window, into
+    /// slot `j` with `stamp`: `p` as the smaller or the larger part, as the part rule allows.
+    /// The partners come from each far position's run (the archive, a run at a time).
+    #[allow(clippy::too_many_arguments)]
+    fn mark_far<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        backing: &mut Option<Backing<'_>>,
+        n: usize,
+        twos: &[i64],
+        gap: usize,
+        stamp: Stamp,
+        j: usize,
+    ) -> Result<(), OctalError> {
+        let mark = slot(&mut self.marks, j);
+        for &u in twos {
+            let Some((r, lo, hi)) = split_range(n, u, gap) else {
+                continue;
+            };
+            for f in &mut self.far {
+                if f.pos > r - lo {
+                    break; // ascending: every later one too
+                }
+                let p = f.pos;
+                if (p >= lo && p <= hi) || p >= r - hi {
+                    // The runs serve every digit: they start a little before the partner.
+                    let x = r - p;
+                    let v = f.run.get(g, backing, x, false, n)?;
+                    mark[usize::from(f.val ^ v)] = stamp;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rare check's scan past what is kept: splits `(a, r − a)` for `a` from `from` to
+    /// `hi`, both sides read a run at a time ([`fill`]: front, archive, tail). With `until_found`
+    /// it stops once every missing rare value is seen, else it marks every pair.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_read_back<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        backing: &mut Option<Backing<'_>>,
+        r: usize,
+        from: usize,
+        hi: usize,
+        stamp: Stamp,
+        j: usize,
+        until_found: bool,
+    ) -> Result<(), OctalError> {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        let mut a = from;
+        while a <= hi {
+            let end = (a + READ_RUN).min(hi + 1);
+            let len = end - a;
+            left.resize(len, 0);
+            right.resize(len, 0);
+            fill(g, backing, a, &mut left)?;
+            fill(g, backing, r + 1 - end, &mut right)?;
+            let mark = slot(&mut self.marks, j);
+            for (&x, &y) in left.iter().zip(right.iter().rev()) {
+                mark[usize::from(x ^ y)] = stamp;
+            }
+            self.scanned_pairs += len as u64;
+            a = end;
+            if until_found {
+                drop_marked(&mut self.missing, mark, stamp);
+                if self.missing.is_empty() {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
     /// parts must differ by at least `twos.gap` (0: any split).
@@ -324,6 +469,7 @@ impl Sparse {
         n: usize,
         twos: &Twos,
         excl: &[u64],
+        backing: &mut Option<Backing<'_>>,
     ) -> Result<u32, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
@@ -423,6 +569,9 @@ impl Sparse {
         if let Some((first, _)) = self.premarked {
             self.mark_block_rest(g, n, first, twos, gap, stamp, j);
         }
+        if !self.far.is_empty() {
+            self.mark_far(g, backing, n, twos, gap, stamp, j)?;
+        }
         let mark = slot(&mut self.marks, j);
         for (w, &bits) in excl.iter().enumerate() {
             let mut b = bits;
@@ -444,14 +593,9 @@ impl Sparse {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
-                let end = scan_end(g, r, lo, hi);
-                if end <= hi {
-                    return Err(window_too_small(g, n, r, end, hi));
-                }
-                for a in lo..=hi {
-                    mark[usize::from(g.front[a].low16() ^ g.near(r - a).low16())] = stamp;
-                }
+                self.scan_read_back(g, backing, r, lo, hi, stamp, j, false)?;
             }
+            let mark = slot(&mut self.marks, j);
             return Ok((0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32);
         };
         // (2) rare values below c that are not yet excluded.
@@ -472,6 +616,17 @@ impl Sparse {
         // (a batch at least as long as the list, so filtering costs at most as much as
         // marking). First the probe pairs, then (for completeness) every split in order.
         'scan: {
+            if self.force_read_back {
+                for &u in twos {
+                    if let Some((r, lo, hi)) = split_range(n, u, gap) {
+                        self.scan_read_back(g, backing, r, lo, hi, stamp, j, true)?;
+                        if self.missing.is_empty() {
+                            break 'scan;
+                        }
+                    }
+                }
+                break 'scan;
+            }
             for &u in twos {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
@@ -507,6 +662,7 @@ impl Sparse {
                 // Every value kept: `stop` is hi + 1. Window mode: the splits whose parts
                 // are both kept (a in the front, r − a in the tail).
                 let stop = scan_end(g, r, lo, hi);
+                let mark = slot(&mut self.marks, j);
                 let mut a = lo;
                 while a < stop {
                     let end = (a + BATCH.max(self.missing.len())).min(stop);
@@ -523,8 +679,15 @@ impl Sparse {
                     }
                 }
                 if stop <= hi {
-                    // Undecided within what is kept: G(n) may be rare, or a witness lies in.
-                    return Err(window_too_small(g, n, r, stop, hi));
+                    // Undecided within what is kept: G(n) may be rare, or a witness lies
+                    // further in. The scan goes on through the archive.
+                    if let Some(b) = backing {
+                        b.counts.deep_scans += 1;
+                    }
+                    self.scan_read_back(g, backing, r, stop, hi, stamp, j, true)?;
+                    if self.missing.is_empty() {
+                        break 'scan;
+                    }
                 }
             }
         }
@@ -542,29 +705,6 @@ fn scan_end<T: Copy>(g: View<'_, T>, r: usize, lo: usize, hi: usize) -> usize {
         .min(g.front_end())
         .min((r + 1).saturating_sub(g.base))
         .max(lo)
-}
-
-/// The error for a heap whose rare check needs the splits from `a = from` to `hi`, whose parts
-/// are not both kept.
-fn window_too_small<T: Copy>(
-    g: View<'_, T>,
-    n: usize,
-    r: usize,
-    from: usize,
-    hi: usize,
-) -> OctalError {
-    OctalError::WindowTooSmall {
-        heap: n as u64,
-        detail: format!(
-            "deciding whether G({n}) is rare needs the splits ({from}..={hi}, {r} − a) — G({n}) \
-             is rare, or the first splits that exclude every smaller rare value lie further in — \
-             but only G(0..{front}) and G({base}..{n}) are kept. A front and a window of at least \
-             {need} values each (or keeping every value) hold every split of this heap.",
-            front = g.front_end(),
-            base = g.base,
-            need = hi + 1 + n.saturating_sub(r),
-        ),
-    }
 }
 
 /// Removes from `missing` the values marked with `stamp`, keeping the order. Branch-free:
