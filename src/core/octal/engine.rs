@@ -13,7 +13,7 @@
 //!
 //! [`naive_values`]: super::naive::naive_values
 
-use super::archive::{Archive, Backing, ReadBacks};
+use super::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
 use super::bitset::{self, set};
 use super::code::Game;
 use super::dense;
@@ -394,10 +394,9 @@ impl Engine {
             .then_some("moves that leave three heaps, and recurring digits, need every value")
     }
 
-    /// Drops values `slide` at a time in window mode instead of [`SLIDE`] (tests: windows of
-    /// a few hundred values).
-    #[cfg(test)]
-    pub(crate) fn set_slide(&mut self, slide: usize) {
+    /// Drops values `slide` at a time in window mode instead of [`SLIDE`] (tests and
+    /// experiments: windows of a few hundred values). Before [`Engine::set_keep`].
+    pub fn set_slide(&mut self, slide: usize) {
         self.slide = slide.max(1);
     }
 
@@ -539,7 +538,7 @@ impl Engine {
         let (mode, mask, rare, scans, pairs) = match &self.mode {
             Mode::Plain => ("plain", 0, 0, 0, 0),
             Mode::Dense => ("dense", 0, 0, 0, 0),
-            Mode::Sparse(s) => ("sparse", s.mask, s.rare.len(), s.scans, s.scanned_pairs),
+            Mode::Sparse(s) => ("sparse", s.mask, s.rare_count(), s.scans, s.scanned_pairs),
         };
         EngineStats {
             mode,
@@ -576,7 +575,11 @@ impl Engine {
             self.slide()?;
             let len = self.len();
             if len >= self.next_review {
-                self.review();
+                if self.gap.is_some() {
+                    self.review_window()?;
+                } else {
+                    self.review();
+                }
             }
             let mut stop_at = n.min(self.next_review.max(len + 1));
             if let Keep::Window { front, window } = self.keep {
@@ -824,7 +827,7 @@ impl Engine {
         if let Mode::Sparse(sp) = &mut self.mode {
             sp.push(n, v);
             // A mask that has gone stale (many new rare positions) is reviewed early.
-            if sp.rare.len() > 2 * self.rare_at_review + 4096 {
+            if sp.rare_count() > 2 * self.rare_at_review + 4096 {
                 self.next_review = n + 1;
             }
         }
@@ -899,7 +902,60 @@ impl Engine {
             }
             Mode::Sparse(sp) => sp.set_limits(front.min(rare_limit), rare_limit),
         }
-        self.next_review = usize::MAX;
+        // The mask is reviewed on (`review_window`) where an archive holds every value.
+        let n = self.len();
+        self.next_review = (n + n / 2).max(256);
+        Ok(())
+    }
+
+    /// Window mode's review: the mask with the fewest rare values, from the value counts, as
+    /// in [`Engine::review`]; when it is clearly better than the mask in use, the rare/common
+    /// tables are built again for it from every value — the front, the archive read back in
+    /// order, the tail. (`.6` with a window of 4096: the gap opens near 8,700 under the mask
+    /// `ee`, which makes every value from 256 on rare; `1ee` keeps them common.) Only the
+    /// mode's mask changes: window mode stays sparse. Without an archive the mask stays.
+    fn review_window(&mut self) -> Result<(), OctalError> {
+        let n = self.len();
+        self.next_review = (n + n / 2).max(256);
+        let Keep::Window { front, window } = self.keep else {
+            return Ok(());
+        };
+        let rare_limit = self.rare_limit(window);
+        let (Some(archive), Mode::Sparse(sp)) = (self.archive.as_deref_mut(), &self.mode) else {
+            self.next_review = usize::MAX;
+            return Ok(());
+        };
+        let (mask, rare) = best_mask(&self.counts);
+        let current = sp.rare_count();
+        if mask == sp.mask || 4 * rare as usize >= 3 * current {
+            return Ok(());
+        }
+        let mut new = Sparse::new::<u8>(mask, &[], self.words);
+        new.set_limits(front.min(rare_limit), rare_limit);
+        new.inherit_test_flags(sp);
+        let gap = self.gap;
+        let mut backing = Some(Backing {
+            archive,
+            counts: &mut self.read_backs,
+        });
+        let mut run = vec![0u16; READ_RUN.min(n)];
+        let mut a = 0;
+        while a < n {
+            let end = (a + READ_RUN).min(n);
+            let part = &mut run[..end - a];
+            with_cells!(self.values.as_ref(), |g| fill(
+                View::of(g, gap),
+                &mut backing,
+                a,
+                part
+            ))?;
+            for (i, &v) in part.iter().enumerate() {
+                new.push(a + i, v.into());
+            }
+            a = end;
+        }
+        self.rare_at_review = new.rare_count();
+        self.mode = Mode::Sparse(Box::new(new));
         Ok(())
     }
 
@@ -920,7 +976,7 @@ impl Engine {
         if mask != sp.mask {
             self.mode = Mode::Sparse(Box::new(self.new_sparse(mask)));
             self.rare_at_review = match &self.mode {
-                Mode::Sparse(sp) => sp.rare.len(),
+                Mode::Sparse(sp) => sp.rare_count(),
                 _ => 0,
             };
         }
@@ -1019,7 +1075,7 @@ impl Engine {
             _ => 0,
         };
         self.rare_at_review = match &self.mode {
-            Mode::Sparse(sp) => sp.rare.len(),
+            Mode::Sparse(sp) => sp.rare_count(),
             _ => 0,
         };
         // A first try of the sparse method (its rare-check cost still unknown, taken as 0)

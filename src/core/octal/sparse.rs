@@ -235,6 +235,16 @@ impl Sparse {
         Ok(())
     }
 
+    /// Rare positions: those paired from the tail and those beyond the window.
+    pub(crate) fn rare_count(&self) -> usize {
+        self.rare.len() + self.far.len()
+    }
+
+    /// Tables built again for another mask keep what a test switched on.
+    pub(crate) fn inherit_test_flags(&mut self, old: &Sparse) {
+        self.force_read_back = old.force_read_back;
+    }
+
     /// Tests: see the field `force_read_back`.
     #[cfg(test)]
     pub(crate) fn set_force_read_back(&mut self, on: bool) {
@@ -461,8 +471,8 @@ impl Sparse {
     /// (`u < 0` means the parts must stay below n: the smaller part is ≥ 1 − u), whose
     /// parts must differ by at least `twos.gap` (0: any split).
     /// `g` holds G(0..n), below 2^16 (in the engine's width: no copy of the values is kept),
-    /// or in window mode the front and the tail of them (`window.rs`): a heap that cannot be
-    /// decided from those is an [`OctalError::WindowTooSmall`].
+    /// or in window mode the front and the tail of them (`window.rs`), the values between
+    /// read back through `backing` (`archive.rs`) where a heap needs them.
     pub fn step<T: Cell>(
         &mut self,
         g: View<'_, T>,

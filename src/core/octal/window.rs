@@ -1,26 +1,33 @@
-//! Keeping a window of the values instead of all of them: bounded memory for sequences of
-//! 2^40 values and more.
+//! Keeping a window of the values in memory instead of all of them: bounded memory for
+//! sequences of 2^40 values and more.
 //!
 //! The rare/common method (`sparse.rs`) reads G at two kinds of places while computing G(n):
 //! the partners `r − a` of small positions `a` — the rare positions, the probes (first
 //! occurrences of common values) and the rare check's scan — which lie just behind n, and the
 //! small positions themselves, whose values are needed only by the scan. So besides the
-//! values the engine keeps two stretches: the *front* G(0..F) and the *tail* G(base..n) of at
-//! least W values behind n. Then:
+//! values the engine keeps two stretches in memory: the *front* G(0..F) and the *tail*
+//! G(base..n) of at least W values behind n. Everything between goes to an archive before it
+//! is dropped (`archive.rs`; on disk in a job). Then:
 //!
-//! * every pair with a rare part is readable as long as every rare position is below
-//!   `W − k − HEAPS` (k the largest number of tokens a two-heap split removes), the partner
-//!   then lying in the tail;
+//! * every pair with a rare part below `W − k − HEAPS` (k the largest number of tokens a
+//!   two-heap split removes) is read from the tail, its partner lying there;
+//! * a rare position beyond that — a *far* one: `.167`'s heap 332,129,728, Grundy's game's
+//!   7,250,049 under a frozen mask — pairs with values read back from the archive, a run of
+//!   2^16 consecutive partners at a time (they move up by one per heap);
 //! * the probes are restricted to positions below `min(F, W − k − HEAPS)`;
 //! * the rare check's scan over `a = lo, lo + 1, …` reads G(a) from the front and G(r − a)
 //!   from the tail while `a < F` and `r − a ≥ base`; a heap whose check is not decided there
-//!   (G(n) is rare, or its witnesses lie further in) stops the computation with
-//!   [`OctalError::WindowTooSmall`] — never a guessed value.
+//!   (G(n) is rare, or its witnesses lie further in) goes on with both sides read back from
+//!   the archive, 2^16 splits per read, to the end if need be.
 //!
-//! Rare values occur, for the games where a sparse space exists, at a few small heaps only, and
-//! a new rare position can only be found by a scan that ran to the end — which the window mode
-//! refuses — so the first condition, checked when the gap opens, holds for good. The mode and
-//! the mask are frozen then (choosing a new mask needs every value).
+//! So window mode decides every heap exactly, whatever the window: a small window only costs
+//! read-backs. What it refuses are games it cannot run at all, before or when the gap first
+//! opens — [`OctalError::WindowTooSmall`], with every value before it exact: three-heap
+//! splits and recurring digits (they need every value for every heap), values from 2^16 on
+//! (the rare/common tables hold u16), and values with no sparse space when the gap opens
+//! (every heap would scan all of its splits: keep every value instead). The mode and the mask
+//! are frozen when the gap opens (choosing a new mask needs every value in memory); a mask
+//! that later gains rare positions only costs time.
 //!
 //! [`OctalError::WindowTooSmall`]: super::error::OctalError::WindowTooSmall
 

@@ -141,12 +141,30 @@ fn sparse_games_in_a_window_at_scale() {
             ("0.167", 1 << 12, 1 << 12, 1 << 20),
             ("0.167", 1 << 14, 1 << 12, 1 << 20),
             ("0.16", 1 << 12, 1 << 12, 1 << 19),
-            ("0.6", 1 << 12, 1 << 12, 1 << 20),
+            ("0.6", 1 << 13, 1 << 13, 1 << 19),
             ("0.161", 1 << 12, 1 << 12, 1 << 20),
             ("0.36", 1 << 12, 1 << 12, 1 << 19),
         ],
         &[1, 2],
     );
+}
+
+/// The mask is reviewed in window mode from the archive: `.6` with a window of 4096 opens
+/// its gap near 8,700 under the mask `ee` (every value from 256 on rare: the rare positions
+/// beyond the window would grow without end); the review at 1.5·n switches to `1ee`.
+#[test]
+fn a_window_reviews_its_mask_reading_every_value_back() {
+    let n = 40_000;
+    let all = full("0.6", n);
+    let (mut e, archive) = windowed_with("0.6", 4096, 4096, 256, 1);
+    e.extend_to(9_000, &mut || false).unwrap();
+    assert!(e.is_windowed());
+    assert_eq!(e.mask(), 0xee);
+    e.extend_to(n, &mut || false).unwrap();
+    assert_eq!(e.mask(), 0x1ee);
+    assert!(e.far_rare().len() < 800, "{}", e.far_rare().len());
+    assert!(archive.reads() > 0);
+    assert_kept(&e, &all, 4096, 4096, 256, "0.6");
 }
 
 /// Every rare check reads its splits through the archive path (`fill`: front, archive,
