@@ -138,7 +138,10 @@ pub struct CensusGame {
     /// `pending`, `failed`, `cancelled`, `deleted`, `unknown`, `unverified`, `verified` or
     /// `disputed`.
     pub verdict_kind: String,
-    /// A verified periodicity of a game of the unsolved table.
+    /// Always false: the census claims no result as new. A verified periodicity of a game of
+    /// T. Czajka's list says in `verdict` what is known (his list gives the games his program
+    /// could not prove from 1,000 values; A. Flammenkamp's tables are not checked here).
+    #[schema(deprecated)]
     pub new_result: bool,
     /// The job that checks a proved periodicity from scratch, once started.
     pub verification_job_id: Option<String>,

@@ -8,9 +8,15 @@
 //! a verification job (window mode, nothing stored, so it reads none of the primary's values;
 //! the store makes it unique per census and code, however many readers race). The game is
 //! "periodic (verified)" only once that job independently proves the same preperiod, period
-//! and saltus; until then it is "unverified", and a mismatch is reported as "DISPUTED". For a
-//! game of the unsolved table a verified periodicity would be a new result, and the verdict
-//! says so. Nothing here knows HTTP.
+//! and saltus; until then it is "unverified", and a mismatch is reported as "DISPUTED".
+//!
+//! The census says only what it knows. For a game of T. Czajka's list ([`UNSOLVED_GAMES`]) a
+//! verified periodicity is **not** called new: that list is a work in progress (2018) of the
+//! `0.xyz` and `4.xyz` games whose period his `all_games` program could not prove from their
+//! first 1,000 values (`4.344`'s period, preperiod 998 and period 51, needs 2,100), his own
+//! analyzer proves some of them, and A. Flammenkamp's tables — the status of every `0.???` and
+//! `4.???` game and of Grundy's game — are not checked here. The verdict says so, naming how
+//! many values the proof reads. Nothing here knows HTTP.
 
 use crate::config::Config;
 use crate::core::octal::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
@@ -197,7 +203,7 @@ pub struct Verdict {
     pub kind: &'static str,
     /// The sentence the census reports: it names the theorem and the values of a proof.
     pub text: String,
-    /// A verified periodicity of a game of the unsolved table: a new result.
+    /// Always false: nothing is claimed as new (see the module's text); kept for the API.
     pub new_result: bool,
 }
 
@@ -272,7 +278,7 @@ pub fn verdict(
     let status = proof.status.clone();
     let what = proof_text(&proof);
     let table = if in_table {
-        " — a game of the unsolved table: a candidate new result"
+        " — a game of Czajka's list of unsolved games"
     } else {
         ""
     };
@@ -305,20 +311,27 @@ pub fn verdict(
                 (w.preperiod, w.period, w.saltus) == (proof.preperiod, proof.period, proof.saltus)
             });
             if same {
+                let known = if in_table {
+                    format!(
+                        ". In T. Czajka's list of unsolved games: a work-in-progress list of the \
+                         games whose period his program could not prove from their first 1,000 \
+                         values (this proof reads {}); not checked against A. Flammenkamp's \
+                         tables, which give the status of every 0.??? and 4.??? game — not \
+                         claimed as new",
+                        proof
+                            .proved_at
+                            .map_or_else(|| "?".to_owned(), |n| format!("G(0..{n})"))
+                    )
+                } else {
+                    String::new()
+                };
                 Verdict {
                     kind: "verified",
-                    text: if in_table {
-                        format!(
-                            "{status} (verified, NEW RESULT — a game of the unsolved table): \
-                             {what}; verification job {vid} proved the same from scratch"
-                        )
-                    } else {
-                        format!(
-                            "{status} (verified): {what}; verification job {vid} proved the \
-                             same from scratch"
-                        )
-                    },
-                    new_result: in_table,
+                    text: format!(
+                        "{status} (verified): {what}; verification job {vid} proved the same \
+                         from scratch{known}"
+                    ),
+                    new_result: false,
                 }
             } else {
                 let found = periodicity_of(v).map_or_else(
@@ -566,7 +579,17 @@ mod tests {
             Some(&job(JobStatus::Done, Some(P))),
             true,
         );
-        assert!(new.new_result && new.text.contains("NEW RESULT"));
+        // In Czajka's list: what is known, nothing claimed as new.
+        assert!(!new.new_result);
+        assert!(!new.text.contains("NEW"), "{}", new.text);
+        assert!(
+            new.text.starts_with("periodic (verified)")
+                && new.text.contains("could not prove from their first 1,000 values")
+                && new.text.contains("this proof reads G(0..175)")
+                && new.text.contains("not checked against A. Flammenkamp's tables"),
+            "{}",
+            new.text
+        );
         let other = v(
             &done,
             Some("v1"),
