@@ -9,7 +9,10 @@
 //!   the schema re-applied and the running job re-registered from memory;
 //! - concurrent claims on SQLite never claim a job twice;
 //! - a crash loop (8 × `kill -9` mid-job) still finishes the job with the right values and an
-//!   intact database.
+//!   intact database;
+//! - a window job (`"keep": "window"`, values past its window on disk) on a full store stalls
+//!   visibly, holds no more than its window and the values not yet checkpointed, and goes on
+//!   by itself once space returns, with exact statistics.
 
 mod common;
 mod fault_harness;
@@ -372,6 +375,72 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
     }
     drop(p);
     assert_values_match(&url, "0.6", fresh).await;
+    integrity_ok(&url).await;
+}
+
+#[tokio::test]
+async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
+    let url = common::temp_sqlite_url();
+    let mut config = fast(url.clone());
+    config.job_threads = 1;
+    let mut live = start(config).await;
+    let store = live.store();
+    let n = 400_000u64;
+    let (status, body, _) = live
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.167", "max_n": n, "keep": "window", "window": 65536}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["id"].as_str().unwrap().to_owned();
+    // Past the window, values on disk.
+    live.wait_job(&id, 300, "values dropped to the archive", |j| {
+        j["progress"]["computed"].as_u64().unwrap_or(0) > 4 * 65536
+    })
+    .await;
+    store.set_sqlite_max_pages(Some(1));
+    let j = live
+        .wait_job(&id, 60, "the window job to show it is stalled", |j| {
+            j["stalled"]["reason"] == "store_full"
+        })
+        .await;
+    assert_eq!(j["status"], "running", "{j}");
+    // Stalled, it computes nothing further: what it holds stays put.
+    let held = j["stalled"]["computed_in_memory"].as_u64().unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let later = live.job(&id).await;
+    assert_eq!(
+        later["stalled"]["computed_in_memory"].as_u64().unwrap(),
+        held,
+        "{later}"
+    );
+    assert!(held <= j["progress"]["computed"].as_u64().unwrap() + (1 << 24));
+    store.set_sqlite_max_pages(None);
+    let done = live
+        .wait_job(&id, 600, "the window job to finish", |j| {
+            j["status"] == "done"
+        })
+        .await;
+    assert_eq!(done["progress"]["computed"], n, "{done}");
+    assert_eq!(done["attempts"], 1, "never claimed again: {done}");
+    assert!(
+        done["archive"]["disk_bytes"].as_u64().unwrap() > 0,
+        "{done}"
+    );
+    let (_, doc) = live.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
+    let mut e =
+        grundy::core::octal::Engine::new(&grundy::core::octal::Game::parse("0.167").unwrap());
+    e.extend_to(n as usize, &mut || false).unwrap();
+    let mut want = grundy::core::octal::Statistics::new();
+    want.observe_values(0, e.values().as_ref()).unwrap();
+    assert_eq!(doc["computed"], n);
+    assert_eq!(
+        doc["current"]["histogram"],
+        json!(want.current().unwrap().histogram),
+        "{doc}"
+    );
+    live.stop_workers().await;
     integrity_ok(&url).await;
 }
 

@@ -34,7 +34,11 @@ fn keep_all(code: &str, n: usize) -> Vec<u32> {
 /// between them its archive, read back.
 async fn window_values(url: &str, id: &str) -> Vec<u32> {
     let store = Store::connect(url).await.unwrap();
-    let kept = store.load_window(id).await.unwrap().expect("a window state");
+    let kept = store
+        .load_window(id)
+        .await
+        .unwrap()
+        .expect("a window state");
     let (front, base) = (kept.state.front, kept.state.base);
     let mut all = kept.front.to_u32_vec();
     if base > front {
@@ -289,12 +293,20 @@ async fn a_window_job_reads_back_past_its_window_and_equals_keeping_every_value(
     // About a byte a value or less: every value is on disk, compressed.
     let bytes = archive["disk_bytes"].as_u64().unwrap();
     assert!(bytes > 10_000 && bytes < n as u64, "{bytes}");
-    let metrics = s.client.get(format!("{}/metrics", s.base)).send().await.unwrap();
+    let metrics = s
+        .client
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap();
     let text = metrics.text().await.unwrap();
     assert!(
         text.contains(&format!("grundy_jobs_disk_bytes {bytes}")),
         "{}",
-        text.lines().filter(|l| l.contains("disk_bytes")).collect::<Vec<_>>().join("\n")
+        text.lines()
+            .filter(|l| l.contains("disk_bytes"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let doc = s.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
     let mut stats = Statistics::new();
@@ -304,7 +316,10 @@ async fn a_window_job_reads_back_past_its_window_and_equals_keeping_every_value(
     let got = window_values(&url, &id).await;
     assert_eq!(got.len(), n);
     if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
-        panic!("G({i}) = {} stored, {} keeping every value", got[i], want[i]);
+        panic!(
+            "G({i}) = {} stored, {} keeping every value",
+            got[i], want[i]
+        );
     }
 }
 
@@ -334,13 +349,12 @@ async fn a_damaged_archive_is_found_on_resume_and_rebuilt_never_used() {
         a.kill9();
         let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
         if damage == "corrupt" {
-            let (data,): (Vec<u8>,) = sqlx::query_as(
-                "SELECT data FROM job_window_chunks WHERE job_id = ? AND chunk = 2",
-            )
-            .bind(&id)
-            .fetch_one(&pool)
-            .await
-            .unwrap();
+            let (data,): (Vec<u8>,) =
+                sqlx::query_as("SELECT data FROM job_window_chunks WHERE job_id = ? AND chunk = 2")
+                    .bind(&id)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
             let mut bad = data.clone();
             let last = bad.len() - 1;
             bad[last] ^= 0x10;
@@ -364,7 +378,10 @@ async fn a_damaged_archive_is_found_on_resume_and_rebuilt_never_used() {
         let done = wait_job(&s, &id, 900).await;
         assert_eq!(done["status"], "done", "{damage}: {done}");
         let note = done["archive"]["rebuilt"].as_str().unwrap_or_default();
-        assert!(note.contains("chunk 2") && note.contains("heap 0"), "{damage}: {done}");
+        assert!(
+            note.contains("chunk 2") && note.contains("heap 0"),
+            "{damage}: {done}"
+        );
         let doc = s.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
         assert_statistics(&doc.body, &recount("0.167", n as usize));
     }

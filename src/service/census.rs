@@ -584,9 +584,13 @@ mod tests {
         assert!(!new.text.contains("NEW"), "{}", new.text);
         assert!(
             new.text.starts_with("periodic (verified)")
-                && new.text.contains("could not prove from their first 1,000 values")
+                && new
+                    .text
+                    .contains("could not prove from their first 1,000 values")
                 && new.text.contains("this proof reads G(0..175)")
-                && new.text.contains("not checked against A. Flammenkamp's tables"),
+                && new
+                    .text
+                    .contains("not checked against A. Flammenkamp's tables"),
             "{}",
             new.text
         );

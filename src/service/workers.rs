@@ -645,34 +645,33 @@ impl Run<'_> {
         };
         let threads = self.app.config.job_threads;
         let stored_heaps = kept.as_ref().map_or(0, |k| k.state.computed);
-        let mut engine =
-            match kept {
-                None => Engine::new(game),
-                Some(kept) if kept.state.base <= kept.state.front => {
-                    Engine::resume(game, kept.front).map_err(|e| format!("resuming: {e}"))?
-                }
-                Some(kept) => {
-                    let stats = stats.as_ref().filter(|s| s.len() == kept.state.computed).ok_or(
+        let mut engine = match kept {
+            None => Engine::new(game),
+            Some(kept) if kept.state.base <= kept.state.front => {
+                Engine::resume(game, kept.front).map_err(|e| format!("resuming: {e}"))?
+            }
+            Some(kept) => {
+                let stats = stats.as_ref().filter(|s| s.len() == kept.state.computed).ok_or(
                     "the saved statistics do not match the kept values, and the values between \
                      the front and the window are in the archive, not in memory, to count them again",
                 )?;
-                    let mut counts = stats.histogram();
-                    if let Some(zero) = counts.first_mut() {
-                        *zero = zero.saturating_sub(1); // G(0) is not counted by the engine
-                    }
-                    Engine::resume_window(
-                        game,
-                        keep,
-                        kept.front,
-                        kept.tail,
-                        kept.state.base as usize,
-                        &counts,
-                        kept.state.mask,
-                        &kept.state.far,
-                    )
-                    .map_err(|e| format!("resuming the window: {e}"))?
+                let mut counts = stats.histogram();
+                if let Some(zero) = counts.first_mut() {
+                    *zero = zero.saturating_sub(1); // G(0) is not counted by the engine
                 }
-            };
+                Engine::resume_window(
+                    game,
+                    keep,
+                    kept.front,
+                    kept.tail,
+                    kept.state.base as usize,
+                    &counts,
+                    kept.state.mask,
+                    &kept.state.far,
+                )
+                .map_err(|e| format!("resuming the window: {e}"))?
+            }
+        };
         engine.set_keep(keep).map_err(|e| e.to_string())?;
         engine.set_threads(threads);
         let stored = Arc::new(AtomicU64::new(stored_heaps));

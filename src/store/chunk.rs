@@ -335,7 +335,15 @@ mod tests {
         let good = encode(Values::from_u32(&values).as_ref()).unwrap().data;
         assert_eq!(good[1], 2);
         // Truncated anywhere: header or frame.
-        for cut in [0, 1, 5, HEADER_V2, HEADER_V2 + 1, good.len() / 2, good.len() - 1] {
+        for cut in [
+            0,
+            1,
+            5,
+            HEADER_V2,
+            HEADER_V2 + 1,
+            good.len() / 2,
+            good.len() - 1,
+        ] {
             corrupt(FORMAT_V2, &good[..cut], None);
         }
         // Bad magic.

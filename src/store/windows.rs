@@ -359,7 +359,9 @@ impl Store {
                         values.len()
                     )));
                 }
-                let part = values.as_ref().slice((lo - start) as usize..(hi - start) as usize);
+                let part = values
+                    .as_ref()
+                    .slice((lo - start) as usize..(hi - start) as usize);
                 for (o, v) in out[(lo - from) as usize..(hi - from) as usize]
                     .iter_mut()
                     .zip(part.iter())

@@ -240,14 +240,8 @@ mod tests {
             }),
         );
         let mut archive = MemoryArchive::new();
-        assert_eq!(
-            archive.offer(10, ValuesRef::U8(&all[10..40])).unwrap(),
-            40
-        );
-        assert_eq!(
-            archive.offer(30, ValuesRef::U8(&all[30..60])).unwrap(),
-            60
-        );
+        assert_eq!(archive.offer(10, ValuesRef::U8(&all[10..40])).unwrap(), 40);
+        assert_eq!(archive.offer(30, ValuesRef::U8(&all[30..60])).unwrap(), 60);
         let mut counts = ReadBacks::default();
         let mut backing = Some(Backing {
             archive: &mut archive,

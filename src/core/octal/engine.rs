@@ -858,12 +858,13 @@ impl Engine {
         if let (Some(archive), Some(gap)) = (&mut self.archive, self.gap) {
             // Only what the archive holds (or will, once it is written) may go.
             let dropping = self.values.as_ref().slice(front_len..front_len + drop);
-            let held = archive
-                .offer(gap.base as u64, dropping)
-                .map_err(|detail| OctalError::Archive {
-                    heap: gap.base as u64,
-                    detail,
-                })?;
+            let held =
+                archive
+                    .offer(gap.base as u64, dropping)
+                    .map_err(|detail| OctalError::Archive {
+                        heap: gap.base as u64,
+                        detail,
+                    })?;
             let allowed = usize::try_from(held).unwrap_or(usize::MAX);
             drop = drop.min(allowed.saturating_sub(gap.base) / self.slide * self.slide);
         }

@@ -124,7 +124,10 @@ fn sparse_games_in_a_window_keep_exact_values_and_bounded_memory() {
         &[1, 2],
     );
     sparse_games_in(
-        &[("0.36", 1 << 14, 1 << 14, 40_000), ("0.6", 2048, 2048, 30_000)],
+        &[
+            ("0.36", 1 << 14, 1 << 14, 40_000),
+            ("0.6", 2048, 2048, 30_000),
+        ],
         &[1],
     );
 }
@@ -171,7 +174,11 @@ fn a_window_reviews_its_mask_reading_every_value_back() {
 /// tail) instead of the probes and the kept values: the same values, and reads happen.
 #[test]
 fn rare_checks_that_read_everything_back_agree() {
-    for (code, window, n) in [("0.167", 1024, 20_000), ("0.6", 2048, 16_000), ("0.16", 1024, 12_000)] {
+    for (code, window, n) in [
+        ("0.167", 1024, 20_000),
+        ("0.6", 2048, 16_000),
+        ("0.16", 1024, 12_000),
+    ] {
         let all = full(code, n);
         let (mut e, archive) = windowed_with(code, window, window, 256, 1);
         // Past the gap (the mode and the mask are frozen then), force the read-backs.
@@ -221,7 +228,11 @@ fn a_window_resumes_from_its_front_tail_counts_mask_and_far_rare_positions() {
     let slide = 64;
     // `.167` with a window of 1024 resumed at 30,000: its rare heap 1303 is a far one, and the
     // rare check of G(28114) has read back; `.36` resumes before any of that.
-    for (code, window, mid) in [("0.167", 1024, 30_000), ("0.167", 2048, 4_500), ("0.36", 1 << 14, 33_300)] {
+    for (code, window, mid) in [
+        ("0.167", 1024, 30_000),
+        ("0.167", 2048, 4_500),
+        ("0.36", 1 << 14, 33_300),
+    ] {
         let front = window;
         let n = mid + 6000;
         let all = full(code, n);
