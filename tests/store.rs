@@ -581,9 +581,11 @@ async fn sqlite_database_of_the_previous_version_is_migrated_and_read() {
     );
 }
 
-/// A window-mode job's kept values: the front and the tail written with checkpoints, the
-/// chunks the tail left behind deleted, statistics saved, everything read back exactly; a
-/// deleted job takes its chunks with it.
+/// A window-mode job's values: the front and the tail written with checkpoints, the chunks
+/// the tail left behind kept as its archive (checked, read back from any heap, its bytes
+/// counted), its rare positions beyond the window saved, statistics saved, everything read
+/// back exactly; a damaged archive found, a reset only under the lease; a deleted job takes
+/// its chunks with it.
 async fn exercise_windows(store: &Store) {
     use grundy::store::{WindowState, WindowWrite};
     let job = store
@@ -623,6 +625,7 @@ async fn exercise_windows(store: &Store) {
                 window: Some(WindowWrite {
                     state,
                     parts: parts_ref,
+                    report: Some("{\"reads\": 3}".into()),
                 }),
                 statistics: Some(&[1, 2, 3]),
                 periodicity: None,
@@ -640,29 +643,61 @@ async fn exercise_windows(store: &Store) {
         base: 0,
         computed: (5 * c / 2) as u64,
         mask: 0x3d,
+        far: Vec::new(),
     };
     assert_eq!(
-        checkpoint(state, [(0, range(0, c)), (c, range(c, 5 * c / 2))]).await,
+        checkpoint(state.clone(), [(0, range(0, c)), (c, range(c, 5 * c / 2))]).await,
         Checkpoint::Continue
     );
     let w = store.load_window("job-w").await.unwrap().unwrap();
     assert_eq!(w.state, state);
     assert_eq!(w.front.to_u32_vec(), range(0, 5 * c / 2));
     assert!(w.tail.is_empty());
-    // The gap opens: the tail is G(3c..5c+10); chunks 1 and 2 go.
+    let bytes_before = store.get_job("job-w").await.unwrap().unwrap().archive_bytes;
+    assert!(bytes_before > 0);
+    // The gap opens: the tail is G(3c..5c+10); chunks 1 and 2 stay, the archive (the
+    // partial chunk 2 written again whole). Two rare positions beyond the window.
     let state = WindowState {
         base: (3 * c) as u64,
         computed: (5 * c + 10) as u64,
+        far: vec![(c as u64 + 3, 7), (4 * c as u64, 65_535)],
         ..state
     };
     assert_eq!(
-        checkpoint(state, [(c, range(c, c)), (3 * c, range(3 * c, 5 * c + 10))]).await,
+        checkpoint(
+            state.clone(),
+            [(c, range(c, c)), (2 * c, range(2 * c, 5 * c + 10))]
+        )
+        .await,
         Checkpoint::Continue
     );
     let w = store.load_window("job-w").await.unwrap().unwrap();
     assert_eq!(w.state, state);
     assert_eq!(w.front.to_u32_vec(), range(0, c));
     assert_eq!(w.tail.to_u32_vec(), range(3 * c, 5 * c + 10));
+    // The archive: every chunk in place, read back in order, from any heap.
+    assert_eq!(state.archive_chunks(), (1, 3));
+    assert_eq!(store.check_archive("job-w", (1, 3)).await.unwrap(), None);
+    for (from, len) in [(c, 2 * c), (c + 5, 100), (2 * c - 3, 10), (0, 5 * c + 10)] {
+        let mut out = vec![0u16; len];
+        store
+            .read_archive("job-w", from as u64, &mut out)
+            .await
+            .unwrap();
+        let want: Vec<u16> = range(from, from + len).iter().map(|&v| v as u16).collect();
+        assert_eq!(out, want, "{from}+{len}");
+    }
+    // Its bytes: what the chunks take, the partial chunk counted once.
+    let job = store.get_job("job-w").await.unwrap().unwrap();
+    let sum: i64 = sqlx::query_scalar(
+        "SELECT CAST(SUM(LENGTH(data)) AS BIGINT) FROM job_window_chunks WHERE job_id = 'job-w'",
+    )
+    .fetch_one(&store.raw_pool_for_tests())
+    .await
+    .unwrap();
+    assert_eq!(job.archive_bytes, sum as u64);
+    assert!(job.archive_bytes > bytes_before);
+    assert_eq!(job.archive.as_deref(), Some("{\"reads\": 3}"));
     assert_eq!(
         store.job_statistics("job-w").await.unwrap(),
         Some(vec![1, 2, 3])
@@ -671,6 +706,39 @@ async fn exercise_windows(store: &Store) {
         store.get_job("job-w").await.unwrap().unwrap().computed,
         (5 * c + 10) as u64
     );
+    // A corrupt archive chunk is found by the check and by a read, never used.
+    let (data,): (Vec<u8>,) =
+        sqlx::query_as("SELECT data FROM job_window_chunks WHERE job_id = 'job-w' AND chunk = 2")
+            .fetch_one(&store.raw_pool_for_tests())
+            .await
+            .unwrap();
+    let mut bad = data.clone();
+    bad[8] ^= 0x40; // the stored checksum
+    sqlx::query("UPDATE job_window_chunks SET data = $1 WHERE job_id = 'job-w' AND chunk = 2")
+        .bind(bad)
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    let damage = store.check_archive("job-w", (1, 3)).await.unwrap().unwrap();
+    assert_eq!(damage.chunk, 2);
+    assert!(damage.detail.contains("checksum"), "{}", damage.detail);
+    let mut out = vec![0u16; 10];
+    assert!(matches!(
+        store.read_archive("job-w", 2 * c as u64, &mut out).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    // A missing one too.
+    sqlx::query("DELETE FROM job_window_chunks WHERE job_id = 'job-w' AND chunk = 1")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    let damage = store.check_archive("job-w", (1, 3)).await.unwrap().unwrap();
+    assert_eq!(damage.chunk, 1);
+    assert!(damage.detail.contains("missing"), "{}", damage.detail);
+    assert!(matches!(
+        store.read_archive("job-w", c as u64, &mut out).await,
+        Err(StoreError::Corrupt(_))
+    ));
     // A missing tail chunk is corruption, never a short read.
     sqlx::query("DELETE FROM job_window_chunks WHERE job_id = 'job-w' AND chunk = 4")
         .execute(&store.raw_pool_for_tests())
@@ -680,6 +748,19 @@ async fn exercise_windows(store: &Store) {
         store.load_window("job-w").await,
         Err(StoreError::Corrupt(_))
     ));
+    // Starting over: only under its lease; then nothing of the old run is left.
+    assert!(!store.reset_window("job-w", "r2", "damaged").await.unwrap());
+    assert!(store.reset_window("job-w", "r1", "damaged").await.unwrap());
+    assert!(store.load_window("job-w").await.unwrap().is_none());
+    let job = store.get_job("job-w").await.unwrap().unwrap();
+    assert_eq!((job.computed, job.archive_bytes), (0, 0));
+    assert!(job.archive.unwrap().contains("damaged"));
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM job_window_chunks")
+        .fetch_one(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+    checkpoint(state.clone(), [(0, range(0, c)), (c, range(c, 2 * c))]).await;
     // Finished and deleted: its chunks go too.
     assert!(store
         .finish_job("job-w", "r1", JobStatus::Done, (5 * c) as u64, None, None)

@@ -401,7 +401,7 @@ async fn create(
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
     let job = match app.auth.submit(&caller, &store, &new, &id).await? {
-        Submitted::Job(job) => job,
+        Submitted::Job(job) => *job,
         Submitted::OverQuota(q) => return Err(q.into()),
     };
     app.job_notify.notify_one();

@@ -111,7 +111,7 @@ pub struct QuotaExceeded {
 /// The outcome of [`Auth::submit`].
 #[derive(Debug)]
 pub enum Submitted {
-    Job(Job),
+    Job(Box<Job>),
     OverQuota(QuotaExceeded),
 }
 
@@ -257,13 +257,13 @@ impl Auth {
             Caller::Anyone { .. } => {
                 let created = store.create_job(job, id, 0).await?;
                 submitted(NO_OWNER, job.max_n);
-                return Ok(Submitted::Job(created));
+                return Ok(Submitted::Job(Box::new(created)));
             }
         };
         match store.create_owned_job(job, id, owner, quota).await? {
             Admission::Created(created) => {
                 submitted(owner, job.max_n);
-                Ok(Submitted::Job(*created))
+                Ok(Submitted::Job(created))
             }
             Admission::ActiveJobs { limit, active } => Ok(Submitted::OverQuota(over_quota(
                 owner,

@@ -283,7 +283,7 @@ impl Saver<'_> {
                 let report = ArchiveReport {
                     reads: self.report.reads + reads.reads,
                     values_read: self.report.values_read + reads.values,
-                    read_seconds: self.report.read_seconds + reads.nanos as f64 * 1e-9,
+                    read_seconds: (reads.nanos as f64).mul_add(1e-9, self.report.read_seconds),
                     deep_scans: self.report.deep_scans + reads.deep_scans,
                     far_rare_positions: far.len() as u64,
                     rebuilt: self.report.rebuilt.clone(),
