@@ -200,6 +200,7 @@ export function censusRoute(id) {
   if (id === null) {
     stopPolling();
     current = null;
+    if (ui.cancel.contains(document.activeElement) || ui.table.contains(document.activeElement)) byId('census-h').focus();
     hideTable();
     setError(ui.error, '');
     ui.status.textContent = '';

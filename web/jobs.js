@@ -352,6 +352,8 @@ export function jobsRoute(id, { again = false } = {}) {
   const changed = id !== routeId;
   routeId = id;
   if (id === null) {
+    // The keyboard focus was in the job shown alone (its Delete, the link back): the page's heading takes it.
+    if (ui.detail.contains(document.activeElement)) byId('jobs-h').focus();
     stopDetail();
     ui.detail.hidden = true;
     clear(ui.detailCard);
@@ -359,10 +361,13 @@ export function jobsRoute(id, { again = false } = {}) {
     refresh();
     return;
   }
+  const fromList = ui.list.contains(document.activeElement);
   ui.list.hidden = true;
   stopList();
   if (changed || again || !detail || !detail.card) open(id);
   else if (detail.card) watch(detail.card);
+  // A job's link in the list was followed: the focus goes on beside the job, not to the page's top.
+  if (fromList) byId('job-detail-back').focus();
 }
 
 /** Called when the Jobs page is left: the job shown alone is no longer followed. */
