@@ -20,7 +20,7 @@ import traceback
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -85,7 +85,9 @@ def console_errors():
 
 def wait(cond, timeout=30, what="condition"):
     try:
-        return WebDriverWait(D, timeout, poll_frequency=0.1).until(lambda d: cond())
+        # A live view redraws its rows: an element found a moment ago may be gone (asked again).
+        return WebDriverWait(D, timeout, poll_frequency=0.1,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: cond())
     except TimeoutException:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
 
@@ -633,8 +635,10 @@ def check_job_addresses():
 
 
 def census_row_n(code):
-    cells = q(f'#census-body tr[data-code="{code}"]').find_elements(By.CSS_SELECTOR, "td")
-    t = cells[1].text.strip().replace(",", "")
+    """The n shown in a game's row (-1 for none); read in one step, as the rows are redrawn live."""
+    t = D.execute_script(
+        "const r = [...document.querySelectorAll('#census-body tr')].find(r => r.dataset.code === arguments[0]);"
+        "return r ? r.querySelectorAll('td')[1].textContent : '';", code).strip().replace(",", "")
     return int(t) if t.isdigit() else -1
 
 
