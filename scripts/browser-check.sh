@@ -4,7 +4,10 @@
 # scripts/browser/rules-check.mjs has checked the pages' move rules against the engine. It plays
 # Welter to the end both ways, a sum of octal heaps, plots 0.07 to 10^6 and checks the marked
 # period and preperiod, runs and cancels jobs, starts a small census and watches its rows to done
-# (0.07 verified by a second run, 0.6 with its histogram), opens /docs, and repeats at phone width; the
+# (0.07 verified by a second run, 0.6 with its histogram), opens every kind of address directly
+# (#explore?code=…&n=…&misere=…, #jobs/{id} and #census/{id} of real ones, live while they run,
+# deleted ones, another key's census, bad parameters) and walks back through them, checks the
+# census table's width at 1400 px and at phone width, opens /docs, and repeats at phone width; the
 # browser console must stay free of errors. Screenshots go to ci-artifacts/screenshots/.
 #
 #   scripts/browser-check.sh                 # release build (CI); ~2 min after the build
@@ -66,14 +69,17 @@ grundy_wait_ready "$PORT" /readyz 30 || die "no 200 from $BASE/readyz within 30 
 say "server up at $BASE"
 
 # --- run --------------------------------------------------------------------------------------
-# A second server with an API key file: the Jobs page must ask for a key (KEYED_BASE, KEYED_KEY).
+# A second server with an API key file: the Jobs page must ask for a key (KEYED_BASE, KEYED_KEY),
+# and a census of another key (KEYED_OTHER_KEY) must be refused by its address.
 "$BIN" keys new --name browser --scope jobs >"$WORK/key"
-sed -n 2p "$WORK/key" >"$WORK/api-keys"
+"$BIN" keys new --name other --scope jobs >"$WORK/other-key"
+{ sed -n 2p "$WORK/key"; sed -n 2p "$WORK/other-key"; } >"$WORK/api-keys"
 KEYED_PORT=$(free_port)
 grundy_start -b "$BIN" -l "$WORK/keyed.log" "$KEYED_PORT" GRUNDY_DATABASE_URL="sqlite://$WORK/k.db" RUST_LOG=warn \
   GRUNDY_API_KEYS_FILE="$WORK/api-keys"
 grundy_wait_ready "$KEYED_PORT" /readyz 30 || die "the server with API keys did not start"
-export KEYED_BASE=http://127.0.0.1:$KEYED_PORT KEYED_KEY; KEYED_KEY=$(sed -n 1p "$WORK/key")
+export KEYED_BASE=http://127.0.0.1:$KEYED_PORT KEYED_KEY KEYED_OTHER_KEY
+KEYED_KEY=$(sed -n 1p "$WORK/key"); KEYED_OTHER_KEY=$(sed -n 1p "$WORK/other-key")
 
 say "web/rules.js against the engine (node)"
 timeout 120 node "$ROOT/scripts/browser/rules-check.mjs" "$BASE"

@@ -3,10 +3,14 @@
 // live (polled every 2 s while any of its jobs runs): per game the status, n reached, the
 // statistics the public tables give, what is published beside, the verdict, and a small
 // histogram of the values.
+//
+// Addresses (route.js): `#census` lists the key's censuses, each a link to `#census/{id}`, which
+// shows that census's table (each game a link to its job, `#jobs/{id}`).
 
 import { ApiError, del, get, message, post, seg } from './api.js';
 import { byId, clear, el, fmt, setError } from './dom.js';
 import { drawHistogram } from './plot.js';
+import { address, go, replace } from './route.js';
 
 const ui = {};
 let current = null; // the id of the census shown
@@ -49,8 +53,11 @@ function row(g) {
   const s = g.statistics;
   const canvas = el('canvas', { class: 'histogram', role: 'img',
     'aria-label': s ? `Histogram of the values of ${g.code}: ${s.histogram.length} values` : `No statistics yet for ${g.code}` });
+  const game = g.job_id
+    ? el('a', { href: address('jobs', { id: g.job_id }), 'aria-label': `${g.code}: its job`, text: g.code })
+    : g.code;
   const tr = el('tr', { 'data-code': g.code, 'data-status': g.status, 'data-verdict': g.verdict_kind },
-    el('th', { scope: 'row', text: g.code }),
+    el('th', { scope: 'row' }, game),
     cell(g.status),
     cell(fmt(g.computed)),
     cell(s ? `${s.max_value} (${fmt(s.max_value_first_heap)})` : '—'),
@@ -77,16 +84,36 @@ function render(doc) {
   ui.status.textContent = `${done} of ${doc.games.length} games done${doc.status === 'running' ? '; updating every 2 s' : ''}.`;
 }
 
+function hideTable() {
+  ui.table.hidden = true;
+  ui.cancel.hidden = true;
+  delete ui.table.dataset.id;
+  delete ui.table.dataset.status;
+  ui.body.replaceChildren();
+}
+
 async function load(id) {
   stopPolling();
   current = id;
   setError(ui.error, '');
+  // Another census's table is never shown under this one's address.
+  if (ui.table.dataset.id !== id) {
+    hideTable();
+    ui.status.textContent = `Loading census ${id}…`;
+  }
   try {
     const doc = await get(`/v1/octal/census/${seg(id)}`);
     if (current !== id) return;
     render(doc);
     if (doc.status === 'running' && shown) timer = setTimeout(() => load(id), 2000);
   } catch (err) {
+    if (current !== id) return;
+    if (ui.table.dataset.id !== id) ui.status.textContent = '';
+    if (err instanceof ApiError && err.status === 404) {
+      hideTable();
+      setError(ui.error, `No census with id “${id}” here: it was deleted, or it was started with another API key.`);
+      return;
+    }
     failed(err);
     // A passing fault (503, a lost connection) is retried; a refusal (401, 403, 404) is not.
     const refused = err instanceof ApiError && [401, 403, 404].includes(err.status);
@@ -99,10 +126,10 @@ async function list() {
     const page = await get('/v1/octal/census');
     clear(ui.list);
     for (const c of page.censuses) {
-      const open = el('button', { type: 'button', class: 'secondary', text: 'Show' });
-      open.addEventListener('click', () => { ui.id.value = c.id; load(c.id); });
+      const link = el('a', { href: address('census', { id: c.id }), class: 'mono' }, c.id);
+      if (c.id === current) link.setAttribute('aria-current', 'true');
       ui.list.append(el('li', { class: 'job', 'data-id': c.id },
-        el('code', { text: c.id }), ` — ${c.games} game${c.games === 1 ? '' : 's'} to ${fmt(c.max_n)}${c.cancelled_at_ms ? ', cancelled' : ''} `, open));
+        link, ` — ${c.games} game${c.games === 1 ? '' : 's'} to ${fmt(c.max_n)}${c.cancelled_at_ms ? ', cancelled' : ''}`));
     }
   } catch (err) {
     failed(err);
@@ -121,9 +148,7 @@ async function start(event) {
   try {
     const doc = await post('/v1/octal/census', body);
     ui.id.value = doc.id;
-    render(doc);
-    await list();
-    load(doc.id);
+    go(address('census', { id: doc.id }));
   } catch (err) {
     failed(err);
   } finally {
@@ -136,15 +161,14 @@ async function cancel() {
   try {
     const doc = await del(`/v1/octal/census/${seg(current)}`);
     if (doc && doc.status !== 'running' && ui.cancel.textContent.startsWith('Delete')) {
-      ui.table.hidden = true;
-      ui.cancel.hidden = true;
-      ui.status.textContent = `Census ${current} deleted (its jobs stay on the Jobs page).`;
-      current = null;
-      stopPolling();
+      const gone = current;
+      // Its address names nothing now: the list takes its place in the history.
+      replace('#census');
+      ui.status.textContent = `Census ${gone} deleted (its jobs stay on the Jobs page).`;
     } else if (doc) {
       render(doc);
+      await list();
     }
-    await list();
   } catch (err) {
     failed(err);
   }
@@ -161,15 +185,33 @@ export function initCensus() {
   ui.openForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const id = ui.id.value.trim();
-    if (id) load(id); else setError(ui.error, 'Census id: enter the id of a census.');
+    if (id) go(address('census', { id })); else setError(ui.error, 'Census id: enter the id of a census.');
   });
   ui.cancel.addEventListener('click', cancel);
 }
 
-/** Called when the Census page is shown or left. */
-export function censusShown(visible) {
-  shown = visible;
-  if (!visible) { stopPolling(); return; }
+/**
+ * Shows the Census page for an address: `id` null is the list (`#census`), else that census's
+ * table (`#census/{id}`), live while it runs.
+ */
+export function censusRoute(id) {
+  shown = true;
   list();
-  if (current) load(current);
+  if (id === null) {
+    stopPolling();
+    current = null;
+    if (ui.cancel.contains(document.activeElement) || ui.table.contains(document.activeElement)) byId('census-h').focus();
+    hideTable();
+    setError(ui.error, '');
+    ui.status.textContent = '';
+    return;
+  }
+  ui.id.value = id;
+  load(id);
+}
+
+/** Called when the Census page is left: polling stops. */
+export function censusLeft() {
+  shown = false;
+  stopPolling();
 }

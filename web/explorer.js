@@ -1,6 +1,7 @@
 // The octal explorer: a code's G-sequence for n up to 10^6, plotted, with the periodicity
 // verdict and its theorem, rare values and downloads; and the game's misère quotient
-// (quotient.js).
+// (quotient.js). What is shown is the address `#explore?code=0.137&n=5000&misere=20`: opening it
+// plots (and computes the quotient) with no click, and the forms, once used, rewrite it.
 //
 // Values come from GET /v1/octal/{code}/values as little-endian binary when the server has that
 // endpoint (feature-detected from /openapi.json), else from POST /v1/octal/sequence (JSON).
@@ -8,9 +9,12 @@
 import { byId, el, clear, show, setError, fmt } from './dom.js';
 import { post, get, raw, seg, features, message } from './api.js';
 import { drawPlot } from './plot.js';
-import { initQuotient } from './quotient.js';
+import { initQuotient, quotientRoute } from './quotient.js';
+import { address, go } from './route.js';
 
 export const MAX_N = 1000000;
+/** n when the address gives a code and no n. */
+const DEFAULT_N = 1000;
 /** Values per binary request (a quarter of that when the server refuses a range this large). */
 const CHUNK = 1 << 16;
 /** A value is rare when it occurs less often than this share of the average value's count. */
@@ -26,7 +30,13 @@ const X = {
   rare: new Set(),
   source: '',
   generation: 0,
+  shown: null, // the key (code and n as the address gave them) of the values held
+  pending: null, // the key of the plot being computed
 };
+/** The explorer's address now shown: {code, n, misere}, each null when absent. */
+let here = { code: null, n: null, misere: null };
+/** The form's values when the page was loaded (what plain #explore shows). */
+const defaults = {};
 
 /** Reads `count` values from `start` as binary; null when the server cannot (caller falls back). */
 async function fetchBinary(code, n, gen) {
@@ -60,16 +70,12 @@ function status(text) {
 }
 
 /** Computes (server side) and fetches g(0..n−1) of `code`, then draws it. */
-export async function plot(code, n) {
+async function plot(code, n) {
   const gen = ++X.generation;
+  const key = `${code}\n${n}`;
+  X.pending = key;
   setError(ui.error, '');
-  ui.code.value = code;
-  ui.n.value = String(n);
-  if (!code.trim()) { setError(ui.error, 'Game code: enter a code such as 0.07.'); return; }
-  if (!(Number.isSafeInteger(n) && n >= 1 && n <= MAX_N)) {
-    setError(ui.error, `n: enter a whole number from 1 to ${fmt(MAX_N)}.`);
-    return;
-  }
+  show(ui.result, false);
   ui.result.dataset.ready = 'false';
   status(`Computing g(0) … g(${fmt(n - 1)}) of ${code}…`);
   try {
@@ -105,6 +111,8 @@ export async function plot(code, n) {
     X.rare = rareValues(values);
     X.start = 0;
     X.end = values.length;
+    X.shown = key;
+    X.pending = null;
     show(ui.result, true);
     renderVerdict();
     redraw();
@@ -112,9 +120,72 @@ export async function plot(code, n) {
     ui.result.dataset.ready = 'true';
   } catch (err) {
     if (gen !== X.generation) return;
+    X.pending = null;
     status('');
     setError(ui.error, message(err));
   }
+}
+
+/** A whole number from `min` to `max` written in an address, or null. */
+function whole(text, min, max) {
+  if (!/^\d{1,16}$/.test(text)) return null;
+  const v = Number(text);
+  return v >= min && v <= max ? v : null;
+}
+
+/** Forgets what is shown: the address is plain #explore (or names no code). */
+function blank() {
+  X.generation += 1;
+  X.pending = null;
+  show(ui.result, false);
+  status('');
+}
+
+/**
+ * Shows the explorer for the address's parameters: `code` (plotted), `n` (heaps 0 … n−1, default
+ * 1000) and `misere` (the misère quotient of heaps 0 … misere). The values already held for the
+ * same code and n are drawn again without a request unless `again` (the same address asked for
+ * once more). Bad parameters are said in the page.
+ */
+export function explorerRoute(params, { again = false } = {}) {
+  const code = params.get('code');
+  const nText = params.get('n');
+  const mText = params.get('misere');
+  here = { code, n: nText, misere: mText };
+  setError(ui.error, '');
+  if (code === null) {
+    blank();
+    ui.code.value = defaults.code;
+    ui.n.value = defaults.n;
+    quotientRoute(null, null, { again });
+    if (nText !== null || mText !== null) {
+      setError(ui.error, 'This address names no game: add code=…, e.g. #explore?code=0.07&n=1000.');
+    }
+    return;
+  }
+  const n = nText === null ? DEFAULT_N : whole(nText, 1, MAX_N);
+  ui.code.value = code;
+  ui.n.value = n === null ? '' : String(n); // a number field cannot hold "abc": the message quotes it
+  if (!code.trim()) {
+    blank();
+    setError(ui.error, 'This address gives an empty game code: code=… must name a game, such as 0.07.');
+  } else if (n === null) {
+    blank();
+    setError(ui.error, `This address asks for n = “${nText}”: n must be a whole number from 1 to ${fmt(MAX_N)}.`);
+  } else {
+    const key = `${code}\n${n}`;
+    if (!again && X.shown === key && X.values) {
+      // The values are held (the back button, or a return to the page): only drawn again.
+      X.generation += 1;
+      X.pending = null;
+      show(ui.result, true);
+      redraw();
+      status(`g(0) … g(${fmt(n - 1)}) of ${X.code}: ${fmt(n)} values.`);
+    } else if (again || X.pending !== key) {
+      plot(code, n);
+    }
+  }
+  quotientRoute(code, mText, { again });
 }
 
 /** Values whose count is below RARE_SHARE of the average count (none for fewer than 100 heaps). */
@@ -285,14 +356,27 @@ export function initExplorer() {
     theorem: byId('ex-theorem'), source: byId('ex-source'), rareRule: byId('ex-rare-rule'), rareList: byId('ex-rare'),
     dlNote: byId('ex-dl-note'), values: byId('ex-values'),
   });
+  defaults.code = ui.code.value;
+  defaults.n = ui.n.value;
   ui.form.addEventListener('submit', (e) => {
     e.preventDefault();
-    plot(ui.code.value.trim(), Number(ui.n.value));
+    const code = ui.code.value.trim();
+    const n = Number(ui.n.value);
+    if (!code) { setError(ui.error, 'Game code: enter a code such as 0.07.'); return; }
+    if (!(ui.n.value.trim() && Number.isSafeInteger(n) && n >= 1 && n <= MAX_N)) {
+      setError(ui.error, `n: enter a whole number from 1 to ${fmt(MAX_N)}.`);
+      return;
+    }
+    // The misère quotient shown stays in the address while the code is the same.
+    go(address('explore', { params: { code, n, misere: code === here.code ? here.misere : null } }));
   });
-  for (const b of ui.form.querySelectorAll('button[data-code]')) {
-    b.addEventListener('click', () => plot(b.dataset.code, Number(b.dataset.n)));
-  }
-  initQuotient();
+  initQuotient((misere) => {
+    // The quotient's form: the address gets the code in the explorer's form (plotted too).
+    const code = ui.code.value.trim();
+    const n = Number(ui.n.value);
+    const keepN = code === here.code ? here.n : (Number.isSafeInteger(n) && n >= 1 && n <= MAX_N ? n : null);
+    go(address('explore', { params: { code, n: keepN, misere } }));
+  });
   byId('ex-zoom').addEventListener('submit', zoom);
   byId('ex-zoom-start').addEventListener('click', zoomStart);
   byId('ex-zoom-all').addEventListener('click', zoomAll);
@@ -303,9 +387,4 @@ export function initExplorer() {
     clearTimeout(pending);
     pending = setTimeout(() => { if (!ui.result.hidden) redraw(); }, 150);
   });
-}
-
-/** Redraws after the section becomes visible (a hidden canvas has no size). */
-export function explorerShown() {
-  if (X.values && !ui.result.hidden) redraw();
 }

@@ -3,18 +3,33 @@
 // (feature-detected from /openapi.json), else by polling GET /v1/octal/jobs/{id} once a second
 // (also when the tab has an API key: EventSource cannot send one). On a server with API keys
 // the page asks for a key (auth.js) and says whose jobs it lists.
+//
+// Addresses (route.js): `#jobs` is the list, each job a link to `#jobs/{id}`, which shows that
+// job alone — progress, verdict, the statistics of its values (GET /v1/octal/jobs/{id}/statistics,
+// with a histogram), *Plot*, *Cancel* / *Delete* — live while it runs.
 
 import { byId, el, clear, setError, fmt } from './dom.js';
-import { post, get, del, seg, features, message } from './api.js';
+import { post, get, del, seg, features, message, ApiError } from './api.js';
 import { apiKey, initKeyBox } from './auth.js';
+import { drawHistogram } from './plot.js';
+import { address, go, replace } from './route.js';
 
 const POLL_MS = 1000;
+/** The detail's statistics are read again at most this often while the job runs. */
+const STATS_MS = 2000;
 const FINAL = new Set(['done', 'failed', 'cancelled']);
 
 const ui = {};
-/** id → {doc, li, parts, stop()} */
+/** The list: id → card. */
 const jobs = new Map();
+/** The job shown alone (`#jobs/{id}`): {id, card} or null. */
+let detail = null;
+/** The id of the address shown (null: the list). */
+let routeId = null;
+let shown = false;
 let onPlot = () => {};
+/** Said once with the next list (e.g. that the job shown alone was deleted). */
+let notice = '';
 let keyBox = { needKey() {}, showOwner() {} };
 
 /** Shows `err`; a 401 (the server has keys) opens the key box instead. */
@@ -39,100 +54,159 @@ function verdictText(p) {
   return `${p.status}: preperiod ${p.preperiod}, period ${p.period}${p.saltus ? `, saltus ${p.saltus}` : ''} — ${p.theorem || 'proved'}`;
 }
 
-/** Builds (once) and updates the list item of a job. */
-function render(doc) {
-  let entry = jobs.get(doc.id);
-  if (!entry) {
-    const title = el('h2', {});
-    const bar = el('progress', { max: 1, value: 0, id: `job-progress-${doc.id}` });
-    const barLabel = el('label', { for: `job-progress-${doc.id}`, class: 'small' });
-    const meta = el('p', { class: 'meta' });
-    const verdict = el('p', { class: 'meta' });
-    const cancel = el('button', { type: 'button', class: 'secondary' });
-    const plotBtn = el('button', { type: 'button', class: 'secondary' }, 'Plot');
-    const li = el('li', { class: 'job', 'data-id': doc.id }, title, barLabel, bar, meta, verdict,
-      el('div', { class: 'buttons' }, cancel, plotBtn));
-    entry = { doc, li, parts: { title, bar, barLabel, meta, verdict, cancel, plotBtn }, stop: null };
-    cancel.addEventListener('click', () => cancelJob(doc.id));
-    plotBtn.addEventListener('click', () => {
-      const d = jobs.get(doc.id).doc;
-      onPlot(d.code, Math.max(1, Math.min(1000000, d.progress.computed || d.max_n)));
-    });
-    jobs.set(doc.id, entry);
+/**
+ * The view of one job: a list item (`alone` false: its code links to the job's address) or the
+ * job shown alone (with its statistics). `card.update(doc)` shows a newer document.
+ */
+function makeCard(doc, { alone = false } = {}) {
+  const barId = `job-progress-${alone ? 'alone-' : ''}${doc.id}`;
+  const title = el('h2', {});
+  const bar = el('progress', { max: 1, value: 0, id: barId });
+  const barLabel = el('label', { for: barId, class: 'small' });
+  const meta = el('p', { class: 'meta' });
+  const verdict = el('p', { class: 'meta' });
+  const cancel = el('button', { type: 'button', class: 'secondary' });
+  const plotBtn = el('button', { type: 'button', class: 'secondary' }, 'Plot');
+  const stats = alone ? el('div', { class: 'job-stats', id: 'job-stats' }) : null;
+  const root = el(alone ? 'article' : 'li', { class: 'job', 'data-id': doc.id }, title, barLabel, bar, meta, verdict,
+    stats, el('div', { class: 'buttons' }, cancel, plotBtn));
+  const card = { doc, root, alone, stop: null, statsAt: 0, statsBusy: false, statsFinal: false, update: null };
+  cancel.addEventListener('click', () => cancelJob(card));
+  plotBtn.addEventListener('click', () => {
+    const d = card.doc;
+    onPlot(d.code, Math.max(1, Math.min(1000000, d.progress.computed || d.max_n)));
+  });
+  card.update = (next) => {
+    card.doc = next;
+    const computed = next.progress ? next.progress.computed : 0;
+    const max = next.max_n || 1;
+    const final = FINAL.has(next.status);
+    root.dataset.status = next.status;
+    const badge = el('span', { class: `badge ${next.status}`, text: next.status + (next.cancel_requested && !final ? ' (cancelling)' : '') });
+    if (alone) {
+      clear(title).append(el('span', { class: 'mono', text: next.code }), badge);
+    } else {
+      clear(title).append(el('a', { href: address('jobs', { id: next.id }), class: 'mono', 'aria-label': `Job ${next.code} (${next.id})`, text: next.code }), badge);
+    }
+    bar.max = max;
+    bar.value = Math.min(computed, max);
+    const pct = Math.min(100, (100 * computed) / max);
+    barLabel.textContent = `${fmt(computed)} of ${fmt(next.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
+    const rate = next.progress && next.progress.heaps_per_second;
+    const eta = next.progress && next.progress.eta_seconds;
+    const bits = [`id ${next.id}`];
+    if (rate) bits.push(`${fmt(Math.round(rate))} heaps/s`);
+    if (!final && Number.isFinite(eta)) bits.push(`about ${duration(eta)} left at most`);
+    if (next.attempts > 1) bits.push(`attempt ${next.attempts}`);
+    if (next.error) bits.push(`error: ${next.error}`);
+    meta.textContent = bits.join(' · ');
+    verdict.textContent = verdictText(next.periodicity);
+    cancel.textContent = final ? 'Delete' : 'Cancel';
+    cancel.setAttribute('aria-label', `${final ? 'Delete' : 'Cancel'} job ${next.code} (${next.id})`);
+    plotBtn.setAttribute('aria-label', `Plot ${next.code}`);
+    plotBtn.disabled = computed < 1;
+    if (alone) refreshStats(card, stats);
+  };
+  card.update(doc);
+  return card;
+}
+
+/** The statistics of the job shown alone: read at most every STATS_MS while it runs, once more at the end. */
+async function refreshStats(card, box) {
+  const final = FINAL.has(card.doc.status);
+  if (card.statsBusy || card.statsFinal || (!final && Date.now() - card.statsAt < STATS_MS)) return;
+  card.statsBusy = true;
+  card.statsAt = Date.now();
+  try {
+    showStats(box, await get(`/v1/octal/jobs/${seg(card.doc.id)}/statistics`));
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) clear(box).append(el('p', { class: 'meta', text: `Statistics: ${message(err)}` }));
+  } finally {
+    card.statsBusy = false;
+    if (final) card.statsFinal = true;
+    else if (FINAL.has(card.doc.status)) refreshStats(card, box); // it ended meanwhile: the last word
   }
-  entry.doc = doc;
-  const { title, bar, barLabel, meta, verdict, cancel, plotBtn } = entry.parts;
-  const computed = doc.progress ? doc.progress.computed : 0;
-  const max = doc.max_n || 1;
-  entry.li.dataset.status = doc.status;
-  clear(title).append(el('span', { class: 'mono', text: doc.code }),
-    el('span', { class: `badge ${doc.status}`, text: doc.status + (doc.cancel_requested && !FINAL.has(doc.status) ? ' (cancelling)' : '') }));
-  bar.max = max;
-  bar.value = Math.min(computed, max);
-  const pct = Math.min(100, (100 * computed) / max);
-  barLabel.textContent = `${fmt(computed)} of ${fmt(doc.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
-  const rate = doc.progress && doc.progress.heaps_per_second;
-  const eta = doc.progress && doc.progress.eta_seconds;
-  const bits = [`id ${doc.id}`];
-  if (rate) bits.push(`${fmt(Math.round(rate))} heaps/s`);
-  if (!FINAL.has(doc.status) && Number.isFinite(eta)) bits.push(`about ${duration(eta)} left at most`);
-  if (doc.attempts > 1) bits.push(`attempt ${doc.attempts}`);
-  if (doc.error) bits.push(`error: ${doc.error}`);
-  meta.textContent = bits.join(' · ');
-  verdict.textContent = verdictText(doc.periodicity);
-  cancel.textContent = FINAL.has(doc.status) ? 'Delete' : 'Cancel';
-  cancel.setAttribute('aria-label', `${FINAL.has(doc.status) ? 'Delete' : 'Cancel'} job ${doc.code} (${doc.id})`);
-  plotBtn.setAttribute('aria-label', `Plot ${doc.code}`);
-  plotBtn.disabled = computed < 1;
-  return entry;
+}
+
+function showStats(box, s) {
+  const c = s.current;
+  box.dataset.n = c ? String(c.n) : '0';
+  if (!c) {
+    clear(box).append(el('p', { class: 'meta', text: 'No statistics yet (they come with the job’s first checkpoint).' }));
+    return;
+  }
+  const fact = (term, value, id) => el('div', {}, el('dt', { text: term }), el('dd', { text: value, id }));
+  const canvas = el('canvas', { class: 'histogram wide', role: 'img',
+    'aria-label': `Histogram of the values of ${s.code} for heaps 0 … ${fmt(c.n - 1)}: ${c.histogram.length} values, 0 to ${c.max_value}` });
+  clear(box).append(
+    el('h3', { text: `Statistics of g(0) … g(${fmt(c.n - 1)})` }),
+    el('dl', { class: 'facts' },
+      fact('Values counted', fmt(c.n), 'job-stats-n'),
+      fact('Largest value (first heap)', `${c.max_value} (${fmt(c.max_value_first_heap)})`, 'job-stats-max'),
+      fact('Rare mask', c.rare_mask, 'job-stats-mask'),
+      fact('Rare values', fmt(c.rare_count), 'job-stats-rare'),
+      fact('Last rare heap', fmt(c.last_rare_heap), 'job-stats-last')),
+    canvas);
+  drawHistogram(canvas, c.histogram);
 }
 
 /** Follows a job until it is final: its event stream if the server has one, else polling. */
-async function watch(id) {
-  const entry = jobs.get(id);
-  if (!entry || entry.stop || FINAL.has(entry.doc.status)) return;
+async function watch(card) {
+  if (card.stop || FINAL.has(card.doc.status)) return;
+  const id = card.doc.id;
+  const token = {};
+  card.watching = token;
+  card.stop = () => { card.stop = null; card.watching = null; }; // claimed while the features are read
   const feat = await features();
+  if (card.watching !== token) return; // stopped meanwhile
   if (feat.events && typeof EventSource === 'function' && !apiKey()) {
     const source = new EventSource(`/v1/octal/jobs/${seg(id)}/events`);
-    entry.stop = () => source.close();
-    entry.li.dataset.live = 'events';
+    card.stop = () => { source.close(); card.stop = null; };
+    card.root.dataset.live = 'events';
     source.addEventListener('progress', (e) => {
       const p = JSON.parse(e.data);
-      const cur = jobs.get(id).doc;
-      render({ ...cur, status: cur.status === 'queued' ? 'running' : cur.status, progress: { ...cur.progress, ...p } });
+      const cur = card.doc;
+      card.update({ ...cur, status: cur.status === 'queued' ? 'running' : cur.status, progress: { ...cur.progress, ...p } });
     });
     for (const kind of FINAL) {
       source.addEventListener(kind, (e) => {
         source.close();
-        entry.stop = null;
-        render(JSON.parse(e.data));
+        card.stop = null;
+        card.update(JSON.parse(e.data));
       });
     }
     source.onerror = () => {
       // The stream broke before a terminal event: fall back to polling (no automatic retry).
       source.close();
-      entry.stop = null;
-      if (!FINAL.has(jobs.get(id).doc.status)) poll(id);
+      card.stop = null;
+      if (!FINAL.has(card.doc.status)) poll(card);
     };
     return;
   }
-  poll(id);
+  poll(card);
 }
 
-function poll(id) {
-  const entry = jobs.get(id);
-  if (!entry) return;
-  entry.li.dataset.live = 'polling';
+function poll(card) {
+  const id = card.doc.id;
+  card.root.dataset.live = 'polling';
   let timer = 0;
   let stopped = false;
-  entry.stop = () => { stopped = true; clearTimeout(timer); };
+  card.stop = () => { stopped = true; clearTimeout(timer); card.stop = null; };
   const tick = async () => {
     if (stopped) return;
     try {
       const doc = await get(`/v1/octal/jobs/${seg(id)}`);
-      render(doc);
-      if (FINAL.has(doc.status)) { entry.stop = null; return; }
+      if (stopped) return;
+      card.update(doc);
+      if (FINAL.has(doc.status)) { card.stop = null; return; }
     } catch (err) {
+      if (stopped) return;
+      if (err instanceof ApiError && err.status === 404) {
+        // Deleted meanwhile (another tab): nothing more to follow.
+        card.stop = null;
+        setError(ui.error, `Job ${id} is gone: it was deleted.`);
+        return;
+      }
       setError(ui.error, message(err));
     }
     timer = setTimeout(tick, POLL_MS);
@@ -140,25 +214,64 @@ function poll(id) {
   timer = setTimeout(tick, POLL_MS);
 }
 
+function stopList() {
+  for (const card of jobs.values()) if (card.stop) card.stop();
+}
+
+function stopDetail() {
+  if (detail && detail.card && detail.card.stop) detail.card.stop();
+  detail = null;
+}
+
 async function refresh() {
   setError(ui.error, '');
   try {
     const page = await get('/v1/octal/jobs?limit=50');
+    if (routeId !== null || !shown) return; // another address meanwhile
     const seen = new Set();
     for (const doc of page.jobs) {
       seen.add(doc.id);
-      render(doc);
+      const card = jobs.get(doc.id);
+      if (card) card.update(doc); else jobs.set(doc.id, makeCard(doc));
     }
-    for (const [id, entry] of jobs) {
-      if (!seen.has(id)) { if (entry.stop) entry.stop(); entry.li.remove(); jobs.delete(id); }
+    for (const [id, card] of jobs) {
+      if (!seen.has(id)) { if (card.stop) card.stop(); card.root.remove(); jobs.delete(id); }
     }
-    const items = page.jobs.map((d) => jobs.get(d.id).li);
-    ui.list.replaceChildren(...items);
-    ui.status.textContent = page.jobs.length ? `${page.jobs.length} job${page.jobs.length === 1 ? '' : 's'}.` : 'No jobs yet.';
+    ui.list.replaceChildren(...page.jobs.map((d) => jobs.get(d.id).root));
+    const count = page.jobs.length ? `${page.jobs.length} job${page.jobs.length === 1 ? '' : 's'}.` : 'No jobs yet.';
+    ui.status.textContent = notice ? `${notice} ${count}` : count;
+    notice = '';
     keyBox.showOwner(page);
-    for (const doc of page.jobs) if (!FINAL.has(doc.status)) watch(doc.id);
+    for (const doc of page.jobs) watch(jobs.get(doc.id));
   } catch (err) {
     failed(err);
+  }
+}
+
+/** Shows the job `id` alone (`#jobs/{id}`), live until it is final. */
+async function open(id) {
+  stopDetail();
+  const mine = { id, card: null };
+  detail = mine;
+  setError(ui.error, '');
+  ui.status.textContent = `Loading job ${id}…`;
+  clear(ui.detailCard);
+  ui.detail.hidden = false;
+  try {
+    const doc = await get(`/v1/octal/jobs/${seg(id)}`);
+    if (detail !== mine) return;
+    mine.card = makeCard(doc, { alone: true });
+    ui.detailCard.replaceChildren(mine.card.root);
+    ui.status.textContent = `Job ${doc.id}: ${doc.code} to max_n ${fmt(doc.max_n)}.`;
+    watch(mine.card);
+  } catch (err) {
+    if (detail !== mine) return;
+    ui.status.textContent = '';
+    if (err instanceof ApiError && err.status === 404) {
+      setError(ui.error, `No job with id “${id}” here: it was deleted, or it belongs to another API key.`);
+    } else {
+      failed(err);
+    }
   }
 }
 
@@ -173,10 +286,13 @@ async function submit(event) {
   try {
     const created = await post('/v1/octal/jobs', { code, max_n: maxN });
     const doc = created.progress ? created : await get(`/v1/octal/jobs/${seg(created.id)}`);
-    const entry = render(doc);
-    ui.list.prepend(entry.li);
+    if (routeId === null) {
+      const card = makeCard(doc);
+      jobs.set(doc.id, card);
+      ui.list.prepend(card.root);
+      watch(card);
+    }
     ui.status.textContent = `Job ${doc.id} submitted for ${doc.code}.`;
-    watch(doc.id);
   } catch (err) {
     failed(err);
   } finally {
@@ -184,21 +300,24 @@ async function submit(event) {
   }
 }
 
-async function cancelJob(id) {
-  const entry = jobs.get(id);
-  if (!entry) return;
-  const final = FINAL.has(entry.doc.status);
+async function cancelJob(card) {
+  const id = card.doc.id;
+  const final = FINAL.has(card.doc.status);
   try {
     const doc = await del(`/v1/octal/jobs/${seg(id)}`);
     if (final) {
-      if (entry.stop) entry.stop();
-      entry.li.remove();
-      jobs.delete(id);
+      if (card.stop) card.stop();
+      const listed = jobs.get(id);
+      if (listed) { if (listed.stop) listed.stop(); listed.root.remove(); jobs.delete(id); }
       ui.status.textContent = `Job ${id} deleted.`;
+      if (card.alone) {
+        notice = `Job ${id} deleted.`;
+        replace('#jobs');
+      }
     } else {
-      if (doc) render(doc);
+      if (doc) card.update(doc);
       ui.status.textContent = `Cancel requested for job ${id}.`;
-      watch(id);
+      watch(card);
     }
   } catch (err) {
     setError(ui.error, message(err));
@@ -210,18 +329,49 @@ export function initJobs(plotHandler) {
   Object.assign(ui, {
     form: byId('job-form'), code: byId('job-code'), max: byId('job-max'), submit: byId('job-submit'),
     status: byId('jobs-status'), error: byId('jobs-error'), list: byId('job-list'),
+    detail: byId('job-detail'), detailCard: byId('job-detail-card'),
   });
   ui.form.addEventListener('submit', submit);
-  byId('jobs-refresh').addEventListener('click', refresh);
+  byId('jobs-refresh').addEventListener('click', () => {
+    if (routeId === null) refresh(); else go('#jobs');
+  });
   keyBox = initKeyBox(() => {
-    for (const entry of jobs.values()) if (entry.stop) entry.stop();
+    stopList();
     jobs.clear();
     ui.list.replaceChildren();
-    refresh();
+    jobsRoute(routeId, { again: true });
   });
 }
 
-/** Called when the Jobs page is shown. */
-export function jobsShown() {
-  refresh();
+/**
+ * Shows the Jobs page for an address: `id` null is the list (`#jobs`), else that job alone
+ * (`#jobs/{id}`).
+ */
+export function jobsRoute(id, { again = false } = {}) {
+  shown = true;
+  const changed = id !== routeId;
+  routeId = id;
+  if (id === null) {
+    // The keyboard focus was in the job shown alone (its Delete, the link back): the page's heading takes it.
+    if (ui.detail.contains(document.activeElement)) byId('jobs-h').focus();
+    stopDetail();
+    ui.detail.hidden = true;
+    clear(ui.detailCard);
+    ui.list.hidden = false;
+    refresh();
+    return;
+  }
+  const fromList = ui.list.contains(document.activeElement);
+  ui.list.hidden = true;
+  stopList();
+  if (changed || again || !detail || !detail.card) open(id);
+  else if (detail.card) watch(detail.card);
+  // A job's link in the list was followed: the focus goes on beside the job, not to the page's top.
+  if (fromList) byId('job-detail-back').focus();
+}
+
+/** Called when the Jobs page is left: the job shown alone is no longer followed. */
+export function jobsLeft() {
+  shown = false;
+  if (detail && detail.card && detail.card.stop) detail.card.stop();
 }

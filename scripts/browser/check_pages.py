@@ -20,7 +20,7 @@ import traceback
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -85,7 +85,9 @@ def console_errors():
 
 def wait(cond, timeout=30, what="condition"):
     try:
-        return WebDriverWait(D, timeout, poll_frequency=0.1).until(lambda d: cond())
+        # A live view redraws its rows: an element found a moment ago may be gone (asked again).
+        return WebDriverWait(D, timeout, poll_frequency=0.1,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: cond())
     except TimeoutException:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
 
@@ -117,6 +119,41 @@ def full_shot(name):
     path = shot(name)
     D.set_window_size(w, h)
     return path
+
+
+def open_address(fragment, base=None):
+    """Opens BASE/{fragment} as a new document, as a link from elsewhere or a bookmark does (not a
+    fragment change within the page already open)."""
+    D.get("about:blank")
+    D.get(f"{(base or BASE)}/{fragment}")
+    wait(lambda: D.execute_script("return document.body.dataset.ready === 'true'"), what="the page script")
+
+
+def here():
+    """The address shown (the URL fragment)."""
+    return D.execute_script("return location.hash")
+
+
+def refusals_only(statuses, what):
+    """Drains the console, which may hold only the browser's own notes of refused requests
+    (status in `statuses`): a script error fails."""
+    errors = console_errors()
+    bad = [e for e in errors
+           if "Failed to load resource" not in e["message"]
+           or not any(f"status of {st}" in e["message"] for st in statuses)]
+    assert not bad, f"{what}: console errors " + "; ".join(e["message"] for e in bad)
+    return len(errors)
+
+
+def inked(css):
+    """Pixels drawn on a canvas."""
+    return D.execute_script(
+        "const c = document.querySelector(arguments[0]);"
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        "let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n;", css)
+
+
+STATE = {}  # ids made by earlier checks for the later ones
 
 
 def load(fragment="play"):
@@ -426,6 +463,7 @@ def check_jobs():
     second.find_element(By.XPATH, ".//button[starts-with(normalize-space(.), 'Cancel')]").click()
     wait(lambda: qs(f'#job-list li.job[data-id="{second_id}"][data-status="cancelled"]'), 120, "the cancelled job")
     full_shot("09-jobs")
+    STATE["job"] = job_id
     return f"job done (followed by {live}); a second one cancelled"
 
 
@@ -436,6 +474,8 @@ def check_census():
     set_value("#census-max", 4096)
     q("#census-start").click()
     wait(lambda: len(qs("#census-body tr")) == 2, 30, "the census rows")
+    started = q("#census-table").get_attribute("data-id")
+    assert here() == f"#census/{started}", f"the address of the census started: {here()}"
     wait(lambda: q("#census-table").get_attribute("data-status") == "done", 180, "the census to finish")
     rows = qs("#census-body tr")
     assert [r.get_attribute("data-code") for r in rows] == ["0.07", "0.6"], [r.text for r in rows]
@@ -454,7 +494,288 @@ def check_census():
         "let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n;")
     assert painted > 50, f"the histogram of 0.6 is drawn ({painted} pixels)"
     full_shot("11-census")
+    STATE["census"] = census_id
     return f"census {census_id}: 0.07 verified, 0.6 to 4096"
+
+
+def check_explore_addresses():
+    """#explore?code=…&n=…&misere=… opened directly plots and computes with no click; the forms
+    rewrite the address; back and forward walk through what was viewed; examples are links;
+    plain #explore is the empty form; bad parameters are said in the page."""
+    canon = api_json("POST", "/v1/octal/sequence", {"code": "0.137", "n": 1})["code"]
+    q137 = api_json("POST", "/v1/octal/misere/quotient", {"code": "0.137", "max_heap": 20})
+    q07 = api_json("POST", "/v1/octal/misere/quotient", {"code": "0.07", "max_heap": 12})
+
+    def plotted(code, end):
+        return (q("#ex-result").get_attribute("data-ready") == "true" and q("#ex-result").is_displayed()
+                and q("#ex-canvas").get_attribute("data-end") == str(end) and text("#ex-canonical") == code)
+
+    open_address("#explore?code=0.137&n=5000&misere=20")
+    wait(lambda: plotted(canon, 5000), 60, "0.137 to 5000 plotted by its address")
+    assert q("#ex-code").get_attribute("value") == "0.137" and q("#ex-n").get_attribute("value") == "5000"
+    assert inked("#ex-canvas") > 500, "the plot opened by its address is drawn"
+    wait(lambda: qs("#ex-mq-q"), 60, "the misère quotient opened by its address")
+    assert (text("#ex-mq-q"), text("#ex-mq-p")) == (str(q137["q_size"]), str(q137["p_size"])), text("#ex-mq-q")
+    assert q("#ex-mq-n").get_attribute("value") == "20"
+    assert "0.137" in D.title, D.title
+    assert q('nav a[data-page="explore"]').get_attribute("aria-current") == "page"
+    full_shot("15-address-explore-0.137")
+    # The form rewrites the address (a new code leaves the other code's quotient behind) ...
+    set_value("#ex-code", "0.07")
+    set_value("#ex-n", 2000)
+    q("#ex-plot").click()
+    wait(lambda: here() == "#explore?code=0.07&n=2000", 10, "the address of the new plot")
+    wait(lambda: plotted("0.07", 2000), 60, "0.07 plotted")
+    assert not qs("#ex-mq-q"), "the quotient of 0.137 is not shown beside 0.07"
+    # ... and so does the quotient's form.
+    set_value("#ex-mq-n", 12)
+    q("#ex-mq-go").click()
+    wait(lambda: here() == "#explore?code=0.07&n=2000&misere=12", 10, "the address with the quotient")
+    wait(lambda: qs("#ex-mq-q") and text("#ex-mq-q") == str(q07["q_size"]), 60, "the quotient of 0.07")
+    # The back button walks through what was viewed, and forward again.
+    D.back()
+    wait(lambda: here() == "#explore?code=0.07&n=2000" and not qs("#ex-mq-q"), 20, "back: 0.07 without its quotient")
+    assert plotted("0.07", 2000)
+    D.back()
+    wait(lambda: here() == "#explore?code=0.137&n=5000&misere=20", 20, "back to the first address")
+    wait(lambda: plotted(canon, 5000), 60, "back: 0.137 to 5000 plotted again")
+    wait(lambda: qs("#ex-mq-q") and text("#ex-mq-q") == str(q137["q_size"]), 60, "back: the quotient of 0.137")
+    D.forward()
+    wait(lambda: here() == "#explore?code=0.07&n=2000" and plotted("0.07", 2000), 60, "forward: 0.07 again")
+    # The examples are links to their addresses; the menu's link leads back to the plot shown.
+    lasker = api_json("POST", "/v1/octal/sequence", {"code": "4.(3)", "n": 1})["code"]
+    q('.examples a[href="#explore?code=4.(3)&n=500"]').click()
+    wait(lambda: here() == "#explore?code=4.(3)&n=500" and plotted(lasker, 500), 60, "the example 4.(3) by its link")
+    assert q('nav a[data-page="explore"]').get_attribute("href").endswith("#explore?code=4.(3)&n=500")
+    # Plain #explore: the empty form, as before.
+    open_address("#explore")
+    wait(lambda: q("#explore").is_displayed(), what="the explorer")
+    assert not q("#ex-result").is_displayed() and not q("#ex-error").is_displayed()
+    assert (q("#ex-code").get_attribute("value"), q("#ex-n").get_attribute("value")) == ("0.07", "1000")
+    assert not console_errors()
+    # Bad parameters: a message in the page, no request, no script error.
+    open_address("#explore?code=0.07&n=abc")
+    wait(lambda: q("#ex-error").is_displayed(), 10, "the message for n=abc")
+    assert "abc" in text("#ex-error") and "whole number" in text("#ex-error"), text("#ex-error")
+    assert not q("#ex-result").is_displayed()
+    assert not console_errors(), "n=abc: no console error"
+    open_address("#explore?code=0.07&n=30&misere=x")
+    wait(lambda: q("#ex-mq-error").is_displayed(), 10, "the message for misere=x")
+    assert "misere" in text("#ex-mq-error") and "“x”" in text("#ex-mq-error"), text("#ex-mq-error")
+    wait(lambda: plotted("0.07", 30), 60, "0.07 to 30 plotted beside the bad misere")
+    assert not console_errors(), "misere=x: no console error"
+    open_address("#explore?n=5")
+    wait(lambda: q("#ex-error").is_displayed(), 10, "the message for an address without a code")
+    assert "no game" in text("#ex-error"), text("#ex-error")
+    open_address("#explore?code=0.9Z&n=100")
+    wait(lambda: q("#ex-error").is_displayed(), 30, "the server's refusal of the code 0.9Z")
+    assert "0.9Z" in text("#ex-error") and not q("#ex-result").is_displayed(), text("#ex-error")
+    assert q("#explore").is_displayed()
+    shot("16-address-explore-bad-code")
+    refusals_only([422], "an unknown code")
+    return f"0.137: |Q| {q137['q_size']}; 0.07 n=abc, misere=x, 0.9Z: {text('#ex-error')[:60]}"
+
+
+def check_job_addresses():
+    """#jobs/{id} opened directly shows that job (progress, verdict, statistics, Plot), live while
+    it runs; the list links each job; a deleted job's address says so."""
+    job_id = STATE["job"]
+    stats = api_json("GET", f"/v1/octal/jobs/{job_id}/statistics")["current"]
+    card = f'#job-detail-card article.job[data-id="{job_id}"]'
+    open_address(f"#jobs/{job_id}")
+    wait(lambda: qs(card + '[data-status="done"]'), 30, "the job opened by its address")
+    assert not q("#job-list").is_displayed(), "the job alone, not the list"
+    wait(lambda: qs("#job-stats-n"), 30, "the job's statistics")
+    assert text("#job-stats-n") == f"{stats['n']:,}", (text("#job-stats-n"), stats["n"])
+    assert text("#job-stats-mask") == stats["rare_mask"], text("#job-stats-mask")
+    assert text("#job-stats-rare") == f"{stats['rare_count']:,}", text("#job-stats-rare")
+    assert inked("#job-stats canvas") > 50, "the job's histogram is drawn"
+    assert job_id in D.title, D.title
+    full_shot("17-address-job")
+    # Plot: the explorer's address of the job's values; back returns to the job.
+    q(card).find_element(By.XPATH, ".//button[normalize-space(.)='Plot']").click()
+    wait(lambda: here() == "#explore?code=0.6&n=20000", 10, "the job's plot address")
+    wait(lambda: q("#ex-result").get_attribute("data-ready") == "true"
+         and q("#ex-canvas").get_attribute("data-end") == "20000", 60, "the job's values plotted")
+    D.back()
+    wait(lambda: here() == f"#jobs/{job_id}" and qs(card + '[data-status="done"]') and q(card).is_displayed(), 30,
+         "back to the job")
+    # The list shows each job as a link to its address.
+    q("#job-detail-back").click()
+    wait(lambda: here() == "#jobs" and q("#job-list").is_displayed(), 10, "the list")
+    wait(lambda: qs(f'#job-list a[href="#jobs/{job_id}"]'), 30, "the job's link in the list")
+    q(f'#job-list a[href="#jobs/{job_id}"]').click()
+    wait(lambda: here() == f"#jobs/{job_id}" and qs(card), 30, "the job by its link")
+    # A running job's address is live: progress and statistics come without a click.
+    rid = api_json("POST", "/v1/octal/jobs", {"code": "0.6", "max_n": 150000000})["id"]
+    rcard = f'#job-detail-card article.job[data-id="{rid}"]'
+    open_address(f"#jobs/{rid}")
+    wait(lambda: qs(rcard), 30, "the running job opened by its address")
+
+    def progress():
+        return float(q(rcard + " progress").get_attribute("value"))
+
+    wait(lambda: progress() > 0, 60, "the running job's progress")
+    first = progress()
+    wait(lambda: progress() > first, 60, "the progress to move on by itself")
+    wait(lambda: qs("#job-stats-n") and int(text("#job-stats-n").replace(",", "")) > 0, 60, "its statistics")
+    shot("18-address-job-running")
+    # Cancel and delete from the job's own view; its address then says the job is gone.
+    q(rcard).find_element(By.XPATH, ".//button[normalize-space(.)='Cancel']").click()
+    wait(lambda: qs(rcard + '[data-status="cancelled"]'), 60, "the job cancelled")
+    q(rcard).find_element(By.XPATH, ".//button[normalize-space(.)='Delete']").click()
+    wait(lambda: here() == "#jobs" and "deleted" in text("#jobs-status"), 30, "back at the list, the job deleted")
+    open_address(f"#jobs/{rid}")
+    wait(lambda: q("#jobs-error").is_displayed(), 30, "the deleted job's address")
+    assert "No job" in text("#jobs-error") and "deleted" in text("#jobs-error") and rid in text("#jobs-error"), text("#jobs-error")
+    assert not qs("#job-detail-card article") and not q("#job-list").is_displayed()
+    shot("19-address-job-deleted")
+    refusals_only([404], "a deleted job's address")
+    return f"job {job_id[:8]}: statistics n {stats['n']:,}; running job followed, cancelled, deleted"
+
+
+def census_row_n(code):
+    """The n shown in a game's row (-1 for none); read in one step, as the rows are redrawn live."""
+    t = D.execute_script(
+        "const r = [...document.querySelectorAll('#census-body tr')].find(r => r.dataset.code === arguments[0]);"
+        "return r ? r.querySelectorAll('td')[1].textContent : '';", code).strip().replace(",", "")
+    return int(t) if t.isdigit() else -1
+
+
+def check_census_addresses():
+    """#census/{id} opened directly shows that census's table (games linking to their jobs), live
+    while it runs; the list links each census; a deleted or unknown census's address says so; the
+    back button returns from a game's job to the table."""
+    cid = STATE["census"]
+    doc = api_json("GET", f"/v1/octal/census/{cid}")
+    open_address(f"#census/{cid}")
+    wait(lambda: q("#census-table").get_attribute("data-id") == cid
+         and q("#census-table").get_attribute("data-status") == "done" and len(qs("#census-body tr")) == 2, 30,
+         "the census opened by its address")
+    assert q("#census-id").get_attribute("value") == cid
+    assert cid in D.title, D.title
+    link = q('#census-body tr[data-code="0.6"] th a')
+    job = doc["games"][1]["job_id"]
+    assert link.get_attribute("href").endswith(f"#jobs/{job}"), link.get_attribute("href")
+    link.click()
+    wait(lambda: here() == f"#jobs/{job}" and qs(f'#job-detail-card article.job[data-id="{job}"]'), 30, "a game's job")
+    D.back()
+    wait(lambda: here() == f"#census/{cid}" and q("#census").is_displayed()
+         and q("#census-table").get_attribute("data-id") == cid and q("#census-table").is_displayed(), 30,
+         "back to the census table")
+    # The list shows each census as a link to its address.
+    open_address("#census")
+    wait(lambda: qs(f'#census-list a[href="#census/{cid}"]'), 30, "the census's link in the list")
+    assert not q("#census-table").is_displayed()
+    q(f'#census-list a[href="#census/{cid}"]').click()
+    wait(lambda: here() == f"#census/{cid}" and q("#census-table").get_attribute("data-id") == cid, 30, "the census by its link")
+    # A running census's address is live: its rows move on without a click.
+    lid = api_json("POST", "/v1/octal/census", {"codes": ["0.6"], "max_n": 50000000})["id"]
+    open_address(f"#census/{lid}")
+    wait(lambda: q("#census-table").get_attribute("data-id") == lid and qs("#census-body tr"), 30, "the running census")
+    assert q("#census-table").get_attribute("data-status") == "running"
+    wait(lambda: census_row_n("0.6") > 0, 60, "the running census's first values")
+    first = census_row_n("0.6")
+    wait(lambda: census_row_n("0.6") > first, 60, "the census's row to move on by itself")
+    shot("20-address-census-running")
+    q("#census-cancel").click()
+    wait(lambda: q("#census-table").get_attribute("data-status") != "running", 60, "the census cancelled")
+    wait(lambda: text("#census-cancel") == "Delete census", 10, "the delete button")
+    q("#census-cancel").click()
+    wait(lambda: here() == "#census" and "deleted" in text("#census-status"), 30, "the census deleted")
+    assert not q("#census-table").is_displayed()
+    open_address(f"#census/{lid}")
+    wait(lambda: q("#census-error").is_displayed(), 30, "the deleted census's address")
+    assert "No census" in text("#census-error") and "deleted" in text("#census-error") and lid in text("#census-error")
+    assert not q("#census-table").is_displayed()
+    open_address("#census/no-such-census")
+    wait(lambda: q("#census-error").is_displayed(), 30, "an unknown census's address")
+    assert "No census" in text("#census-error") and "no-such-census" in text("#census-error"), text("#census-error")
+    shot("21-address-census-unknown")
+    refusals_only([404], "a deleted census's address")
+    return f"census {cid[:8]} opened; a running one followed, cancelled and deleted"
+
+
+def check_census_width():
+    """The census table uses the screen's width: at 1400 px nothing is scrolled away (the
+    histogram column in view); at phone width the table scrolls in its own box, not the page."""
+    cid = STATE["census"]
+    measure = """
+        const w = document.querySelector('#census .table-wrap'), t = document.getElementById('census-table');
+        const hist = t.querySelector('thead th:last-child').getBoundingClientRect();
+        const canvas = t.querySelector('tbody tr:last-child canvas').getBoundingClientRect();
+        const box = w.getBoundingClientRect();
+        return {inner: window.innerWidth, wrapScroll: w.scrollWidth, wrapClient: w.clientWidth,
+          table: Math.round(t.getBoundingClientRect().width), column: Math.round(document.getElementById('census-form').getBoundingClientRect().width),
+          histLeft: hist.left, histRight: hist.right, canvasRight: canvas.right, boxLeft: box.left, boxRight: box.right,
+          page: document.documentElement.scrollWidth};"""
+    try:
+        D.set_window_size(1400, 1000)
+        open_address(f"#census/{cid}")
+        wait(lambda: q("#census-table").get_attribute("data-status") == "done" and len(qs("#census-body tr")) == 2, 30, "the table")
+        m = D.execute_script(measure)
+        assert m["wrapScroll"] <= m["wrapClient"], f"at {m['inner']} px the census table needs a horizontal scroll: {m}"
+        assert m["boxLeft"] >= 0 and m["histRight"] <= min(m["boxRight"], m["inner"]) + 0.5, f"the histogram column is out of view: {m}"
+        assert m["canvasRight"] <= m["inner"], m
+        assert m["page"] <= m["inner"], f"the page scrolls sideways at {m['inner']} px: {m}"
+        full_shot("22-census-1400")
+        wide = m
+        D.set_window_size(*PHONE)
+        open_address(f"#census/{cid}")
+        wait(lambda: q("#census-table").get_attribute("data-status") == "done" and len(qs("#census-body tr")) == 2, 30, "the table")
+        m = D.execute_script(measure)
+        assert m["wrapScroll"] > m["wrapClient"], f"at phone width the table scrolls in its own box: {m}"
+        assert m["page"] <= m["inner"], f"the page scrolls sideways at phone width: {m}"
+        # Scrolled to its end inside the box, the histogram comes into view.
+        D.execute_script("const w = document.querySelector('#census .table-wrap'); w.scrollLeft = w.scrollWidth;")
+        m2 = D.execute_script(measure)
+        assert m2["histRight"] <= m2["boxRight"] + 0.5 and m2["histLeft"] >= m2["boxLeft"] - 0.5, m2
+        full_shot("23-census-phone")
+    finally:
+        D.set_window_size(*DESKTOP)
+    return (f"1400 px: table {wide['table']} px in {wide['wrapClient']} px (column {wide['column']} px); "
+            f"phone: table box {m['wrapClient']} px scrolls {m['wrapScroll']} px, page {m['page']} px")
+
+
+def keyed_json(base, key, method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header("accept", "application/json")
+    req.add_header("authorization", f"Bearer {key}")
+    if data is not None:
+        req.add_header("content-type", "application/json")
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.loads(resp.read())
+
+
+def check_other_keys_census():
+    """On a server with keys: the address of one's own census opens it; that of another key's
+    census (and of its job) says it is not there for this key."""
+    base, key, other = (os.environ["KEYED_BASE"].rstrip("/"), os.environ["KEYED_KEY"],
+                        os.environ["KEYED_OTHER_KEY"])
+    mine = keyed_json(base, key, "POST", "/v1/octal/census", {"codes": ["0.07"], "max_n": 1000})["id"]
+    theirs = keyed_json(base, other, "POST", "/v1/octal/census", {"codes": ["0.07"], "max_n": 1000})
+    their_job = theirs["games"][0]["job_id"]
+    open_address("#play", base)
+    D.execute_script("sessionStorage.setItem('grundy-api-key', arguments[0])", key)
+    try:
+        open_address(f"#census/{mine}", base)
+        wait(lambda: q("#census-table").get_attribute("data-id") == mine and q("#census-table").is_displayed(), 30,
+             "one's own census by its address")
+        open_address(f"#census/{theirs['id']}", base)
+        wait(lambda: q("#census-error").is_displayed(), 30, "another key's census")
+        assert "another API key" in text("#census-error") and theirs["id"] in text("#census-error"), text("#census-error")
+        assert not q("#census-table").is_displayed()
+        shot("24-address-census-other-key")
+        open_address(f"#jobs/{their_job}", base)
+        wait(lambda: q("#jobs-error").is_displayed(), 30, "another key's job")
+        assert "another API key" in text("#jobs-error"), text("#jobs-error")
+        assert not qs("#job-detail-card article")
+        refusals_only([404], "another key's census and job")
+    finally:
+        D.execute_script("sessionStorage.removeItem('grundy-api-key')")
+        D.get(f"{BASE}/#play")
+    return f"own census {mine[:8]} shown; another key's census and job refused in words"
 
 
 def check_jobs_with_a_key():
@@ -525,9 +846,12 @@ def check_phone():
         assert overflow <= 0, f"the jobs page scrolls sideways by {overflow}px at phone width"
         full_shot("13-phone-jobs")
         load("census")
-        wait(lambda: qs("#census-list li.job"), 30, "the census list")
-        qs("#census-list li.job button")[0].click()
+        wait(lambda: qs("#census-list li.job a"), 30, "the census list")
+        qs("#census-list li.job a")[0].click()
         wait(lambda: qs("#census-body tr"), 30, "the census table")
+        wrap = D.execute_script(
+            "const w = document.querySelector('#census .table-wrap'); return [w.scrollWidth, w.clientWidth];")
+        assert wrap[0] > wrap[1], f"at phone width the census table scrolls inside its box ({wrap})"
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the census page scrolls sideways by {overflow}px at phone width (its table scrolls in its box)"
         full_shot("14-phone-census")
@@ -547,7 +871,12 @@ CHECKS = [
     ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
     ("census: start a small one, rows shown live until done", check_census),
-    *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key)]
+    ("addresses: #explore?code=…&n=…&misere=… opened, rewritten, walked back; bad ones said", check_explore_addresses),
+    ("addresses: #jobs/{id} opened (statistics, Plot, live), listed as links, deleted", check_job_addresses),
+    ("addresses: #census/{id} opened (live), listed as links, deleted, unknown; back from a job", check_census_addresses),
+    ("census table: whole at 1400 px, scrolls in its own box at phone width", check_census_width),
+    *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key),
+       ("addresses on a server with API keys: another key's census and job", check_other_keys_census)]
       if os.environ.get("KEYED_BASE") else []),
     ("/docs works under the headers", check_docs),
     ("phone width", check_phone),

@@ -55,6 +55,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("style.css", CSS),
     asset!("favicon.svg", "image/svg+xml"),
     asset!("app.js", JS),
+    asset!("route.js", JS),
     asset!("api.js", JS),
     asset!("auth.js", JS),
     asset!("dom.js", JS),
