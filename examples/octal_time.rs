@@ -14,18 +14,85 @@
 //! * `--no-long-periods`: switch the detector's long-period sweep (periods above 2^20) off.
 //! * `--statistics`: keep the tables' statistics with the values (as every job does) and print
 //!   the last snapshot.
-//! * `--window W`: keep only the front G(0..W) and the last W values (a job's `"keep":
-//!   "window"`), W a multiple of 65536.
+//! * `--window W`: keep only the front G(0..W) and the last W values in memory (a job's
+//!   `"keep": "window"`), W a multiple of 65536; the values between go to a scratch file (2
+//!   bytes a value, under the system's temporary directory, removed at exit) and are read back
+//!   from it when a heap needs them (a job keeps them in its store instead).
 //! * `--detector-cost`: after computing, replay the detector over the same values at the
 //!   lengths [`Solver::run`] checks at (every 1/16 of growth), with and without the
 //!   long-period sweep, and print its CPU cost per value next to the computation's (CPU
 //!   seconds, so that a loaded machine does not distort the ratio).
 
+use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
 use grundy::core::octal::{
-    naive_values, Detector, Game, Keep, Periodicity, Solver, Statistics, Values,
+    naive_values, Archive, Detector, Game, Keep, Periodicity, Solver, Statistics, Values, ValuesRef,
 };
+
+/// The archive of `--window`: the dropped values as u16 little-endian in a scratch file.
+#[derive(Debug)]
+struct FileArchive {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    start: u64,
+    end: u64,
+}
+
+impl FileArchive {
+    fn new() -> FileArchive {
+        let path = std::env::temp_dir().join(format!("octal_time-{}.archive", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .expect("a scratch file for --window");
+        FileArchive {
+            file,
+            path,
+            start: 0,
+            end: 0,
+        }
+    }
+}
+
+impl Drop for FileArchive {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Archive for FileArchive {
+    fn offer(&mut self, from: u64, values: ValuesRef<'_>) -> Result<u64, String> {
+        if self.end == 0 {
+            (self.start, self.end) = (from, from);
+        }
+        let skip = self.end.checked_sub(from).ok_or("a hole in the archive")? as usize;
+        let bytes: Vec<u8> = values
+            .iter()
+            .skip(skip)
+            .flat_map(|v| (v as u16).to_le_bytes())
+            .collect();
+        self.file
+            .write_all_at(&bytes, (self.end - self.start) * 2)
+            .map_err(|e| e.to_string())?;
+        self.end += (bytes.len() / 2) as u64;
+        Ok(self.end)
+    }
+
+    fn read(&mut self, from: u64, out: &mut [u16]) -> Result<(), String> {
+        let mut bytes = vec![0u8; out.len() * 2];
+        self.file
+            .read_exact_at(&mut bytes, (from - self.start) * 2)
+            .map_err(|e| e.to_string())?;
+        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+            *o = u16::from_le_bytes([b[0], b[1]]);
+        }
+        Ok(())
+    }
+}
 
 fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -182,6 +249,7 @@ fn main() {
                         window: w,
                     })
                     .expect("--window W: a positive multiple of 65536");
+                s.engine_mut().set_archive(Box::new(FileArchive::new()));
             }
             if statistics {
                 s.engine_mut()
@@ -213,11 +281,18 @@ fn main() {
             }
             if s.engine().is_windowed() {
                 let (front, tail, base) = s.engine().kept();
+                let r = s.engine().read_backs();
                 stats.push_str(&format!(
-                    "\nwindow: kept G(0..{}) and G({base}..{}) of {} values",
+                    "\nwindow: kept G(0..{}) and G({base}..{}) of {} values; read back {} values \
+                     in {} reads ({:.2} s), {} deep scans, {} rare positions beyond the window",
                     front.len(),
                     base + tail.len(),
-                    s.engine().len()
+                    s.engine().len(),
+                    r.values,
+                    r.reads,
+                    r.nanos as f64 * 1e-9,
+                    r.deep_scans,
+                    s.engine().far_rare().len()
                 ));
             }
             let len = s.engine().len();
