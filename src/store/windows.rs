@@ -324,6 +324,53 @@ impl Store {
         self.track_read(r)
     }
 
+    /// Chunks `first..last` of a window job, decoded, in order (one query). A chunk missing
+    /// (or short, but for a last one holding the job's last values) or failing its checksum
+    /// is [`StoreError::Corrupt`].
+    pub async fn read_archive_chunks(
+        &self,
+        job_id: &str,
+        first: u64,
+        last: u64,
+    ) -> Result<Vec<Values>, StoreError> {
+        let r = async {
+            let mut rows = sqlx::query(
+                "SELECT chunk, data, format, value_count FROM job_window_chunks \
+                 WHERE job_id = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk",
+            )
+            .bind(job_id)
+            .bind(first as i64)
+            .bind(last as i64)
+            .fetch(&self.pool());
+            let mut chunks = Vec::with_capacity((last - first) as usize);
+            while let Some(row) = rows.try_next().await? {
+                let next = first + chunks.len() as u64;
+                let (index, values) = decode_row(job_id, &row)?;
+                if index as u64 != next {
+                    break;
+                }
+                if let Some(prev) = chunks.last().map(Values::len) {
+                    if prev != CHUNK {
+                        return Err(StoreError::Corrupt(format!(
+                            "job {job_id}: archive chunk {} holds {prev} values",
+                            next - 1
+                        )));
+                    }
+                }
+                chunks.push(values);
+            }
+            let next = first + chunks.len() as u64;
+            if next < last {
+                return Err(StoreError::Corrupt(format!(
+                    "job {job_id}: archive chunk {next} is missing"
+                )));
+            }
+            Ok(chunks)
+        }
+        .await;
+        self.track_read(r)
+    }
+
     /// G(from..from + out.len()) of a window job, read back from its chunks in order (one
     /// query for the whole range). A missing chunk or one failing its checksum is
     /// [`StoreError::Corrupt`].
@@ -333,52 +380,33 @@ impl Store {
         from: u64,
         out: &mut [u16],
     ) -> Result<(), StoreError> {
-        let r = async {
-            let c = CHUNK as u64;
-            let to = from + out.len() as u64;
-            let (first, last) = (from / c, to.div_ceil(c));
-            let mut rows = sqlx::query(
-                "SELECT chunk, data, format, value_count FROM job_window_chunks \
-                 WHERE job_id = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk",
-            )
-            .bind(job_id)
-            .bind(first as i64)
-            .bind(last as i64)
-            .fetch(&self.pool());
-            let mut next = first;
-            while let Some(row) = rows.try_next().await? {
-                let (index, values) = decode_row(job_id, &row)?;
-                if index as u64 != next {
-                    break;
-                }
-                let start = next * c;
-                let (lo, hi) = (from.max(start), to.min(start + values.len() as u64));
-                if hi < to.min(start + c) {
-                    return Err(StoreError::Corrupt(format!(
-                        "job {job_id}: archive chunk {next} holds {} values",
-                        values.len()
-                    )));
-                }
-                let part = values
-                    .as_ref()
-                    .slice((lo - start) as usize..(hi - start) as usize);
-                for (o, v) in out[(lo - from) as usize..(hi - from) as usize]
-                    .iter_mut()
-                    .zip(part.iter())
-                {
-                    *o = v as u16;
-                }
-                next += 1;
-            }
-            if next < last {
+        let c = CHUNK as u64;
+        let to = from + out.len() as u64;
+        let first = from / c;
+        let chunks = self
+            .read_archive_chunks(job_id, first, to.div_ceil(c))
+            .await?;
+        for (k, values) in chunks.iter().enumerate() {
+            let start = (first + k as u64) * c;
+            let (lo, hi) = (from.max(start), to.min(start + c));
+            if hi > start + values.len() as u64 {
                 return Err(StoreError::Corrupt(format!(
-                    "job {job_id}: archive chunk {next} is missing"
+                    "job {job_id}: archive chunk {} holds {} values",
+                    first + k as u64,
+                    values.len()
                 )));
             }
-            Ok(())
+            let part = values
+                .as_ref()
+                .slice((lo - start) as usize..(hi - start) as usize);
+            for (o, v) in out[(lo - from) as usize..(hi - from) as usize]
+                .iter_mut()
+                .zip(part.iter())
+            {
+                *o = v as u16;
+            }
         }
-        .await;
-        self.track_read(r)
+        Ok(())
     }
 
     /// Starts a window job over from heap 0 because its archive is damaged (`note` says how):
