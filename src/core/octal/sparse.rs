@@ -33,6 +33,9 @@ use super::split::{allowed, split_range, window_indices, HEAPS};
 use super::values::Cell;
 use super::window::View;
 
+/// The most splits a rare check's scan past the kept values reads at once (two buffers of
+/// 2 MiB, while it runs).
+const SCAN_RUN: usize = 1 << 20;
 /// Least number of split pairs marked between two filterings of the missing rare values.
 const BATCH: usize = 32;
 // HEAPS (`split.rs`): heaps whose pairs with a rare part are marked in one pass
@@ -444,8 +447,12 @@ impl Sparse {
     ) -> Result<(), OctalError> {
         let (mut left, mut right) = (Vec::new(), Vec::new());
         let mut a = from;
+        // Batches of a run, doubling up to SCAN_RUN: few reads for a scan to the end, little
+        // read in vain for one whose witnesses come soon.
+        let mut batch = READ_RUN;
         while a <= hi {
-            let end = (a + READ_RUN).min(hi + 1);
+            let end = (a + batch).min(hi + 1);
+            batch = (2 * batch).min(SCAN_RUN);
             let len = end - a;
             left.resize(len, 0);
             right.resize(len, 0);
