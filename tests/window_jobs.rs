@@ -188,7 +188,7 @@ async fn a_jobs_statistics_equal_a_recount_in_json_and_csv() {
 }
 
 #[tokio::test]
-async fn a_window_job_survives_kill_9_with_exact_statistics_and_refuses_what_it_dropped() {
+async fn a_window_job_survives_kill_9_with_exact_statistics_and_serves_every_value() {
     let url = common::temp_sqlite_url();
     let env = [
         ("GRUNDY_DATABASE_URL", url.clone()),
@@ -201,7 +201,9 @@ async fn a_window_job_survives_kill_9_with_exact_statistics_and_refuses_what_it_
     let (n, window) = (1u64 << 20, 1u64 << 16);
     // Counted first: a pooled connection left idle while counting would be closed by the
     // server's keep-alive limit.
-    let want = recount("0.167", n as usize);
+    let all = keep_all("0.167", n as usize);
+    let mut want = Statistics::new();
+    want.observe_block(0, &all).unwrap();
     let mut a = Process::spawn(&env).await;
     let r = a
         .server()
@@ -239,14 +241,27 @@ async fn a_window_job_survives_kill_9_with_exact_statistics_and_refuses_what_it_
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
     let doc = s.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
     assert_statistics(&doc.body, &want);
-    // The values between the front and the window were not kept: a 409 that says so.
-    let gone = s.get("/v1/octal/0.167/values?start=500000&count=10").await;
-    assert_eq!(gone.status.as_u16(), 409, "{}", gone.text);
-    let detail = gone.body["detail"].as_str().unwrap();
-    assert!(
-        detail.contains(&id) && detail.contains("not kept"),
-        "{detail}"
-    );
+    // The values between the front and the window left memory, not the disk: the values
+    // download reads them from the job's chunks (beyond GRUNDY_OCTAL_MAX_N, so nothing else
+    // could answer), and equal keeping every value.
+    for (start, count) in [(500_000u64, 1_000u64), (0, 70_000), (n - 70_000, 70_000)] {
+        let got = s
+            .get(&format!(
+                "/v1/octal/0.167/values?start={start}&count={count}"
+            ))
+            .await;
+        assert_eq!(got.status.as_u16(), 200, "{}", got.text);
+        let got: Vec<u32> = serde_json::from_value(got.body["values"].clone()).unwrap();
+        let range = start as usize..(start + count) as usize;
+        assert!(got == all[range.clone()], "values {range:?} differ");
+    }
+    // Past what the job computed: the 409 says how far the values go.
+    let past = s
+        .get(&format!("/v1/octal/0.167/values?start={n}&count=10"))
+        .await;
+    assert_eq!(past.status.as_u16(), 409, "{}", past.text);
+    let detail = past.body["detail"].as_str().unwrap();
+    assert!(detail.contains(&format!("0..={}", n - 1)), "{detail}");
 }
 
 /// `.034` in a window of 2^16 (the least a job takes): its mask changes at a review near
@@ -312,6 +327,33 @@ async fn a_window_job_reads_back_past_its_window_and_equals_keeping_every_value(
     let mut stats = Statistics::new();
     stats.observe_block(0, &want).unwrap();
     assert_statistics(&doc.body, &stats);
+    // Every value through the API too (binary, little-endian, as wide as the largest value).
+    let bin = s
+        .client
+        .get(format!(
+            "{}/v1/octal/{code}/values?start=0&count={n}",
+            s.base
+        ))
+        .header("accept", "application/octet-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bin.status().as_u16(), 200);
+    let width: usize = bin.headers()["x-grundy-value-bytes"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bytes = bin.bytes().await.unwrap();
+    assert_eq!(bytes.len(), n * width);
+    let downloaded: Vec<u32> = bytes
+        .chunks(width)
+        .map(|b| b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x)))
+        .collect();
+    assert!(
+        downloaded == want,
+        "the download differs from keeping every value"
+    );
     drop(b);
     let got = window_values(&url, &id).await;
     assert_eq!(got.len(), n);

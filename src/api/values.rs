@@ -3,8 +3,9 @@
 //! binary.
 //!
 //! A range is served when every heap in it is *available*: below the length of the prefix
-//! computed in memory (the solver cache) or in the store (by requests or jobs), or anywhere
-//! once periodicity is proved (see `source`). A range that is not yet available, but ends
+//! computed in memory (the solver cache) or in the store (by requests or jobs — a window-mode
+//! job's values too: it keeps every value it computed on disk), or anywhere once periodicity is
+//! proved (see `source`). A range that is not yet available, but ends
 //! within the synchronous limit (`GRUNDY_OCTAL_MAX_N`), is computed first, as the other octal
 //! endpoints do; otherwise the answer is a 409 problem saying how far the values go and which
 //! job would extend them. The body is produced block by block (64 Ki values, one store chunk)
@@ -24,7 +25,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use self::format::{negotiate, width_for, Encoder, Format};
-use self::source::{runs, Period, Prefix, Run};
+use self::source::{runs, Chunks, Period, Prefix, Run};
 use super::error::ApiError;
 use super::octal::parse_code;
 use crate::core::octal::Game;
@@ -257,12 +258,33 @@ async fn available(
                     period: Period::of_record(s.periodicity.as_deref(), len),
                 };
                 if e.covers(last) {
-                    return Ok((Prefix::store(store, code, len), e.period));
+                    return Ok((
+                        Prefix::store(store.clone(), Chunks::Sequence(code.clone()), len),
+                        e.period,
+                    ));
                 }
                 known = known.max(len);
             }
             Ok(None) => {}
             Err(e) => store_error = Some(ApiError::from(e)),
+        }
+        // A window-mode job keeps every value it computed on disk: read them from its chunks.
+        match store.window_values(&code).await {
+            Ok(Some(w)) => {
+                let e = Extent {
+                    len: w.computed,
+                    period: Period::of_record(w.periodicity.as_deref(), w.computed),
+                };
+                if e.covers(last) {
+                    return Ok((
+                        Prefix::store(store, Chunks::WindowJob(w.job_id), e.len),
+                        e.period,
+                    ));
+                }
+                known = known.max(e.len);
+            }
+            Ok(None) => {}
+            Err(e) => store_error = store_error.or(Some(ApiError::from(e))),
         }
     }
     // Not available yet: compute within the synchronous limit, as the other octal endpoints do.
@@ -292,20 +314,7 @@ async fn available(
     if let Some(e) = store_error {
         return Err(e);
     }
-    let mut e = not_available(app, &code, start, last, known, too_slow);
-    // Values a window-mode job computed but did not keep: say so, and where its statistics are.
-    if let Some(store) = app.store() {
-        if let Ok(Some((id, computed, window))) = store.window_job_beyond(&code, last).await {
-            if let ApiError::Conflict { detail, .. } = &mut e {
-                detail.push_str(&format!(
-                    ". Job {id} computed g(0..{computed}) of {code} keeping only G(0..{window}) and \
-                     its last {window} values (\"keep\": \"window\" without \"store_values\"): the \
-                     others are not kept; their statistics are at /v1/octal/jobs/{id}/statistics"
-                ));
-            }
-        }
-    }
-    Err(e)
+    Err(not_available(app, &code, start, last, known, too_slow))
 }
 
 /// The 409 for a range beyond the available values: how far they go and how to extend them.

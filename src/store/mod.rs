@@ -23,7 +23,9 @@ pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
-pub use windows::{ArchiveDamage, ArchiveReport, StoredWindow, WindowState, WindowWrite};
+pub use windows::{
+    ArchiveDamage, ArchiveReport, StoredWindow, WindowState, WindowValues, WindowWrite,
+};
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Connection, Executor};

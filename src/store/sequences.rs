@@ -232,28 +232,7 @@ impl Store {
         .bind(last as i64)
         .fetch_all(&self.pool())
         .await?;
-        if rows.len() != last.saturating_sub(first) + 1 {
-            return Ok(None);
-        }
-        let mut widest = 1u8;
-        for row in &rows {
-            let format: i64 = row.try_get("format")?;
-            let width = if format == chunk::FORMAT_LEGACY {
-                4
-            } else {
-                let w: Vec<u8> = row.try_get("width")?;
-                match w.as_slice() {
-                    [w @ (1 | 2 | 4)] => *w,
-                    _ => {
-                        return Err(StoreError::Corrupt(format!(
-                            "{code}: a chunk header in {first}..={last} has no valid width"
-                        )))
-                    }
-                }
-            };
-            widest = widest.max(width);
-        }
-        Ok(Some(widest))
+        widest(code, &rows, first, last)
     }
 
     /// The stored chunks `first..=last` that exist, decoded, in order: values
@@ -281,6 +260,39 @@ impl Store {
             })
             .collect()
     }
+}
+
+/// The widest width among chunk header rows (`format`, `width`) that should number
+/// `first..=last`; `None` when some are missing. A legacy (u32) chunk counts as 4. `what`
+/// names the sequence or job in an error.
+pub(super) fn widest(
+    what: &str,
+    rows: &[sqlx::any::AnyRow],
+    first: usize,
+    last: usize,
+) -> Result<Option<u8>, StoreError> {
+    if rows.len() != last.saturating_sub(first) + 1 {
+        return Ok(None);
+    }
+    let mut widest = 1u8;
+    for row in rows {
+        let format: i64 = row.try_get("format")?;
+        let width = if format == chunk::FORMAT_LEGACY {
+            4
+        } else {
+            let w: Vec<u8> = row.try_get("width")?;
+            match w.as_slice() {
+                [w @ (1 | 2 | 4)] => *w,
+                _ => {
+                    return Err(StoreError::Corrupt(format!(
+                        "{what}: a chunk header in {first}..={last} has no valid width"
+                    )))
+                }
+            }
+        };
+        widest = widest.max(width);
+    }
+    Ok(Some(widest))
 }
 
 /// The body of [`Store::save_sequence`], on an open connection or transaction so a job

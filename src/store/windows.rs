@@ -197,6 +197,14 @@ pub struct ArchiveDamage {
     pub detail: String,
 }
 
+/// Where a window-mode job's values can be read: see [`Store::window_values`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowValues {
+    pub job_id: String,
+    pub computed: u64,
+    pub periodicity: Option<String>,
+}
+
 impl Store {
     /// The kept values and state of a window-mode job, `None` before its first checkpoint.
     pub async fn load_window(&self, job_id: &str) -> Result<Option<StoredWindow>, StoreError> {
@@ -482,31 +490,75 @@ impl Store {
         self.track_read(r)
     }
 
-    /// The window-mode job of `code` that computed furthest without storing every value, if it
-    /// passed `heap`: `(id, computed, window)` (for the values download to say where values
-    /// went that are not kept).
-    pub async fn window_job_beyond(
-        &self,
-        code: &str,
-        heap: u64,
-    ) -> Result<Option<(String, u64, u64)>, StoreError> {
+    /// The window-mode job of `code` whose chunks hold the most values: its id, how many
+    /// (G(0..computed), as of its last checkpoint — the state and the chunks are written in one
+    /// transaction, so every chunk of that prefix is there) and its periodicity record. The
+    /// values download reads a window job's values from its chunks ([`Store::read_window_chunks`]).
+    pub async fn window_values(&self, code: &str) -> Result<Option<WindowValues>, StoreError> {
         let r = async {
-            let row = sqlx::query(
-                "SELECT id, computed, keep_window FROM jobs WHERE code = $1 AND keep_window IS NOT NULL \
-                 AND store_values = 0 AND computed > $2 ORDER BY computed DESC, id LIMIT 1",
+            let rows = sqlx::query(
+                "SELECT id, window_state, periodicity FROM jobs WHERE code = $1 \
+                 AND keep_window IS NOT NULL AND window_state IS NOT NULL \
+                 ORDER BY computed DESC, id LIMIT 4",
             )
             .bind(code)
-            .bind(heap.min(i64::MAX as u64) as i64)
-            .fetch_optional(&self.pool())
+            .fetch_all(&self.pool())
             .await?;
-            row.map(|row| -> Result<_, StoreError> {
-                Ok((
-                    row.try_get::<String, _>("id")?,
-                    row.try_get::<i64, _>("computed")?.max(0) as u64,
-                    row.try_get::<i64, _>("keep_window")?.max(0) as u64,
-                ))
-            })
-            .transpose()
+            let mut best: Option<WindowValues> = None;
+            for row in rows {
+                let job_id: String = row.try_get("id")?;
+                let bytes: Vec<u8> = row.try_get("window_state")?;
+                let state = WindowState::from_bytes(&bytes, &job_id)?;
+                if best.as_ref().is_none_or(|b| state.computed > b.computed) {
+                    best = Some(WindowValues {
+                        job_id,
+                        computed: state.computed,
+                        periodicity: row.try_get("periodicity")?,
+                    });
+                }
+            }
+            Ok(best)
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// Chunks `first..=last` of a window job's values, decoded (values `chunk·CHUNK ..` of
+    /// each), in order; a chunk missing or failing its checksum is [`StoreError::Corrupt`].
+    pub async fn read_window_chunks(
+        &self,
+        job_id: &str,
+        first: usize,
+        last: usize,
+    ) -> Result<Vec<(usize, Vec<u32>)>, StoreError> {
+        let chunks = self
+            .read_archive_chunks(job_id, first as u64, last as u64 + 1)
+            .await?;
+        Ok(chunks
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| (first + k, v.to_u32_vec()))
+            .collect())
+    }
+
+    /// [`Store::max_chunk_width`] over a window job's chunks.
+    pub async fn max_window_chunk_width(
+        &self,
+        job_id: &str,
+        first: usize,
+        last: usize,
+    ) -> Result<Option<u8>, StoreError> {
+        let r = async {
+            let rows = sqlx::query(
+                "SELECT format, substr(data, 2, 1) AS width FROM job_window_chunks \
+                 WHERE job_id = $1 AND chunk >= $2 AND chunk <= $3",
+            )
+            .bind(job_id)
+            .bind(first as i64)
+            .bind(last as i64)
+            .fetch_all(&self.pool())
+            .await?;
+            super::sequences::widest(job_id, &rows, first, last)
         }
         .await;
         self.track_read(r)

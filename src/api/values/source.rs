@@ -153,17 +153,24 @@ pub enum Prefix {
     /// The store's chunks, read on demand with a few kept.
     Store {
         store: Store,
-        code: String,
+        chunks: Chunks,
         len: u64,
         kept: VecDeque<(usize, Arc<Vec<u32>>)>,
     },
 }
 
+/// Whose chunks a stored prefix reads: a game's stored sequence, or the values a window-mode
+/// job keeps on disk (every value it computed: `crate::store::Store::window_values`).
+pub enum Chunks {
+    Sequence(String),
+    WindowJob(String),
+}
+
 impl Prefix {
-    pub fn store(store: Store, code: String, len: u64) -> Prefix {
+    pub fn store(store: Store, chunks: Chunks, len: u64) -> Prefix {
         Prefix::Store {
             store,
-            code,
+            chunks,
             len,
             kept: VecDeque::new(),
         }
@@ -231,12 +238,17 @@ impl Prefix {
             }
             // Too long to scan before the first byte: the widest of the chunks' widths (their
             // headers say it), a bound that is exact for whole chunks.
-            Prefix::Store { store, code, .. } if to - from > STORE_SCAN_MAX => {
+            Prefix::Store { store, chunks, .. } if to - from > STORE_SCAN_MAX => {
                 let (first, last) = (
                     (from / CHUNK as u64) as usize,
                     ((to - 1) / CHUNK as u64) as usize,
                 );
-                let width = store.max_chunk_width(code, first, last).await?;
+                let width = match chunks {
+                    Chunks::Sequence(code) => store.max_chunk_width(code, first, last).await?,
+                    Chunks::WindowJob(job) => {
+                        store.max_window_chunk_width(job, first, last).await?
+                    }
+                };
                 Ok(width.map(|w| u64::MAX >> (64 - 8 * u32::from(w))))
             }
             Prefix::Store { .. } => {
@@ -259,7 +271,7 @@ impl Prefix {
     async fn chunk_of(&mut self, i: u64) -> Result<(u64, Arc<Vec<u32>>), ApiError> {
         let Prefix::Store {
             store,
-            code,
+            chunks,
             len,
             kept,
         } = self
@@ -274,7 +286,11 @@ impl Prefix {
         let last = ((*len).max(1) - 1) / CHUNK as u64;
         let to = (c + PREFETCH - 1).min(last as usize).max(c);
         let mut found = None;
-        for (k, values) in store.read_chunks(code, c, to).await? {
+        let read = match chunks {
+            Chunks::Sequence(code) => store.read_chunks(code, c, to).await?,
+            Chunks::WindowJob(job) => store.read_window_chunks(job, c, to).await?,
+        };
+        for (k, values) in read {
             let values = Arc::new(values);
             if k == c {
                 found = Some(values.clone());
