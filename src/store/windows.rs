@@ -509,7 +509,7 @@ impl Store {
                 let job_id: String = row.try_get("id")?;
                 let bytes: Vec<u8> = row.try_get("window_state")?;
                 let state = WindowState::from_bytes(&bytes, &job_id)?;
-                if best.as_ref().is_none_or(|b| state.computed > b.computed) {
+                if best.as_ref().map_or(true, |b| state.computed > b.computed) {
                     best = Some(WindowValues {
                         job_id,
                         computed: state.computed,
