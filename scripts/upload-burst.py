@@ -10,12 +10,18 @@ client that sent as fast as the server read).
 
   scripts/upload-burst.py URL [--threads 64] [--requests 256] [--rounds 3] [--coins 200000]
 
-Prints one `UPLOADBURST round=R ...` line per round and a summary line; exit status 1 when any
-request of any round was not answered 200/429/503.
+Meanwhile a probe posts a small Welter position (`/v1/welter/value`, 8 coins, computed inline on
+the async workers) every 50 ms on a kept-alive connection: its latency shows how responsive the
+server's edge stays while it computes.
+
+Prints one `UPLOADBURST round=R ...` line per round (outcomes, seconds, latencies of the uploads
+and of the probe) and a summary line; exit status 1 when any request of any round was not
+answered 200/429/503.
 """
 
 import argparse
 import collections
+import http.client
 import json
 import random
 import sys
@@ -75,21 +81,47 @@ def main():
                     outcomes[key] += 1
                     latencies.append(dt)
 
+        probe_ms = []
+        done = threading.Event()
+
+        def probe():
+            host = args.url.split("//", 1)[1].rstrip("/")
+            conn = http.client.HTTPConnection(host, timeout=60)
+            small = json.dumps({"position": [1, 3, 7, 8, 11, 19, 23, 30]})
+            while not done.is_set():
+                t = time.monotonic()
+                try:
+                    conn.request("POST", "/v1/welter/value", small,
+                                 {"Content-Type": "application/json"})
+                    conn.getresponse().read()
+                    probe_ms.append((time.monotonic() - t) * 1000)
+                except Exception:
+                    conn.close()
+                    conn = http.client.HTTPConnection(host, timeout=60)
+                done.wait(0.05)
+
         t0 = time.monotonic()
+        prober = threading.Thread(target=probe)
+        prober.start()
         threads = [threading.Thread(target=worker) for _ in range(args.threads)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         secs = time.monotonic() - t0
+        done.set()
+        prober.join()
+        probe_ms.sort()
         bad = sum(n for k, n in outcomes.items() if k not in allowed)
         failed_total += bad
         latencies.sort()
         p50 = latencies[len(latencies) // 2]
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         counts = " ".join(f"{k}={outcomes[k]}" for k in sorted(outcomes, key=str))
+        pq = (lambda q: probe_ms[min(len(probe_ms) - 1, int(len(probe_ms) * q))]) if probe_ms else (lambda q: float("nan"))
         print(f"UPLOADBURST round={rnd} secs={secs:.1f} {counts} unanswered_or_other={bad} "
-              f"p50={p50:.2f}s p99={p99:.2f}s", flush=True)
+              f"p50={p50:.2f}s p99={p99:.2f}s probe_n={len(probe_ms)} probe_p50={pq(0.5):.1f}ms "
+              f"probe_p99={pq(0.99):.1f}ms probe_max={pq(1.0):.1f}ms", flush=True)
         for e, n in errors.most_common(5):
             print(f"  {n} x {e}", flush=True)
     verdict = "PASS" if failed_total == 0 else "FAIL"

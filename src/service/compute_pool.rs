@@ -3,19 +3,18 @@
 //!
 //! A request whose computation is large (more than `GRUNDY_INLINE_COINS` coins, the budgeted
 //! searches) used to run it on tokio's blocking pool: one more thread per request, up to
-//! `GRUNDY_MAX_CONCURRENCY` of them, all runnable at once. On a host with few cores the two
-//! async workers — which read every connection, and so every request body — then got a share
-//! of the CPU as small as any one computation's (measured: 64 uploads of 200,000 coins against
-//! 2 cores, BENCHMARKS.md "Large uploads under load"), bodies were read late and clients that
-//! sent as fast as they could were refused for being slow.
+//! `GRUNDY_MAX_CONCURRENCY` of them, all runnable at once. The async workers — which read
+//! every connection, and so every request body, and answer every small request — then got no
+//! more of the CPU than any one of those computations, however many there were.
 //!
 //! Here a fixed set of threads (`GRUNDY_COMPUTE_THREADS`, default one per core) takes the
 //! computations in the order they come (a request waiting for one still holds its concurrency
-//! slot and is bounded by the request timeout; a computation whose request has gone is skipped).
-//! On Linux the threads run at a lower priority (`GRUNDY_COMPUTE_NICE`, default +10), so a core that a computation
-//! holds is handed to an async worker — or to any other process of the host — as soon as it
-//! has something to do: the edge stays responsive however much is computed, and the
-//! computations still get every cycle nobody else wants.
+//! slot and is bounded by the request timeout; a computation whose request has gone is
+//! skipped). On Linux the threads run at a lower priority (`GRUNDY_COMPUTE_NICE`, default +10),
+//! so a core that a computation holds is handed to an async worker — or to any other process
+//! of the host — as soon as it has something to do: the edge stays responsive however much is
+//! computed, and the computations still get every cycle nobody else wants (BENCHMARKS.md,
+//! "Large uploads under load").
 
 #![allow(unsafe_code)] // `nice` and `getpriority` (libc), below: the one system call each
 
