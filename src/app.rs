@@ -69,10 +69,8 @@ pub fn stack(
     let _ = crate::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
     // The document of the mode the server runs in: bearer security only with keys.
-    let openapi = crate::api::auth::for_access(
-        crate::api::fix_formats(openapi),
-        state.auth.requires_key(),
-    );
+    let openapi =
+        crate::api::auth::for_access(crate::api::fix_formats(openapi), state.auth.requires_key());
     let timeout = config.request_timeout;
     let metrics = HttpMetricsLayer::new(
         openapi

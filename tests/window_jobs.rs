@@ -498,7 +498,10 @@ async fn job_requests_are_checked_field_by_field() {
     }
     // Neither: a job that keeps every value, as before.
     let r = s
-        .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 100, "window": null}))
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.6", "max_n": 100, "window": null}),
+        )
         .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["keep"], "all");

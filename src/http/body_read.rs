@@ -248,7 +248,9 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
 /// the sockets, and hyper reads the connection before it polls the request (HTTP/1: the same
 /// task; HTTP/2: the connection's task, woken by the driver before this one), so bytes the
 /// client sent while this server was busy elsewhere are seen. Twice, for HTTP/2's extra hop.
-async fn arrived(body: &mut Body) -> Option<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+async fn arrived(
+    body: &mut Body,
+) -> Option<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
     for _ in 0..2 {
         tokio::task::yield_now().await;
         let polled = std::future::poll_fn(|cx| {

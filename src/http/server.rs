@@ -480,8 +480,8 @@ where
         let http1 = req.version() <= Version::HTTP_11;
         let close = http1 && self.draining.is_on();
         // Only a request with a body can be refused mid-upload.
-        let linger = (http1 && !hyper::body::Body::is_end_stream(req.body()))
-            .then(|| self.linger.clone());
+        let linger =
+            (http1 && !hyper::body::Body::is_end_stream(req.body())).then(|| self.linger.clone());
         let req = req.map(Body::new);
         let mut service = self.app.borrow_mut();
         let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());

@@ -22,7 +22,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
-
 type Task = Box<dyn FnOnce() + Send>;
 
 /// A computation that could not give its result.
@@ -147,7 +146,10 @@ mod tests {
             .run(|| -> u32 { panic!("boom") })
             .await
             .expect_err("a panic is an error");
-        assert!(matches!(e, ComputeError::Panicked(ref m) if m == "boom"), "{e}");
+        assert!(
+            matches!(e, ComputeError::Panicked(ref m) if m == "boom"),
+            "{e}"
+        );
         // The thread survived.
         assert_eq!(pool.run(|| 1).await.unwrap(), 1);
 
