@@ -290,3 +290,89 @@ fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::pin::Pin;
+
+    /// A body whose bytes have arrived by `due` — the client sent them in time — but which
+    /// the request sees only at its first poll *after* the one at or past `due`: as a request
+    /// sees a body that its connection reads only when the task is next polled, on a server
+    /// whose workers were busy while the client sent.
+    struct Lagging {
+        data: Option<Bytes>,
+        due: tokio::time::Instant,
+        seen_due: bool,
+    }
+
+    impl HttpBody for Lagging {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+            // No wake-up of its own: the deadline's timer is what wakes the request.
+            if tokio::time::Instant::now() < self.due {
+                return Poll::Pending;
+            }
+            if !self.seen_due {
+                self.seen_due = true;
+                return Poll::Pending;
+            }
+            Poll::Ready(self.data.take().map(|d| Ok(hyper::body::Frame::data(d))))
+        }
+    }
+
+    fn rules() -> BodyRules {
+        BodyRules {
+            max_bytes: 1 << 20,
+            timeout: Duration::from_secs(10),
+            min_rate: 1000,
+            grace: Duration::from_millis(100),
+        }
+    }
+
+    /// The bytes that had arrived when the deadline passed are read before the body is
+    /// judged: the client is not refused for the server's lateness.
+    #[tokio::test]
+    async fn what_has_arrived_is_read_before_the_deadline_is_judged() {
+        let rules = rules();
+        let body = Body::new(Lagging {
+            data: Some(Bytes::from_static(b"0123456789")),
+            due: tokio::time::Instant::now() + rules.grace,
+            seen_due: false,
+        });
+        match collect(body, &rules).await {
+            Ok(bytes) => assert_eq!(&bytes[..], b"0123456789"),
+            Err(BodyError::TooSlow { received, waited }) => {
+                panic!("refused as too slow: {received} bytes in {waited:?}")
+            }
+            Err(_) => panic!("refused"),
+        }
+    }
+
+    /// A body with nothing more to read at its deadline is refused, at the deadline.
+    #[tokio::test]
+    async fn a_body_that_has_not_arrived_is_refused_at_its_deadline() {
+        let rules = rules();
+        let started = Instant::now();
+        let body = Body::new(Lagging {
+            data: Some(Bytes::from_static(b"late")),
+            due: tokio::time::Instant::now() + Duration::from_secs(60),
+            seen_due: false,
+        });
+        match collect(body, &rules).await {
+            Err(BodyError::TooSlow { received: 0, .. }) => {}
+            Ok(_) => panic!("a body that never came was accepted"),
+            Err(_) => panic!("refused otherwise"),
+        }
+        let took = started.elapsed();
+        assert!(
+            took >= rules.grace && took < rules.grace + Duration::from_millis(500),
+            "refused after {took:?}"
+        );
+    }
+}

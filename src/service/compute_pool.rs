@@ -140,7 +140,7 @@ mod tests {
 
     #[tokio::test]
     async fn runs_in_order_survives_a_panic_and_skips_what_nobody_waits_for() {
-        let pool = ComputePool::new(1, 0);
+        let pool = Arc::new(ComputePool::new(1, 0));
         assert_eq!(pool.run(|| 6 * 7).await.unwrap(), 42);
         let e = pool
             .run(|| -> u32 { panic!("boom") })
@@ -156,8 +156,12 @@ mod tests {
         // One thread, held busy: a computation whose caller has gone is never run.
         let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (release_tx, release_rx) = mpsc::channel::<()>();
-        let busy = pool.run(move || release_rx.recv_timeout(Duration::from_secs(5)).is_ok());
-        let busy = tokio::spawn(async move { busy.await });
+        let busy_pool = pool.clone();
+        let busy = tokio::spawn(async move {
+            busy_pool
+                .run(move || release_rx.recv_timeout(Duration::from_secs(5)).is_ok())
+                .await
+        });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let r = ran.clone();
         let gone = pool.run(move || r.store(true, std::sync::atomic::Ordering::SeqCst));
