@@ -16,8 +16,6 @@
 //! computed, and the computations still get every cycle nobody else wants (BENCHMARKS.md,
 //! "Large uploads under load").
 
-#![allow(unsafe_code)] // `nice` and `getpriority` (libc), below: the one system call each
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -117,6 +115,7 @@ impl ComputePool {
 /// Lowers the calling thread's priority by `nice` (Linux: a thread's nice value is its own,
 /// and `nice` changes the calling thread's).
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // one system call through libc; std has no way to set a thread's priority
 fn lower_priority(nice: i32) {
     if nice == 0 {
         return;
@@ -178,6 +177,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn its_threads_run_below_the_async_workers() {
+        #[allow(unsafe_code)]
         fn own_nice() -> i32 {
             // SAFETY: plain integers in and out; `PRIO_PROCESS, 0` is the calling thread.
             unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
