@@ -27,6 +27,11 @@
 #         its ignored_auth check then holds the job operations to a 401 without it. Quotas are
 #         off for that key (the fuzzer submits hundreds of jobs); the curl checks below reach the
 #         401, 403, 404-for-another's-job and 429 answers with other keys.
+# Open mode: a second server runs as the quick start does (loopback, no key file), and its own
+#         document — which declares no security — is fuzzed by a third run without a key, every
+#         check, on the operations whose description depends on the mode (the job and census
+#         operations, tag octal-jobs; every other operation is described and served alike in
+#         both modes and fuzzed above). Env: ST_OPEN_EXAMPLES (default 30 per operation).
 # Exit status: non-zero on any failure; the last line is a one-line summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +44,7 @@ case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
 VENV=${ST_VENV:-$TARGET/ci-venv}
 MAX_EXAMPLES=${ST_MAX_EXAMPLES:-50}
 RANDOM_EXAMPLES=${ST_RANDOM_EXAMPLES:-30}
+OPEN_EXAMPLES=${ST_OPEN_EXAMPLES:-30}
 SEED=${ST_SEED:-$(python3 -c 'import random; print(random.SystemRandom().randrange(2**31))')}
 BODY_LIMIT=1048576 # a small body limit so 413 is cheap to reach
 
@@ -170,12 +176,16 @@ curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || die "server unhealthy aft
 # below runs no job workers); tests/jobs_api.rs covers it. The values download and the batches
 # are fuzzed with the rules of schemathesis.toml and the hooks (a 409 for a range not computed
 # yet; per-item problems inside a batch's 200).
+# ST_URL: the server fuzzed (its own /openapi.json); ST_AUTH: the header arguments sent with every
+# request (the keyed server's key; none for the open one).
+ST_URL=$BASE
+ST_AUTH=(--header "Authorization: Bearer $KEY")
 st() { # st NAME ARGS...: one schemathesis run; schema-valid requests refused go to refused-NAME.tsv
   local name=$1; shift
   (cd "$WORK" && PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks ST_REFUSALS="$WORK/refused-$name.tsv" timeout 900 \
-    "$VENV/bin/schemathesis" --config-file "$ROOT/schemathesis.toml" run "$BASE/openapi.json" \
+    "$VENV/bin/schemathesis" --config-file "$ROOT/schemathesis.toml" run "$ST_URL/openapi.json" \
     --checks all --exclude-checks use_after_free \
-    --header "Authorization: Bearer $KEY" \
+    "${ST_AUTH[@]}" \
     --exclude-operation-id-regex '^(octal_job_events)$' \
     --workers 1 \
     --request-timeout 20 \
@@ -215,12 +225,49 @@ done
 alive=ok
 curl -fsS -o /dev/null --max-time 2 "$BASE/healthz" || alive=DOWN
 
-if [[ $st_rc -eq 0 && $st2_rc -eq 0 && $curl_fail -eq 0 && $alive == ok ]]; then
+# --- open mode ------------------------------------------------------------------------------------
+say "open mode: a server on loopback without a key file (the quick start), its own document"
+OPEN_PORT=$(free_port)
+OPEN=http://127.0.0.1:$OPEN_PORT
+grundy_start -b "$BIN" -l "$WORK/open.log" "$OPEN_PORT" \
+  GRUNDY_DATABASE_URL="sqlite://$WORK/o.db" GRUNDY_MAX_BODY_BYTES=$BODY_LIMIT GRUNDY_VALUES_MAX_COUNT=100000 \
+  GRUNDY_OCTAL_SYNC_MS=2000 GRUNDY_MISERE_JOB_SECS=5 GRUNDY_SEARCH_MAX_STEPS=2000000 GRUNDY_JOB_WORKERS=0 RUST_LOG=warn
+OPEN_PID=$STARTED_PID
+grundy_wait_ready "$OPEN_PORT" /healthz 30 || die "no 200 from $OPEN/healthz within 30 s"
+# The two documents: security on exactly the job operations with keys, on none without.
+modes_rc=0
+python3 - "$BASE/openapi.json" "$OPEN/openapi.json" <<'PY' || modes_rc=$?
+import json, sys, urllib.request
+def secured(url):
+    doc = json.load(urllib.request.urlopen(url))
+    ops = {(m, p) for p, o in doc["paths"].items() for m, op in o.items() if "security" in op}
+    return doc, ops
+keyed, keyed_ops = secured(sys.argv[1])
+open_doc, open_ops = secured(sys.argv[2])
+jobs = {(m, p) for p, o in keyed["paths"].items() for m, op in o.items() if "octal-jobs" in op.get("tags", [])}
+ok = keyed_ops and keyed_ops <= jobs and not open_ops and "api_key" not in open_doc.get("components", {}).get("securitySchemes", {})
+print(f"  keyed document: security on {len(keyed_ops)} job operations; open document: on {len(open_ops)}")
+sys.exit(0 if ok else 1)
+PY
+st3_rc=0
+ST3_SECS=0
+if [[ $OPEN_EXAMPLES -gt 0 ]]; then
+  say "schemathesis run 3: open mode, no key, every check, tag octal-jobs, max-examples=$OPEN_EXAMPLES, deterministic generation"
+  ST3_START=$(date +%s)
+  ST_URL=$OPEN ST_AUTH=()
+  st open --include-tag octal-jobs --phases examples,coverage,fuzzing,stateful --max-examples "$OPEN_EXAMPLES" \
+    --generation-deterministic || st3_rc=$?
+  ST3_SECS=$(( $(date +%s) - ST3_START ))
+  refusals open
+fi
+curl -fsS -o /dev/null --max-time 2 "$OPEN/healthz" || alive=DOWN
+
+if [[ $st_rc -eq 0 && $st2_rc -eq 0 && $st3_rc -eq 0 && $modes_rc -eq 0 && $curl_fail -eq 0 && $alive == ok ]]; then
   if grep -qF -e "$KEY" -e "$OTHER_KEY" -e "$READER_KEY" -e "$TIGHT_KEY" "$WORK/server.log"; then
     echo "schemathesis.sh: FAIL: an API key is in the server's log"; exit 1
   fi
-  echo "schemathesis.sh: PASS (schemathesis $SCHEMATHESIS_VERSION, with an API key, --checks all, deterministic ${ST_SECS}s, random seed $SEED ${ST2_SECS}s, error-status checks 0 failed, server healthy)"
+  echo "schemathesis.sh: PASS (schemathesis $SCHEMATHESIS_VERSION, --checks all: with an API key deterministic ${ST_SECS}s and random seed $SEED ${ST2_SECS}s; open mode ${ST3_SECS}s; error-status checks 0 failed, servers healthy)"
 else
-  echo "schemathesis.sh: FAIL (deterministic run exit $st_rc, random run (seed $SEED) exit $st2_rc, error-status checks $curl_fail failed, server $alive)"
+  echo "schemathesis.sh: FAIL (keyed deterministic run exit $st_rc, keyed random run (seed $SEED) exit $st2_rc, open-mode run exit $st3_rc, documents per mode exit $modes_rc, error-status checks $curl_fail failed, servers $alive)"
   exit 1
 fi

@@ -7,8 +7,10 @@ request may be refused (422) only
   schema can state (BUDGETED), or
 * with `/problems/invalid-value` for a rule JSON Schema cannot express (UNSTATED: Antonim's
   "only square 0 may repeat", two notations of one ordinal in a transfinite Welter position,
-  an octal cursor that belongs to another query, a job's or a census's max_n or window options
-  that depend on its `keep`).
+  an octal cursor that belongs to another query, a job's or a census's max_n that depends on
+  its `keep` (GRUNDY_JOB_MAX_N), a window option given together with an explicit
+  `"keep": "all"` — without `keep` a window option implies `"keep": "window"`, as the schema
+  says — and a game whose moves leave three heaps in window mode).
 
 schemathesis.toml lets 422 through `positive_data_acceptance` on exactly these operations; this
 check holds each such 422 to the list. No operation outside BUDGETED may ever answer with the

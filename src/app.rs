@@ -68,7 +68,9 @@ pub fn stack(
     // Install the recorder before the first request so no early sample is lost.
     let _ = crate::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
-    let openapi = crate::api::fix_formats(openapi);
+    // The document of the mode the server runs in: bearer security only with keys.
+    let openapi =
+        crate::api::auth::for_access(crate::api::fix_formats(openapi), state.auth.requires_key());
     let timeout = config.request_timeout;
     let metrics = HttpMetricsLayer::new(
         openapi

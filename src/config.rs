@@ -80,9 +80,15 @@ pub struct Config {
     /// `GRUNDY_REPLICA_ID` — this replica's name in job leases (default: random per process).
     /// With a stable id a restarted replica takes its own jobs back at once.
     pub replica_id: String,
-    /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the blocking pool
+    /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the compute pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
+    /// `GRUNDY_COMPUTE_THREADS` — threads of the compute pool, where larger computations of
+    /// requests run below the async workers' priority (default: cores; accepted 1..=256).
+    pub compute_threads: usize,
+    /// `GRUNDY_COMPUTE_NICE` — how far below the async workers the compute pool's threads run
+    /// (Linux nice increment, 0..=19; 0: the same priority).
+    pub compute_nice: i32,
     /// `GRUNDY_MAX_CONNECTIONS` — open connections in total; beyond, new ones are closed.
     pub max_connections: usize,
     /// `GRUNDY_MAX_CONNECTIONS_PER_CLIENT` — open connections per client IP address.
@@ -134,6 +140,8 @@ impl Default for Config {
             log_json: false,
             database_url: Some("sqlite://data/grundy.db".into()),
             inline_coins: 4096,
+            compute_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            compute_nice: 10,
             explain_max_coins: 256,
             max_ordinals: 10_000,
             max_ordinal_terms: 100_000,
@@ -285,6 +293,8 @@ impl Config {
                 (url != "none").then_some(url)
             },
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
+            compute_threads: var("GRUNDY_COMPUTE_THREADS", d.compute_threads)?,
+            compute_nice: var("GRUNDY_COMPUTE_NICE", d.compute_nice)?,
             explain_max_coins: var("GRUNDY_EXPLAIN_MAX_COINS", d.explain_max_coins)?,
             max_ordinals: var("GRUNDY_MAX_ORDINALS", d.max_ordinals)?,
             max_ordinal_terms: var("GRUNDY_MAX_ORDINAL_TERMS", d.max_ordinal_terms)?,
@@ -425,6 +435,7 @@ impl Config {
                 cfg.body_read_timeout.as_millis(),
             ),
             ("GRUNDY_BATCH_MAX_ITEMS", cfg.batch_max_items as u128),
+            ("GRUNDY_COMPUTE_THREADS", cfg.compute_threads as u128),
         ] {
             if value == 0 {
                 return Err(ConfigError {
@@ -433,6 +444,20 @@ impl Config {
                     reason: "must be at least 1".into(),
                 });
             }
+        }
+        if !(0..=19).contains(&cfg.compute_nice) {
+            return Err(ConfigError {
+                name: "GRUNDY_COMPUTE_NICE",
+                value: cfg.compute_nice.to_string(),
+                reason: "must be 0..=19".into(),
+            });
+        }
+        if cfg.compute_threads > 256 {
+            return Err(ConfigError {
+                name: "GRUNDY_COMPUTE_THREADS",
+                value: cfg.compute_threads.to_string(),
+                reason: "must be at most 256".into(),
+            });
         }
         if cfg.max_concurrency == 0 {
             return Err(ConfigError {

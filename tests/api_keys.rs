@@ -978,3 +978,92 @@ async fn an_exposed_server_without_keys_says_so_at_start_up() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The operations of `doc` that declare security, as (method, path, security).
+fn secured(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            if let Some(s) = op.get("security") {
+                out.push((method.clone(), path.clone(), s.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `/openapi.json` describes the mode the server runs in (issue 31): with keys it is the
+/// committed document (`openapi/openapi.json`), bearer security on every job operation; in the
+/// open mode of the quick start (loopback, no key file), with `GRUNDY_AUTH=off` and on an
+/// exposed server that refuses job writes, no operation declares security and the bearer scheme
+/// is left out — and nothing else differs.
+#[tokio::test]
+async fn the_served_document_describes_the_running_mode() {
+    let committed: Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();
+    let job_ops = secured(&committed);
+    assert!(job_ops.len() >= 10, "{job_ops:?}");
+    for (method, path, security) in &job_ops {
+        assert_eq!(
+            security,
+            &json!([{"api_key": []}]),
+            "{method} {path} in the committed document"
+        );
+    }
+
+    let keyed = keyed(Config::default()).await;
+    let served = keyed.raw(Method::GET, "/openapi.json", None, None).await;
+    assert_eq!(served.status.as_u16(), 200);
+    assert_eq!(served.body, committed, "with keys: the committed document");
+
+    let open = in_process(Config::default(), HashMap::new()).await;
+    let exposed = in_process(
+        Config {
+            addr: "0.0.0.0:8080".parse().unwrap(),
+            ..Config::default()
+        },
+        HashMap::new(),
+    )
+    .await;
+    let off = in_process(
+        Config {
+            addr: "0.0.0.0:8080".parse().unwrap(),
+            auth_off: true,
+            ..Config::default()
+        },
+        HashMap::new(),
+    )
+    .await;
+    let mut expected = committed.clone();
+    for ops in expected["paths"].as_object_mut().unwrap().values_mut() {
+        for op in ops.as_object_mut().unwrap().values_mut() {
+            op.as_object_mut().unwrap().remove("security");
+        }
+    }
+    expected["components"]["securitySchemes"]
+        .as_object_mut()
+        .unwrap()
+        .remove("api_key");
+    if expected["components"]["securitySchemes"]
+        .as_object()
+        .unwrap()
+        .is_empty()
+    {
+        expected["components"]
+            .as_object_mut()
+            .unwrap()
+            .remove("securitySchemes");
+    }
+    for (mode, app) in [("open", &open), ("exposed", &exposed), ("auth off", &off)] {
+        let served = app.raw(Method::GET, "/openapi.json", None, None).await;
+        assert_eq!(served.status.as_u16(), 200);
+        assert_eq!(secured(&served.body), vec![], "{mode}: no security");
+        assert!(
+            served.body["components"]["securitySchemes"]["api_key"].is_null(),
+            "{mode}: no bearer scheme"
+        );
+        assert_eq!(served.body, expected, "{mode}: nothing else differs");
+    }
+    // And the open server does answer a job operation without a key, as its document says.
+    let r = open.raw(Method::GET, "/v1/octal/jobs", None, None).await;
+    assert_eq!(r.status.as_u16(), 200);
+}

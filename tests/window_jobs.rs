@@ -446,14 +446,16 @@ async fn job_requests_are_checked_field_by_field() {
         "keep\": \"window\" may go further",
     )
     .await;
+    // A window option with an explicit "keep": "all" conflicts (without `keep` it implies
+    // window mode: below).
     bad(
-        json!({"code": "0.6", "max_n": 1000, "window": 65536}),
+        json!({"code": "0.6", "max_n": 1000, "keep": "all", "window": 65536}),
         "window",
         "only a job with",
     )
     .await;
     bad(
-        json!({"code": "0.6", "max_n": 1000, "store_values": true}),
+        json!({"code": "0.6", "max_n": 1000, "keep": "all", "store_values": true}),
         "store_values",
         "only a job with",
     )
@@ -502,4 +504,47 @@ async fn job_requests_are_checked_field_by_field() {
         .await
         .unwrap();
     assert_eq!(c.status().as_u16(), 200);
+
+    // Without `keep`, a window option implies "keep": "window" (issue 31): a window, or
+    // store_values, and window mode's limit of max_n with them.
+    for (body, window, store_values) in [
+        (
+            json!({"code": "0.167", "max_n": 1u64 << 40, "window": 131072}),
+            131072u64,
+            false,
+        ),
+        (
+            json!({"code": "0.167", "max_n": 1u64 << 40, "store_values": true}),
+            1 << 24,
+            true,
+        ),
+        (
+            json!({"code": "0.167", "max_n": 1000, "keep": null, "window": 65536, "store_values": false}),
+            65536,
+            false,
+        ),
+    ] {
+        let r = s.post("/v1/octal/jobs", &body).await;
+        assert_eq!(r.status.as_u16(), 202, "{body}: {}", r.text);
+        assert_eq!(r.body["keep"], "window", "{body}");
+        assert_eq!(r.body["window"], window, "{body}");
+        assert_eq!(r.body["store_values"], store_values, "{body}");
+        let id = r.body["id"].as_str().unwrap();
+        let c = s
+            .client
+            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(c.status().as_u16(), 200);
+    }
+    // Neither: a job that keeps every value, as before.
+    let r = s
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.6", "max_n": 100, "window": null}),
+        )
+        .await;
+    assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+    assert_eq!(r.body["keep"], "all");
 }

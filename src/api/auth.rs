@@ -125,3 +125,36 @@ impl utoipa::Modify for BearerScheme {
         );
     }
 }
+
+/// The OpenAPI document as a server in this access mode serves it at `/openapi.json`.
+///
+/// With keys (`keyed`), the document as generated — the committed `openapi/openapi.json`: the
+/// job operations need a bearer key. Without keys (the open mode on a loopback address, or
+/// `GRUNDY_AUTH=off`; or an exposed server that refuses job writes to everyone), no operation
+/// needs one, so none declares security and the bearer scheme is left out: a client generated
+/// from the served document asks for no token, and a contract test does not expect a 401.
+pub fn for_access(mut doc: utoipa::openapi::OpenApi, keyed: bool) -> utoipa::openapi::OpenApi {
+    if keyed {
+        return doc;
+    }
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for op in operations.into_iter().flatten() {
+            op.security = None;
+        }
+    }
+    doc.security = None;
+    if let Some(components) = doc.components.as_mut() {
+        components.security_schemes.remove(SCHEME);
+    }
+    doc
+}

@@ -11,7 +11,7 @@
 //!
 //! Items are captured as raw JSON first and parsed one by one, so that a bad number inside one
 //! position does not spoil the parse of the others. Big batches (more coins in total than
-//! `GRUNDY_INLINE_COINS`) are computed on the blocking pool, as big single positions are.
+//! `GRUNDY_INLINE_COINS`) are computed on the compute pool, as big single positions are.
 //! Batches are not cached: the response cache pays only for positions of 256+ coins, and a
 //! batch rarely repeats.
 

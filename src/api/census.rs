@@ -42,14 +42,15 @@ pub struct CensusRequest {
     #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
     /// Which values the jobs keep: `window` (the default for a census: only the front and
-    /// the last `window` values, statistics of all) or `all`.
+    /// the last `window` values, statistics of all) or `all`. An explicit `"keep": "all"`
+    /// with a window option (`window`, `store_values`) is refused (422 naming the option).
     #[serde(default)]
     pub keep: Option<KeepMode>,
-    /// With `"keep": "window"`: the front and window size (as for jobs).
+    /// A window option: the front and window size (as for jobs). Implies `"keep": "window"`.
     #[serde(default)]
     #[schema(schema_with = super::schema_rules::job_window)]
     pub window: Option<Nat>,
-    /// With `"keep": "window"`: also store every value (default false).
+    /// A window option: also store every value (default false). Implies `"keep": "window"`.
     #[serde(default)]
     pub store_values: Option<bool>,
 }
@@ -359,7 +360,7 @@ impl From<CensusError> for ApiError {
             headers(("Location" = String, description = "/v1/octal/census/{id}"))),
         BodyProblems,
         AuthProblems,
-        (status = 422, description = "A bad code (the problem names `codes[i]`), an empty list, more than 200 codes, max_n out of range, window options without `\"keep\": \"window\"`, or a game that cannot run in window mode", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A bad code (the problem names `codes[i]`), an empty list, more than 200 codes, max_n out of range, a window option (`window`, `store_values`) with `\"keep\": \"all\"`, or a game that cannot run in window mode", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "The census's jobs do not fit a quota of the key (`active_jobs` or `heaps_per_day`); nothing was started (Retry-After)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, response = StoreUnavailable),

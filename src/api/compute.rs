@@ -1,5 +1,6 @@
 //! The one helper every compute endpoint goes through: cache lookup, off-runtime computation
-//! for big inputs, serialization, cache fill.
+//! for big inputs (on the compute pool, [`crate::service::compute_pool`]), serialization, cache
+//! fill.
 //!
 //! Whether an answer is cached is decided once, by the caller, through
 //! [`AppState::cache_key`] (the size rule) or by passing a key always (budgeted searches).
@@ -13,14 +14,14 @@ use super::fast_json::WriteJson;
 use crate::http::headers::json_headers;
 use crate::service::AppState;
 
-/// A handler's computation: run once, inline or on the blocking pool.
+/// A handler's computation: run once, inline or on the compute pool.
 pub trait Compute<T>: FnOnce() -> Result<T, ApiError> + Send + 'static {}
 
 impl<T, F: FnOnce() -> Result<T, ApiError> + Send + 'static> Compute<T> for F {}
 
 /// Answers a pure computation: from the cache when `key` is given and present, otherwise by
 /// running `compute` — inline for small inputs (`size ≤ GRUNDY_INLINE_COINS`), on the
-/// blocking pool for large ones so the async workers stay responsive.
+/// compute pool for large ones so the async workers stay responsive.
 pub async fn respond<T, F>(
     app: &AppState,
     key: Option<String>,
@@ -60,7 +61,7 @@ fn write_serde<T: Serialize>(value: &T, out: &mut Vec<u8>) -> serde_json::Result
 }
 
 /// For searches whose cost does not follow the input size (budgeted memoised searches):
-/// always computed on the blocking pool, always cached (the key is small).
+/// always computed on the compute pool, always cached (the key is small).
 pub async fn respond_search<T, F>(
     app: &AppState,
     key: String,
@@ -102,7 +103,8 @@ where
     let body = if inline {
         run()?
     } else {
-        tokio::task::spawn_blocking(run)
+        app.compute
+            .run(run)
             .await
             .map_err(|e| ApiError::Internal(format!("computation task failed: {e}")))??
     };

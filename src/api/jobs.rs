@@ -32,19 +32,22 @@ pub struct JobRequest {
     /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
     #[schema(schema_with = super::schema_rules::job_max_n)]
     pub max_n: Nat,
-    /// Which values the job keeps: `all` (default) — every value in memory and in the store
+    /// Which values the job keeps: `all` — every value in memory and in the store
     /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
     /// the last `window` values, so memory stays bounded whatever `max_n` (for the rare/common
     /// method's sparse games; a heap that cannot be decided from what is kept fails the job
-    /// with a problem saying which window would do). Statistics are kept either way.
+    /// with a problem saying which window would do). Statistics are kept either way. Absent or
+    /// null: `window` when a window option (`window`, `store_values`) is given, else `all`; an
+    /// explicit `"keep": "all"` with a window option is refused (422 naming the option).
     #[serde(default)]
     pub keep: Option<KeepMode>,
-    /// With `"keep": "window"`: the front and window size (see the schema).
+    /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
     #[serde(default)]
     #[schema(schema_with = super::schema_rules::job_window)]
     pub window: Option<Nat>,
-    /// With `"keep": "window"`: also store every value, so that they can be downloaded
-    /// (default false: the store keeps only the front, the window and the statistics).
+    /// A window option: also store every value, so that they can be downloaded (default false:
+    /// the store keeps only the front, the window and the statistics). Implies
+    /// `"keep": "window"`; refused with `"keep": "all"` (which stores every value anyway).
     #[serde(default)]
     pub store_values: Option<bool>,
 }
@@ -300,15 +303,24 @@ pub(super) async fn existing(
     Ok((store, job))
 }
 
+/// Whether a request runs in window mode: as its `keep` says; without one, when it gives a
+/// window option (`window`, `store_values`).
+pub(super) fn window_mode(req: &JobRequest) -> bool {
+    match req.keep {
+        Some(keep) => keep == KeepMode::Window,
+        None => req.window.is_some() || req.store_values.is_some(),
+    }
+}
+
 /// The job a valid request asks for: `max_n` within the mode's limit, window options only in
-/// window mode.
+/// window mode (which they imply when `keep` is not given).
 pub(super) fn new_job(
     config: &crate::config::Config,
     code: String,
     req: &JobRequest,
 ) -> Result<NewJob, ApiError> {
     let max_n = req.max_n.0;
-    let window_mode = req.keep.unwrap_or_default() == KeepMode::Window;
+    let window_mode = window_mode(req);
     let (limit, var) = if window_mode {
         (config.job_window_max_n, "GRUNDY_JOB_WINDOW_MAX_N")
     } else {
@@ -333,7 +345,11 @@ pub(super) fn new_job(
             if given {
                 return Err(ApiError::invalid(
                     field,
-                    format!("{field}: only a job with \"keep\": \"window\" takes it"),
+                    format!(
+                        "{field}: only a job with \"keep\": \"window\" takes it, and this one \
+                         says \"keep\": \"all\" (leave \"keep\" out: a {field} implies \
+                         \"keep\": \"window\")"
+                    ),
                 ));
             }
         }
@@ -373,7 +389,7 @@ pub(super) fn new_job(
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         BodyProblems,
         AuthProblems,
-        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or window options without `\"keep\": \"window\"`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or a window option (`window`, `store_values`) with `\"keep\": \"all\"` (without `keep` it implies `\"keep\": \"window\"`)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "A quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, response = StoreUnavailable),

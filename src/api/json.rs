@@ -9,21 +9,35 @@ use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
 use super::serde_error::field_name;
+use crate::service::AppState;
 
 /// Like `axum::Json`, but with problem+json errors that name the field.
 pub struct ApiJson<T>(pub T);
 
-impl<S, T> FromRequest<S> for ApiJson<T>
+/// Bodies larger than this are parsed on the compute pool ([`crate::service::compute_pool`]),
+/// as large computations run: a 1.5 MB position of 200,000 coins takes 5–12 ms to parse
+/// (release build), which held an async worker — and every connection waiting on it — for as
+/// long (BENCHMARKS.md, "Large uploads under load"). Smaller bodies (all of the hot path's)
+/// parse in place, in microseconds.
+pub const PARSE_INLINE_BYTES: usize = 64 * 1024;
+
+impl<T> FromRequest<AppState> for ApiJson<T>
 where
-    S: Send + Sync,
-    T: DeserializeOwned,
+    T: DeserializeOwned + Send + 'static,
 {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, app: &AppState) -> Result<Self, Self::Rejection> {
         check_content_type(req.headers())?;
         let bytes = read_all(req.into_body()).await?;
-        parse(&bytes).map(ApiJson)
+        if bytes.len() <= PARSE_INLINE_BYTES {
+            return parse(&bytes).map(ApiJson);
+        }
+        app.compute
+            .run(move || parse(&bytes))
+            .await
+            .map_err(|e| ApiError::Internal(format!("parsing the request body failed: {e}")))?
+            .map(ApiJson)
     }
 }
 

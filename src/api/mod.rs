@@ -5,7 +5,7 @@ pub mod accept; // content negotiation: JSON, CSV or binary by Accept
 pub mod auth; // API keys at the API: the job callers' extractors, 401/403/429 problems, the bearer scheme
 pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
 pub mod census; // /v1/octal/census: one job per game, a table of statistics and verified verdicts
-pub mod compute; // the one path of every compute answer: cache, blocking pool, serialization
+pub mod compute; // the one path of every compute answer: cache, compute pool, serialization
 pub mod doc_responses; // shared OpenAPI response components (400/413/415, 404 job, 503 store)
 pub mod error; // ApiError: every failure of a handler, rendered as a problem in one place
 pub mod events; // GET /v1/octal/jobs/{id}/events (Server-Sent Events)

@@ -261,9 +261,11 @@ pub fn job_window() -> Object {
     o.multiple_of = Some((slide as f64).into());
     o.schema_type = SchemaType::from_iter([Type::Integer, Type::Null]);
     o.description = Some(format!(
-        "With `\"keep\": \"window\"`: the values kept in the front (G(0..window)) and behind the \
-         last one computed, a multiple of {slide} up to `GRUNDY_JOB_MAX_WINDOW` (default 2^28); \
-         default `GRUNDY_JOB_WINDOW` (2^24). Memory: about 2 × window values of 1 or 2 bytes."
+        "Window mode: the values kept in the front (G(0..window)) and behind the last one \
+         computed, a multiple of {slide} up to `GRUNDY_JOB_MAX_WINDOW` (default 2^28); null or \
+         absent: `GRUNDY_JOB_WINDOW` (2^24). Memory: about 2 × window values of 1 or 2 bytes. A \
+         window implies `\"keep\": \"window\"` when `keep` is absent; with `\"keep\": \"all\"` \
+         it is refused (422 naming `window`)."
     ));
     o
 }

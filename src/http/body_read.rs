@@ -13,6 +13,18 @@
 //! Independently, the whole body must arrive within `timeout`. A body that breaks either rule
 //! gets a 408 problem and the connection is closed.
 //!
+//! **Only the client's own delay counts.** A deadline that has passed is judged only after what
+//! has already arrived is read: the request task yields once (tokio wakes it again only after
+//! the I/O driver has polled the sockets, so a chunk that has arrived is seen) and the body is
+//! polled again, and every chunk found so moves the rate deadline on. A server whose workers
+//! were busy — computing, or serving other connections — reads late, and the bytes its client
+//! sent meanwhile are waiting in the socket: they are counted, not held against the client. The
+//! body is refused only when a deadline has passed *and* nothing more has arrived.
+//!
+//! A refused body (408, 413) is answered while the client may still be sending: the answer is
+//! marked [`UnreadBody`], and the connection closes with a bounded lingering read (see
+//! [`crate::http::linger`]) so that the client can read it.
+//!
 //! Small bodies normally arrive with the request head, so the first poll finds the whole body
 //! ready and no timer is ever registered.
 
@@ -27,6 +39,7 @@ use http_body_util::BodyExt;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::config::Config;
+use crate::http::linger::UnreadBody;
 use crate::problem::{self, catalogue, Extra, Problem};
 
 /// The body-reading rules (see the module docs).
@@ -142,9 +155,10 @@ where
     }
 }
 
-/// The response to a body that could not be read.
+/// The response to a body that could not be read. A body refused before it had all been read
+/// (408, 413) is marked [`UnreadBody`]: the connection closes with a lingering read.
 fn refusal(e: BodyError, rules: &BodyRules) -> Response {
-    match e {
+    let mut response = match e {
         BodyError::TooLarge => problem::respond(
             &Problem::new(
                 &catalogue::PAYLOAD_TOO_LARGE,
@@ -154,18 +168,26 @@ fn refusal(e: BodyError, rules: &BodyRules) -> Response {
                 ),
                 None,
             ),
-            Extra::default(),
+            Extra {
+                close: true,
+                ..Extra::default()
+            },
         ),
         BodyError::TooSlow { received, waited } => too_slow(received, waited, rules),
-        BodyError::Broken(e) => problem::respond(
-            &Problem::new(
-                &catalogue::BAD_REQUEST,
-                format!("could not read the request body: {e}"),
-                None,
-            ),
-            Extra::default(),
-        ),
-    }
+        // The stream itself broke (the client went away): nothing to linger for.
+        BodyError::Broken(e) => {
+            return problem::respond(
+                &Problem::new(
+                    &catalogue::BAD_REQUEST,
+                    format!("could not read the request body: {e}"),
+                    None,
+                ),
+                Extra::default(),
+            )
+        }
+    };
+    response.extensions_mut().insert(UnreadBody);
+    response
 }
 
 async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> {
@@ -179,16 +201,23 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
     let mut received = 0usize;
     loop {
         let deadline = tokio::time::Instant::from_std(rules.deadline(start, received));
-        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
-            Err(_) => {
-                return Err(BodyError::TooSlow {
-                    received,
-                    waited: start.elapsed(),
-                })
-            }
-            Ok(None) => break,
-            Ok(Some(Err(e))) => return Err(BodyError::Broken(e.to_string())),
-            Ok(Some(Ok(frame))) => frame,
+        let next = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(next) => next,
+            // The deadline has passed: judged only after reading what has arrived already.
+            Err(_) => match arrived(&mut body).await {
+                Some(next) => next,
+                None => {
+                    return Err(BodyError::TooSlow {
+                        received,
+                        waited: start.elapsed(),
+                    })
+                }
+            },
+        };
+        let frame = match next {
+            None => break,
+            Some(Err(e)) => return Err(BodyError::Broken(e.to_string())),
+            Some(Ok(frame)) => frame,
         };
         let Ok(data) = frame.into_data() else {
             continue; // trailers
@@ -213,6 +242,31 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
     Ok(first.unwrap_or_else(|| Bytes::from(more)))
 }
 
+/// The body's next frame if it has arrived already (`None`: nothing has, the client is late).
+///
+/// The task yields first: tokio wakes a task that yields only after the I/O driver has polled
+/// the sockets, and hyper reads the connection before it polls the request (HTTP/1: the same
+/// task; HTTP/2: the connection's task, woken by the driver before this one), so bytes the
+/// client sent while this server was busy elsewhere are seen. Twice, for HTTP/2's extra hop.
+async fn arrived(
+    body: &mut Body,
+) -> Option<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+    for _ in 0..2 {
+        tokio::task::yield_now().await;
+        let polled = std::future::poll_fn(|cx| {
+            Poll::Ready(match std::pin::Pin::new(&mut *body).poll_frame(cx) {
+                Poll::Ready(next) => Some(next),
+                Poll::Pending => None,
+            })
+        })
+        .await;
+        if polled.is_some() {
+            return polled;
+        }
+    }
+    None
+}
+
 /// 408 Request Timeout as a problem document; the connection is closed afterwards.
 fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
     metrics::counter!("grundy_slow_bodies_total").increment(1);
@@ -235,4 +289,90 @@ fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
             ..Extra::default()
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::pin::Pin;
+
+    /// A body whose bytes have arrived by `due` — the client sent them in time — but which
+    /// the request sees only at its first poll *after* the one at or past `due`: as a request
+    /// sees a body that its connection reads only when the task is next polled, on a server
+    /// whose workers were busy while the client sent.
+    struct Lagging {
+        data: Option<Bytes>,
+        due: tokio::time::Instant,
+        seen_due: bool,
+    }
+
+    impl HttpBody for Lagging {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+            // No wake-up of its own: the deadline's timer is what wakes the request.
+            if tokio::time::Instant::now() < self.due {
+                return Poll::Pending;
+            }
+            if !self.seen_due {
+                self.seen_due = true;
+                return Poll::Pending;
+            }
+            Poll::Ready(self.data.take().map(|d| Ok(hyper::body::Frame::data(d))))
+        }
+    }
+
+    fn rules() -> BodyRules {
+        BodyRules {
+            max_bytes: 1 << 20,
+            timeout: Duration::from_secs(10),
+            min_rate: 1000,
+            grace: Duration::from_millis(100),
+        }
+    }
+
+    /// The bytes that had arrived when the deadline passed are read before the body is
+    /// judged: the client is not refused for the server's lateness.
+    #[tokio::test]
+    async fn what_has_arrived_is_read_before_the_deadline_is_judged() {
+        let rules = rules();
+        let body = Body::new(Lagging {
+            data: Some(Bytes::from_static(b"0123456789")),
+            due: tokio::time::Instant::now() + rules.grace,
+            seen_due: false,
+        });
+        match collect(body, &rules).await {
+            Ok(bytes) => assert_eq!(&bytes[..], b"0123456789"),
+            Err(BodyError::TooSlow { received, waited }) => {
+                panic!("refused as too slow: {received} bytes in {waited:?}")
+            }
+            Err(_) => panic!("refused"),
+        }
+    }
+
+    /// A body with nothing more to read at its deadline is refused, at the deadline.
+    #[tokio::test]
+    async fn a_body_that_has_not_arrived_is_refused_at_its_deadline() {
+        let rules = rules();
+        let started = Instant::now();
+        let body = Body::new(Lagging {
+            data: Some(Bytes::from_static(b"late")),
+            due: tokio::time::Instant::now() + Duration::from_secs(60),
+            seen_due: false,
+        });
+        match collect(body, &rules).await {
+            Err(BodyError::TooSlow { received: 0, .. }) => {}
+            Ok(_) => panic!("a body that never came was accepted"),
+            Err(_) => panic!("refused otherwise"),
+        }
+        let took = started.elapsed();
+        assert!(
+            took >= rules.grace && took < rules.grace + Duration::from_millis(500),
+            "refused after {took:?}"
+        );
+    }
 }

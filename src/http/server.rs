@@ -12,7 +12,8 @@
 //!   previous response) is closed (hyper's `header_read_timeout`, timed by a per-connection
 //!   timer: [`crate::http::header_deadline`]);
 //! * request *bodies* have their own deadline and minimum rate, enforced before a request
-//!   takes a compute slot: see [`crate::http::body_read`];
+//!   takes a compute slot: see [`crate::http::body_read`]; a body refused mid-upload is answered
+//!   and its connection closed with a bounded lingering read: see [`crate::http::linger`];
 //! * **the drain at shutdown** — readiness fails, a grace period of serving with
 //!   `Connection: close`, then the listen backlog is answered before the listener closes, so
 //!   that no connection whose `connect()` succeeded is reset (Linux resets the connections
@@ -40,6 +41,7 @@ use tower::ServiceExt;
 
 use crate::config::Config;
 use crate::http::header_deadline;
+use crate::http::linger::{LingerFlag, Lingering, UnreadBody};
 use crate::http::shutdown::Shutdown;
 use crate::service::Draining;
 
@@ -371,9 +373,11 @@ where
             }
         };
         let _ = stream.set_nodelay(true);
+        let linger = Arc::new(LingerFlag::default());
         let service = ConnectionService {
             app: RefCell::new(self.app.clone()),
             draining: self.draining.clone(),
+            linger: linger.clone(),
         };
         // The header read deadline through a per-connection timer (no timer entry per
         // request: see `header_deadline`).
@@ -381,7 +385,7 @@ where
         let mut builder = self.builder.clone();
         builder.http1().timer(timer);
         let conn = builder
-            .serve_connection(TokioIo::new(stream), service)
+            .serve_connection(TokioIo::new(Lingering::new(stream, linger)), service)
             .into_owned();
         let conn = header_deadline::Watched::new(conn, watchdog);
         let mut stage = self.stage.subscribe();
@@ -453,9 +457,14 @@ where
 /// Once the server is draining, the answer to an HTTP/1 request says `Connection: close`
 /// (hyper then closes the connection after it): a client's next request goes to a new
 /// connection, which the load balancer sends to another replica.
+///
+/// An HTTP/1 answer marked [`UnreadBody`] (a body refused mid-upload) says `Connection: close`
+/// and sets the connection's [`LingerFlag`]: its socket lingers at shutdown (see
+/// [`crate::http::linger`]).
 struct ConnectionService<S> {
     app: RefCell<S>,
     draining: Draining,
+    linger: Arc<LingerFlag>,
 }
 
 impl<S> hyper::service::Service<Request<Incoming>> for ConnectionService<S>
@@ -468,31 +477,48 @@ where
     type Future = ConnectionFuture<S>;
 
     fn call(&self, req: Request<Incoming>) -> Self::Future {
-        let close = req.version() <= Version::HTTP_11 && self.draining.is_on();
+        let http1 = req.version() <= Version::HTTP_11;
+        let close = http1 && self.draining.is_on();
+        // Only a request with a body can be refused mid-upload.
+        let linger =
+            (http1 && !hyper::body::Body::is_end_stream(req.body())).then(|| self.linger.clone());
         let req = req.map(Body::new);
         let mut service = self.app.borrow_mut();
         let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());
-        match service.poll_ready(&mut cx) {
-            Poll::Ready(Ok(())) => ConnectionFuture::Ready {
+        let call = match service.poll_ready(&mut cx) {
+            Poll::Ready(Ok(())) => Call::Ready {
                 future: service.call(req),
-                close,
             },
             Poll::Ready(Err(never)) => match never {},
-            Poll::Pending => ConnectionFuture::Waiting {
+            Poll::Pending => Call::Waiting {
                 future: service.clone().oneshot(req),
-                close,
             },
+        };
+        ConnectionFuture {
+            call,
+            close,
+            linger,
         }
     }
 }
 
 pin_project_lite::pin_project! {
-    /// The future of [`ConnectionService`]: the stack's own, or a clone's readiness and call;
-    /// `close`: the answer says `Connection: close`.
-    #[project = ConnectionFutureProj]
-    enum ConnectionFuture<S: tower::Service<Request<Body>>> {
-        Ready { #[pin] future: S::Future, close: bool },
-        Waiting { #[pin] future: Oneshot<S, Request<Body>>, close: bool },
+    /// The future of [`ConnectionService`]: the call; `close`: the answer says
+    /// `Connection: close`; `linger`: the connection's flag, for an HTTP/1 request with a body.
+    struct ConnectionFuture<S: tower::Service<Request<Body>>> {
+        #[pin]
+        call: Call<S>,
+        close: bool,
+        linger: Option<Arc<LingerFlag>>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The stack's own future, or a clone's readiness and call.
+    #[project = CallProj]
+    enum Call<S: tower::Service<Request<Body>>> {
+        Ready { #[pin] future: S::Future },
+        Waiting { #[pin] future: Oneshot<S, Request<Body>> },
     }
 }
 
@@ -503,19 +529,27 @@ where
     type Output = Result<axum::response::Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let (answer, close) = match self.project() {
-            ConnectionFutureProj::Ready { future, close } => (future.poll(cx), *close),
-            ConnectionFutureProj::Waiting { future, close } => (future.poll(cx), *close),
+        let this = self.project();
+        let answer = match this.call.project() {
+            CallProj::Ready { future } => future.poll(cx),
+            CallProj::Waiting { future } => future.poll(cx),
         };
-        match answer {
-            Poll::Ready(Ok(mut response)) if close => {
-                response
-                    .headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                Poll::Ready(Ok(response))
+        let Poll::Ready(Ok(mut response)) = answer else {
+            return answer;
+        };
+        let mut close = *this.close;
+        if let Some(flag) = this.linger.take() {
+            if response.extensions().get::<UnreadBody>().is_some() {
+                flag.set();
+                close = true;
             }
-            other => other,
         }
+        if close {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        Poll::Ready(Ok(response))
     }
 }
 

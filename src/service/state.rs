@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::auth::Auth;
 use super::cache::ResponseCache;
+use super::compute_pool::ComputePool;
 use super::misere::MisereService;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;
@@ -29,6 +30,8 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub config: Arc<Config>,
     pub cache: ResponseCache,
+    /// Where the larger computations of requests run (below the async workers' priority).
+    pub compute: ComputePool,
     /// Resumable octal solvers per canonical code: the only way to a solver.
     pub octal: OctalService,
     /// Verified misère quotients per (canonical code, bound): cached, stored, computed.
@@ -77,10 +80,12 @@ impl AppState {
             store.clone(),
         );
         let auth = Auth::from_config(&config);
+        let compute = ComputePool::new(config.compute_threads, config.compute_nice);
         AppState(Arc::new(Shared {
             auth,
             config: Arc::new(config),
             cache,
+            compute,
             octal,
             misere,
             job_notify: Arc::default(),
