@@ -427,6 +427,8 @@ mod tests {
 
     fn job(owner: Option<&str>) -> Job {
         Job {
+            kind: crate::store::JobKind::Sequence,
+            quotient: None,
             id: "j".into(),
             code: "0.6".into(),
             max_n: 1,

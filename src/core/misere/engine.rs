@@ -115,7 +115,9 @@ impl MisereEngine {
         let mut last = 0;
         for &e in &parts.expansions {
             if e <= last || e > bound {
-                return Err(bad("the expansions are not increasing heaps up to the bound"));
+                return Err(bad(
+                    "the expansions are not increasing heaps up to the bound",
+                ));
             }
             last = e;
         }

@@ -31,8 +31,7 @@ impl QuotientParts {
     /// plausible length. `Err` names what is wrong.
     pub(crate) fn check_shape(&self) -> Result<(), &'static str> {
         let size = self.size;
-        if size == 0 || size > u32::MAX as usize || self.table.len() != size.saturating_mul(size)
-        {
+        if size == 0 || size > u32::MAX as usize || self.table.len() != size.saturating_mul(size) {
             return Err("stored quotient: the table is not size × size");
         }
         if self.table.iter().any(|&x| x as usize >= size) {
