@@ -71,11 +71,7 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
-        let misere = MisereService::new(
-            config.octal_sync_time,
-            config.misere_job_time,
-            store.clone(),
-        );
+        let misere = MisereService::new(config.octal_sync_time, store.clone());
         let auth = Auth::from_config(&config);
         AppState(Arc::new(Shared {
             auth,

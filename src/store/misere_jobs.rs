@@ -336,7 +336,8 @@ impl Store {
         }
     }
 
-    /// Ends a quotient job owned by `owner` (conditional on its lease): `Done` stores
+    /// Ends a quotient job owned by `owner` (conditional on its lease, and for `Done` on no
+    /// cancel having been asked for): `Done` stores
     /// `quotient` and ends the jobs waiting for it as done, `Failed` ends them as failed with
     /// the same error, `Cancelled` stores nothing; the saved state goes once no job computes
     /// the quotient any more. One transaction. `false` if the lease was lost.
@@ -359,7 +360,8 @@ impl Store {
                 let mine = sqlx::query(
                     "UPDATE jobs SET status = $1, quotient = $2, error = $3, computed = $4, finished_at = $5, \
                        updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
-                     WHERE id = $6 AND lease_owner = $7 AND status = 'running'",
+                     WHERE id = $6 AND lease_owner = $7 AND status = 'running' \
+                       AND NOT ($1 = 'done' AND cancel_requested = 1)",
                 )
                 .bind(status.as_str())
                 .bind(progress.as_str())
