@@ -130,6 +130,9 @@ pub(super) async fn run(
         run.finish(JobStatus::Failed, Some(&msg), None).await;
         return Ok(());
     }
+    // What the latest run resumed from, and what it refused, describe this run.
+    run.progress.resumed_from = None;
+    run.progress.rejected = None;
     let Some(sources) = run.sources(&game).await else {
         return Ok(());
     };
