@@ -686,7 +686,7 @@ async fn background_quotients_need_the_store() {
         )
         .await;
     assert_eq!(r.status, 503, "{}", r.text);
-    assert_eq!(quotient(&s, "0.07", 20, 0).await["q_size"], 20);
+    assert_eq!(quotient(&s, "0.07", 20, 0).await["q_size"], 24);
 }
 
 /// One computation per quotient: a second request of the same key joins its job (the same
