@@ -341,9 +341,14 @@ fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
                  until one finishes"
             ),
         ),
-        // Not a refusal; not reached.
+        // Not a refusal (the callers pass refusals only): nothing to count.
         Admission::Created(_) => {
-            over_quota(owner, "active_jobs", 0, ACTIVE_RETRY_SECS, String::new())
+            QuotaExceeded {
+                quota: "active_jobs",
+                limit: 0,
+                retry_after_secs: ACTIVE_RETRY_SECS,
+                detail: String::new(),
+            }
         }
     }
 }
