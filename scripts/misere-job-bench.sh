@@ -5,8 +5,12 @@
 #     0.54 — each from submission to done (wall time, |Q|, |P|, the job's compute seconds);
 #  2. kill -9 in the middle of Q_66 of 0.26 and a restart under the same GRUNDY_REPLICA_ID: the
 #     heap it resumes from, the time the run takes from there, the total;
-#  3. DELETE of a running job: the time until it reads cancelled.
-# Usage: scripts/misere-job-bench.sh [--skip-reference]
+#  3. DELETE of a running job: the time until it reads cancelled;
+#  4. with BASELINE_BIN=<another build's grundy> (e.g. the build before misère quotients were
+#     jobs, whose "async" was an in-memory queue): the CPU seconds (utime + stime of the server
+#     process) of Q_66 of 0.26 through "async": true, on that build and on this one, alternately,
+#     twice each — waiting for GET /v1/octal/misere/quotient to answer 200, which both have.
+# Usage: [BASELINE_BIN=…] scripts/misere-job-bench.sh [--skip-reference]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -63,3 +67,21 @@ while [ "$(job "$id" | field 'd["quotient"]["heap"]')" -lt 55 ]; do sleep 0.02; 
 t0=$(now); curl -fsS -X DELETE "$base/v1/octal/jobs/$id" >/dev/null
 wait_status "$id" cancelled
 echo "cancelled $(since "$t0") s after the DELETE; the quotient: $(curl -s -o /dev/null -w '%{http_code}' "$base/v1/octal/misere/quotient?code=0.26&max_heap=66")"
+
+if [ -n "${BASELINE_BIN:-}" ]; then
+  echo "== CPU seconds of Q_66 of 0.26 through \"async\": true (server process), $BASELINE_BIN vs this build"
+  cpu() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
+  for round in 1 2; do
+    for b in "$BASELINE_BIN" "$bin"; do
+      grundy_stop "$pid"; rm -f "$tmp"/q.db*
+      grundy_start -b "$b" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/q.db" GRUNDY_JOB_WORKERS=1 RUST_LOG=warn
+      pid=$STARTED_PID
+      grundy_wait_ready "$port" /readyz 10 || { echo "server did not start"; exit 1; }
+      c0=$(cpu "$pid"); t0=$(now)
+      curl -fsS "$base/v1/octal/misere/quotient" -H 'content-type: application/json' \
+        -d '{"code":"0.26","max_heap":66,"async":true}' >/dev/null
+      until [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/v1/octal/misere/quotient?code=0.26&max_heap=66")" = 200 ]; do sleep 0.05; done
+      echo "round $round, $b: cpu $(python3 -c "print(round($(cpu "$pid") - $c0, 2))") s, wall $(since "$t0") s"
+    done
+  done
+fi
