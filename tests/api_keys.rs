@@ -674,7 +674,7 @@ async fn misere_quotient_jobs_are_owned_and_within_quotas() {
             None,
         )
         .await;
-    assert_eq!(ids(&mine), [id.clone()]);
+    assert_eq!(ids(&mine), std::slice::from_ref(&id));
     let seq = app
         .call(
             Some("alice"),
@@ -688,7 +688,7 @@ async fn misere_quotient_jobs_are_owned_and_within_quotas() {
     let bobs = app
         .call(Some("bob"), Method::GET, "/v1/octal/jobs", None)
         .await;
-    assert_eq!(ids(&bobs), [b_id.clone()]);
+    assert_eq!(ids(&bobs), std::slice::from_ref(&b_id));
     let all = app
         .call(
             Some("root"),

@@ -342,14 +342,12 @@ fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
             ),
         ),
         // Not a refusal (the callers pass refusals only): nothing to count.
-        Admission::Created(_) => {
-            QuotaExceeded {
-                quota: "active_jobs",
-                limit: 0,
-                retry_after_secs: ACTIVE_RETRY_SECS,
-                detail: String::new(),
-            }
-        }
+        Admission::Created(_) => QuotaExceeded {
+            quota: "active_jobs",
+            limit: 0,
+            retry_after_secs: ACTIVE_RETRY_SECS,
+            detail: String::new(),
+        },
     }
 }
 
