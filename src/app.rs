@@ -181,9 +181,7 @@ pub async fn run_with(
     let workers = Workers::start(&state);
     let limits = ServerLimits::from_config(&state.config);
     let draining = state.draining.clone();
-    let misere = state.misere.clone();
     let served = serve(listener, stack(state), limits, draining, shutdown.into()).await;
-    misere.stop_jobs();
     workers.stop().await;
     cache_log.abort();
     served

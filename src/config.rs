@@ -49,9 +49,12 @@ pub struct Config {
     pub octal_max_n: usize,
     /// `GRUNDY_OCTAL_SYNC_MS` — wall-clock limit of a synchronous octal computation.
     pub octal_sync_time: Duration,
-    /// `GRUNDY_MISERE_JOB_SECS` — wall-clock limit of a background misère-quotient
-    /// computation (`"async": true`).
+    /// `GRUNDY_MISERE_JOB_SECS` — compute time of a misère-quotient job (`"async": true`),
+    /// summed over its runs (a restart resumes it with what is left).
     pub misere_job_time: Duration,
+    /// `GRUNDY_MISERE_JOB_STEPS` — engine steps of a misère-quotient job, summed over its runs
+    /// (its memory is twice the synchronous budget's, about 512 MB of tables at most).
+    pub misere_job_steps: u64,
     /// `GRUNDY_OCTAL_CACHE_BYTES` — memory for cached G-sequences (1, 2 or 4 bytes a value,
     /// the width each is held in).
     pub octal_cache_bytes: u64,
@@ -150,6 +153,7 @@ impl Default for Config {
             octal_max_n: 1_000_000,
             octal_sync_time: Duration::from_secs(10),
             misere_job_time: Duration::from_secs(600),
+            misere_job_steps: 50 * crate::core::misere::QuotientBudget::DEFAULT.max_steps,
             octal_cache_bytes: 1 << 30,
             octal_moves_budget: 20_000_000,
             values_max_count: 1_000_000_000,
@@ -309,6 +313,7 @@ impl Config {
                 "GRUNDY_MISERE_JOB_SECS",
                 d.misere_job_time.as_secs(),
             )?),
+            misere_job_steps: var("GRUNDY_MISERE_JOB_STEPS", d.misere_job_steps)?,
             octal_cache_bytes: var("GRUNDY_OCTAL_CACHE_BYTES", d.octal_cache_bytes)?,
             octal_moves_budget: var("GRUNDY_OCTAL_MOVES_BUDGET", d.octal_moves_budget)?,
             values_max_count: var("GRUNDY_VALUES_MAX_COUNT", d.values_max_count)?,

@@ -580,6 +580,161 @@ async fn quotas_at_their_edges() {
     }
 }
 
+/// Misère-quotient jobs (`POST /v1/octal/misere/quotient` with `"async": true`) belong to
+/// their key like every job: a stranger's read, cancel and events are 404s, the list shows
+/// one's own (filtered by kind too), the admin sees all; the same key asking again joins its
+/// job, another key gets its own; the quotas count them; a key without the `jobs` scope may
+/// not submit one, and without a key it is a 401 — with nothing written.
+#[tokio::test]
+async fn misere_quotient_jobs_are_owned_and_within_quotas() {
+    let app = keyed(Config {
+        quota_active_jobs: 2,
+        ..Config::default()
+    })
+    .await;
+    let ask = |who: Option<&'static str>, code: &'static str, max_heap: u64| {
+        let app = &app;
+        async move {
+            app.call(
+                who,
+                Method::POST,
+                "/v1/octal/misere/quotient",
+                Some(json!({"code": code, "max_heap": max_heap, "async": true})),
+            )
+            .await
+        }
+    };
+    let before = app.snapshot().await;
+    assert_problem_type(&ask(None, "0.07", 40).await, 401, "unauthorized", "no key");
+    assert_problem_type(
+        &ask(Some("reader"), "0.07", 40).await,
+        403,
+        "insufficient-scope",
+        "read-only key",
+    );
+    assert_eq!(
+        app.snapshot().await,
+        before,
+        "a refused submission changed the store"
+    );
+    let a = ask(Some("alice"), "0.07", 40).await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.text);
+    let id = a.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        a.headers[header::LOCATION],
+        format!("/v1/octal/jobs/{id}").as_str()
+    );
+    assert_eq!(
+        (
+            &a.body["kind"],
+            &a.body["owner"],
+            &a.body["max_heap"],
+            &a.body["status"]
+        ),
+        (
+            &json!("misere_quotient"),
+            &json!("alice"),
+            &json!(40),
+            &json!("queued")
+        )
+    );
+    let again = ask(Some("alice"), "0.07", 40).await;
+    assert_eq!(again.status.as_u16(), 202, "{}", again.text);
+    assert_eq!(again.body["id"], id.as_str(), "the same key joins its job");
+    let b = ask(Some("bob"), "0.07", 40).await;
+    assert_eq!(b.status.as_u16(), 202, "{}", b.text);
+    let b_id = b.body["id"].as_str().unwrap().to_owned();
+    assert_ne!(b_id, id, "another key gets its own job");
+    // A stranger: 404 for the job, its events and its cancel; nothing changed.
+    let before = app.snapshot().await;
+    for (method, path) in [
+        (Method::GET, format!("/v1/octal/jobs/{id}")),
+        (Method::GET, format!("/v1/octal/jobs/{id}/events")),
+        (Method::DELETE, format!("/v1/octal/jobs/{id}")),
+    ] {
+        let r = app.call(Some("bob"), method.clone(), &path, None).await;
+        assert_problem_type(&r, 404, "not-found", &format!("bob {method} {path}"));
+    }
+    assert_eq!(app.snapshot().await, before);
+    // Lists: one's own (by kind too); the admin's: every owner's.
+    let ids = |r: &Reply| -> Vec<String> {
+        r.body["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    app.submit("alice", 10).await;
+    let mine = app
+        .call(
+            Some("alice"),
+            Method::GET,
+            "/v1/octal/jobs?kind=misere_quotient",
+            None,
+        )
+        .await;
+    assert_eq!(ids(&mine), std::slice::from_ref(&id));
+    let seq = app
+        .call(
+            Some("alice"),
+            Method::GET,
+            "/v1/octal/jobs?kind=sequence",
+            None,
+        )
+        .await;
+    assert_eq!(seq.body["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(seq.body["jobs"][0]["kind"], "sequence");
+    let bobs = app
+        .call(Some("bob"), Method::GET, "/v1/octal/jobs", None)
+        .await;
+    assert_eq!(ids(&bobs), std::slice::from_ref(&b_id));
+    let all = app
+        .call(
+            Some("root"),
+            Method::GET,
+            "/v1/octal/jobs?kind=misere_quotient",
+            None,
+        )
+        .await;
+    assert_eq!(
+        all.body["jobs"].as_array().unwrap().len(),
+        2,
+        "{}",
+        all.text
+    );
+    // Quotas: alice has two active jobs (the quotient and a sequence); a third is refused,
+    // but asking again for her quotient still joins it.
+    let r = ask(Some("alice"), "0.77", 40).await;
+    assert_problem_type(&r, 429, "quota-exceeded", "third active job");
+    assert_eq!(r.body["quota"], "active_jobs");
+    assert_eq!(ask(Some("alice"), "0.07", 40).await.body["id"], id.as_str());
+    // Her own cancel works; a cancelled job is not joined: a new one is made.
+    let r = app
+        .call(
+            Some("alice"),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{id}"),
+            None,
+        )
+        .await;
+    assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+    assert_eq!(r.body["status"], "cancelled");
+    let fresh = ask(Some("alice"), "0.07", 40).await;
+    assert_eq!(fresh.status.as_u16(), 202, "{}", fresh.text);
+    assert_ne!(fresh.body["id"], id.as_str());
+    // The root may cancel anyone's.
+    let r = app
+        .call(
+            Some("root"),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{b_id}"),
+            None,
+        )
+        .await;
+    assert_eq!(r.body["status"], "cancelled", "{}", r.text);
+}
+
 #[tokio::test]
 async fn modes_open_on_loopback_refused_when_exposed_off_when_told() {
     let submit = json!({"code": "0.6", "max_n": 10});

@@ -3,13 +3,18 @@
 //! the quotient, and through the exact search when the quotient is out of time), Bouton's rule
 //! for misère Nim, the published quotients of `POST /v1/octal/misere/quotient` (0.123:
 //! |Q| = 20, |P| = 5, Plambeck 2005; Q_30 of Dawson's Kayles: 360 elements, Plambeck–Siegel),
-//! outcomes recomputed from the quotient's own table and Φ, pagination, and the limits.
+//! outcomes recomputed from the quotient's own table and Φ, pagination, and the limits; and
+//! quotients computed by jobs (`"async": true`): the job document, one job per owner and
+//! quotient and one computation per quotient, cancel, the job's limits, and `kill -9` in the
+//! middle — resumed from the verified quotient it saved, or from scratch when that fails its
+//! check.
 
 mod common;
 
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+use common::{wait_job, Process};
 use grundy::config::Config;
 use serde_json::{json, Value};
 
@@ -510,11 +515,68 @@ async fn quotients_are_stored_and_read_back() {
     assert_eq!(second.expect("the quotient was stored"), first);
 }
 
-/// `"async": true`: 202 with a Location, then the quotient there once done — the same answer
-/// as the synchronous one. A quotient never computed nor submitted is a 404 there.
+fn fast_jobs() -> Config {
+    Config {
+        job_checkpoint: Duration::from_millis(200),
+        job_lease: Duration::from_millis(2000),
+        ..Config::default()
+    }
+}
+
+/// A request to a real server, as the key `key` (`None`: none).
+async fn call(
+    s: &common::Server,
+    key: Option<&str>,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> common::Reply {
+    let mut req = s.client.request(method, format!("{}{path}", s.base));
+    if let Some(k) = key {
+        req = req.bearer_auth(k);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.expect("request");
+    let (status, headers) = (resp.status(), resp.headers().clone());
+    let bytes = resp.bytes().await.unwrap_or_default();
+    common::Reply::new(status, headers, &bytes)
+}
+
+/// Polls a job (as `key`) until `done(job)` or the deadline; the last document read.
+async fn wait_for(
+    s: &common::Server,
+    key: Option<&str>,
+    id: &str,
+    secs: u64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let j = call(
+            s,
+            key,
+            reqwest::Method::GET,
+            &format!("/v1/octal/jobs/{id}"),
+            None,
+        )
+        .await
+        .body;
+        if done(&j) || std::time::Instant::now() > deadline {
+            return j;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `"async": true`: 202 with the job document (kind `misere_quotient`) and a Location at the
+/// job; the job is listed (and filtered by kind), watched and done, and the quotient is then
+/// read where its `location` says — the same answer as the synchronous one. A quotient never
+/// computed nor submitted is a 404 there; a computed one is answered at once (200).
 #[tokio::test]
-async fn background_quotients() {
-    let s = common::app().await;
+async fn background_quotients_are_jobs() {
+    let s = common::start_with(fast_jobs()).await;
     let r = s
         .get("/v1/octal/misere/quotient?code=0.123&max_heap=19")
         .await;
@@ -526,32 +588,51 @@ async fn background_quotients() {
         )
         .await;
     assert_eq!(r.status, 202, "{}", r.text);
-    let location = r.headers["location"].to_str().unwrap().to_owned();
-    assert_eq!(location, "/v1/octal/misere/quotient?code=0.123&max_heap=19");
-    assert_eq!(r.body["location"], location);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        r.headers["location"].to_str().unwrap(),
+        format!("/v1/octal/jobs/{id}")
+    );
+    assert_eq!(r.body["kind"], "misere_quotient");
+    assert_eq!(r.body["code"], "0.123");
+    assert_eq!(r.body["max_heap"], 19);
+    assert_eq!(r.body["max_n"], 19);
     assert!(matches!(
         r.body["status"].as_str(),
         Some("queued" | "running")
     ));
-    let mut done = None;
-    for _ in 0..200 {
-        let r = s.get(&format!("{location}&table_rows=3")).await;
-        match r.status.as_u16() {
-            200 => {
-                done = Some(r.body);
-                break;
-            }
-            202 => tokio::time::sleep(Duration::from_millis(25)).await,
-            other => panic!("{other}: {}", r.text),
-        }
-    }
-    let done = done.expect("the background computation ends");
-    let sync = quotient(&s, "0.123", 19, 3).await;
-    assert_eq!(done, sync);
+    let location = r.body["quotient"]["location"].as_str().unwrap().to_owned();
+    assert_eq!(location, "/v1/octal/misere/quotient?code=0.123&max_heap=19");
+    // Its events end with `done`, whose data is the finished job.
+    let events = s
+        .client
+        .get(format!("{}/v1/octal/jobs/{id}/events", s.base))
+        .send()
+        .await
+        .unwrap();
+    let text = tokio::time::timeout(Duration::from_secs(60), events.text())
+        .await
+        .expect("the stream ends")
+        .unwrap();
+    let done_data = text
+        .split("event: done\ndata: ")
+        .nth(1)
+        .expect("a done event")
+        .lines()
+        .next()
+        .unwrap();
+    let done: Value = serde_json::from_str(done_data).unwrap();
+    assert_eq!(done["status"], "done");
+    assert_eq!(done["quotient"]["heap"], 19);
     assert_eq!(
-        (done["q_size"].as_u64(), done["p_size"].as_u64()),
-        (Some(20), Some(5))
+        (&done["quotient"]["q_size"], &done["quotient"]["p_size"]),
+        (&json!(20), &json!(5))
     );
+    assert_eq!(done["progress"]["computed"], 19);
+    let r = s.get(&format!("{location}&table_rows=3")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let app = common::app().await;
+    assert_eq!(r.body, quotient(&app, "0.123", 19, 3).await);
     // Submitting a computed quotient answers it at once.
     let r = s
         .post(
@@ -560,12 +641,432 @@ async fn background_quotients() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
-    assert_eq!(r.body, sync);
+    assert_eq!(r.body["q_size"], 20);
+    // The list: every kind, or one.
+    let all = s.get("/v1/octal/jobs").await.body;
+    assert_eq!(all["jobs"][0]["id"], id.as_str());
+    let mine = s.get("/v1/octal/jobs?kind=misere_quotient").await.body;
+    assert_eq!(mine["jobs"].as_array().unwrap().len(), 1);
+    let seq = s.get("/v1/octal/jobs?kind=sequence").await.body;
+    assert_eq!(seq["jobs"].as_array().unwrap().len(), 0);
+    let r = s.get("/v1/octal/jobs?kind=census").await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert_eq!(r.body["field"], "kind", "{}", r.text);
+    // A sequence job says its kind too.
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 100}))
+        .await;
+    assert_eq!(r.body["kind"], "sequence", "{}", r.text);
+    assert!(r.body.get("quotient").is_none() && r.body.get("max_heap").is_none());
     // Bad parameters are named.
     let r = s
-        .get("/v1/octal/misere/quotient?code=0.123&max_heap=1001")
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.123", "max_heap": 1001, "async": true}),
+        )
         .await;
     assert_eq!(r.status, 422, "{}", r.text);
+    assert_eq!(r.body["field"], "max_heap");
     let r = s.get("/v1/octal/misere/quotient?code=0.123").await;
     assert!(matches!(r.status.as_u16(), 400 | 422), "{}", r.text);
+}
+
+/// Without a store there is no job: 503, and the synchronous answer still works.
+#[tokio::test]
+async fn background_quotients_need_the_store() {
+    let s = common::app_with(Config {
+        database_url: None,
+        ..Config::default()
+    })
+    .await;
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.07", "max_heap": 20, "async": true}),
+        )
+        .await;
+    assert_eq!(r.status, 503, "{}", r.text);
+    assert_eq!(quotient(&s, "0.07", 20, 0).await["q_size"], 24);
+}
+
+/// One computation per quotient: a second request of the same key joins its job (the same
+/// id); another key's request gets a job of its own that waits queued — never claimed while
+/// the first computes — showing the first's progress, and ends done with it. Neither key sees
+/// the other's job; the admin sees both.
+#[tokio::test]
+async fn one_computation_per_quotient_and_each_key_its_own_job() {
+    use grundy::service::keys::{key_file_line, new_key, KeyRing, Scope};
+    let (alice, bob, root) = (new_key().unwrap(), new_key().unwrap(), new_key().unwrap());
+    let file = [
+        key_file_line("alice", &[Scope::Jobs], &alice),
+        key_file_line("bob", &[Scope::Jobs], &bob),
+        key_file_line("root", &[Scope::Admin], &root),
+    ]
+    .join("\n");
+    let s = common::start_with(Config {
+        api_keys: Some(std::sync::Arc::new(KeyRing::parse(&file).unwrap())),
+        ..fast_jobs()
+    })
+    .await;
+    use reqwest::Method;
+    let submit = |key: String| {
+        let s = &s;
+        async move {
+            call(
+                s,
+                Some(&key),
+                Method::POST,
+                "/v1/octal/misere/quotient",
+                Some(json!({"code": "0.07", "max_heap": 32, "async": true})),
+            )
+            .await
+        }
+    };
+    // No key: 401, nothing submitted.
+    let r = call(
+        &s,
+        None,
+        Method::POST,
+        "/v1/octal/misere/quotient",
+        Some(json!({"code": "0.07", "max_heap": 32, "async": true})),
+    )
+    .await;
+    assert_eq!(r.status, 401, "{}", r.text);
+    let a = submit(alice.clone()).await;
+    assert_eq!(a.status, 202, "{}", a.text);
+    assert_eq!(a.body["owner"], "alice");
+    let a_id = a.body["id"].as_str().unwrap().to_owned();
+    let again = submit(alice.clone()).await;
+    assert_eq!(again.status, 202, "{}", again.text);
+    assert_eq!(
+        again.body["id"],
+        a_id.as_str(),
+        "the same key joins its job"
+    );
+    // Running, then bob asks for the same quotient.
+    let running = wait_for(&s, Some(&alice), &a_id, 60, |j| {
+        j["status"] == "running" && j["quotient"]["heap"].as_u64() > Some(0)
+    })
+    .await;
+    assert_eq!(running["status"], "running", "{running}");
+    let b = submit(bob.clone()).await;
+    assert_eq!(b.status, 202, "{}", b.text);
+    let b_id = b.body["id"].as_str().unwrap().to_owned();
+    assert_ne!(b_id, a_id);
+    assert_eq!(b.body["owner"], "bob");
+    // Neither sees the other's job.
+    for (key, other) in [(&bob, &a_id), (&alice, &b_id)] {
+        let r = call(
+            &s,
+            Some(key),
+            Method::GET,
+            &format!("/v1/octal/jobs/{other}"),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 404, "{}", r.text);
+        let r = call(
+            &s,
+            Some(key),
+            Method::DELETE,
+            &format!("/v1/octal/jobs/{other}"),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 404, "{}", r.text);
+    }
+    let list = call(
+        &s,
+        Some(&bob),
+        Method::GET,
+        "/v1/octal/jobs?kind=misere_quotient",
+        None,
+    )
+    .await
+    .body;
+    let ids: Vec<&str> = list["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [b_id.as_str()]);
+    let list = call(
+        &s,
+        Some(&root),
+        Method::GET,
+        "/v1/octal/jobs?kind=misere_quotient",
+        None,
+    )
+    .await
+    .body;
+    assert_eq!(list["jobs"].as_array().unwrap().len(), 2, "{list}");
+    // Bob's job waits, never claimed, while alice's computes; both end done together.
+    let mut saw_progress = false;
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let jb = call(
+            &s,
+            Some(&bob),
+            Method::GET,
+            &format!("/v1/octal/jobs/{b_id}"),
+            None,
+        )
+        .await
+        .body;
+        if jb["status"] == "done" {
+            assert_eq!(jb["attempts"], 0, "bob's job was never computed: {jb}");
+            assert_eq!(jb["quotient"]["q_size"], 552, "{jb}");
+            assert_eq!(jb["quotient"]["p_size"], 93, "{jb}");
+            break;
+        }
+        assert_eq!(jb["status"], "queued", "{jb}");
+        assert_eq!(jb["attempts"], 0, "{jb}");
+        saw_progress |= jb["quotient"]["heap"].as_u64() > Some(0);
+        assert!(std::time::Instant::now() < deadline, "{jb}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        saw_progress,
+        "the waiting job shows the computation's progress"
+    );
+    let ja = wait_for(&s, Some(&alice), &a_id, 5, |j| j["status"] == "done").await;
+    assert_eq!(ja["status"], "done", "{ja}");
+    assert_eq!(ja["attempts"], 1, "{ja}");
+    assert_eq!(ja["quotient"]["q_size"], 552, "{ja}");
+    let r = s
+        .get("/v1/octal/misere/quotient?code=0.07&max_heap=32")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["q_size"], 552);
+}
+
+/// `DELETE` ends a running quotient job within about two seconds; no quotient is stored for
+/// it, and nothing of it is left behind.
+#[tokio::test]
+async fn cancel_ends_a_quotient_job_and_stores_nothing() {
+    let url = common::temp_sqlite_url();
+    let s = common::start_with(Config {
+        database_url: Some(url.clone()),
+        ..fast_jobs()
+    })
+    .await;
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.07", "max_heap": 33, "async": true}),
+        )
+        .await;
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let j = wait_for(&s, None, &id, 60, |j| {
+        j["status"] == "running" && j["quotient"]["heap"].as_u64() >= Some(20)
+    })
+    .await;
+    assert_eq!(j["status"], "running", "{j}");
+    let asked = std::time::Instant::now();
+    let r = call(
+        &s,
+        None,
+        reqwest::Method::DELETE,
+        &format!("/v1/octal/jobs/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let j = wait_for(&s, None, &id, 30, |j| j["status"] == "cancelled").await;
+    let took = asked.elapsed();
+    assert_eq!(j["status"], "cancelled", "{j}");
+    assert!(
+        took < Duration::from_millis(2500),
+        "cancelled after {took:?}"
+    );
+    let r = s
+        .get("/v1/octal/misere/quotient?code=0.07&max_heap=33")
+        .await;
+    common::assert_problem(&r, 404, "neither computed nor being computed");
+    // Nothing stored: no quotient, no saved state.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+    for table in ["misere_quotients", "misere_job_states"] {
+        let n: i64 = sqlx::Row::get(
+            &sqlx::query(&format!("SELECT COUNT(*) AS n FROM {table}"))
+                .fetch_one(&pool)
+                .await
+                .unwrap(),
+            "n",
+        );
+        assert_eq!(n, 0, "{table}");
+    }
+}
+
+/// The job's limits: a job out of engine steps (`GRUNDY_MISERE_JOB_STEPS`) or out of time
+/// (`GRUNDY_MISERE_JOB_SECS`) fails saying which; the quotient's lookup is then the budget
+/// problem.
+#[tokio::test]
+async fn a_quotient_job_out_of_its_limits_fails() {
+    let s = common::start_with(Config {
+        misere_job_steps: 100_000,
+        ..fast_jobs()
+    })
+    .await;
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.07", "max_heap": 30, "async": true}),
+        )
+        .await;
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let j = wait_job(&s, &id, 60).await;
+    assert_eq!(j["status"], "failed", "{j}");
+    let error = j["error"].as_str().unwrap();
+    assert!(error.contains("GRUNDY_MISERE_JOB_STEPS"), "{error}");
+    let r = s
+        .get("/v1/octal/misere/quotient?code=0.07&max_heap=30")
+        .await;
+    common::assert_problem(&r, 422, "GRUNDY_MISERE_JOB_STEPS");
+    assert_eq!(r.body["type"], "/problems/budget-exceeded");
+    assert_eq!(r.body["field"], "max_heap");
+
+    let s = common::start_with(Config {
+        misere_job_time: Duration::ZERO,
+        ..fast_jobs()
+    })
+    .await;
+    let r = s
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.07", "max_heap": 30, "async": true}),
+        )
+        .await;
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let j = wait_job(&s, &id, 60).await;
+    assert_eq!(j["status"], "failed", "{j}");
+    assert!(
+        j["error"]
+            .as_str()
+            .unwrap()
+            .contains("GRUNDY_MISERE_JOB_SECS"),
+        "{j}"
+    );
+}
+
+/// `kill -9` in the middle of a quotient job, twice. After the first crash the job is taken
+/// over and resumes from the verified quotient it saved; before the second restart that saved
+/// quotient is damaged, so it fails its check, is not used (the job says why) and the job
+/// starts from scratch. Either way it finishes, with the quotient a fresh computation gives.
+#[tokio::test]
+async fn kill_9_mid_quotient_resumes_from_its_verified_saved_quotient() {
+    let url = common::temp_sqlite_url();
+    let env = [
+        ("GRUNDY_DATABASE_URL", url.clone()),
+        ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
+        ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
+    ];
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await;
+    drop(pool);
+    let saved = |url: String| async move {
+        let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+        let row = sqlx::query(
+            "SELECT heap, data FROM misere_job_states WHERE code = '0.07' AND bound = 32",
+        )
+        .fetch_optional(&pool)
+        .await
+        .unwrap();
+        row.map(|r| {
+            (
+                sqlx::Row::get::<i64, _>(&r, "heap") as u64,
+                sqlx::Row::get::<String, _>(&r, "data"),
+            )
+        })
+    };
+    let mut a = Process::spawn(&env).await;
+    let r = a
+        .server()
+        .post(
+            "/v1/octal/misere/quotient",
+            &json!({"code": "0.07", "max_heap": 32, "async": true}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    // Crash once a quotient past heap 20 is saved.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let first = loop {
+        let j = a.server().get(&format!("/v1/octal/jobs/{id}")).await.body;
+        assert_ne!(
+            j["status"], "done",
+            "finished before the crash; make it longer"
+        );
+        if let Some((heap, _)) = saved(url.clone()).await.filter(|s| s.0 >= 20) {
+            break heap;
+        }
+        assert!(std::time::Instant::now() < deadline, "{j}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    a.kill9();
+    // Taken over: resumed from that quotient (or a later one saved before the kill).
+    let mut b = Process::spawn(&env).await;
+    let j = wait_for(&b.server(), None, &id, 60, |j| {
+        j["attempts"].as_u64() >= Some(2) && !j["quotient"]["resumed_from"].is_null()
+    })
+    .await;
+    let resumed = j["quotient"]["resumed_from"].as_u64().expect("resumed");
+    assert!(resumed >= first, "{j}");
+    assert_eq!(j["quotient"]["rejected"], Value::Null, "{j}");
+    assert_ne!(
+        j["status"], "done",
+        "finished before the second crash; make it longer"
+    );
+    // Crash again once a later quotient is saved, and damage it: one P element less.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let (second, data) = loop {
+        if let Some(s) = saved(url.clone()).await.filter(|s| s.0 > resumed) {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    b.kill9();
+    let mut record: Value = serde_json::from_str(&data).unwrap();
+    record["p"].as_array_mut().unwrap().pop();
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE misere_job_states SET data = $1 WHERE code = '0.07' AND bound = 32")
+        .bind(record.to_string())
+        .execute(&pool)
+        .await
+        .unwrap();
+    let c = Process::spawn(&env).await;
+    let done = wait_job(&c.server(), &id, 180).await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert!(done["attempts"].as_u64() >= Some(3), "{done}");
+    let q = &done["quotient"];
+    assert_eq!(q["resumed_from"], Value::Null, "from scratch: {done}");
+    let rejected = q["rejected"]
+        .as_str()
+        .expect("why the saved quotient was not used");
+    assert!(
+        rejected.contains(&format!("Q_{second}")) && rejected.contains("not used"),
+        "{rejected}"
+    );
+    assert_eq!((&q["q_size"], &q["p_size"]), (&json!(552), &json!(93)));
+    // The quotient equals a fresh, uninterrupted computation; the saved state is gone.
+    let r = c
+        .server()
+        .get("/v1/octal/misere/quotient?code=0.07&max_heap=32&table_rows=8")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let game = grundy::core::octal::Game::parse("0.07").unwrap();
+    let fresh = grundy::core::misere::MisereQuotient::compute(
+        &game,
+        32,
+        &grundy::core::misere::QuotientBudget::DEFAULT,
+        &mut || false,
+    )
+    .unwrap();
+    let fresh =
+        serde_json::to_value(grundy::api::misere::QuotientResponse::of(&fresh, 0, 8)).unwrap();
+    assert_eq!(r.body, fresh);
+    assert_eq!(saved(url.clone()).await, None);
 }

@@ -107,3 +107,127 @@ async fn a_census_is_computed_by_both_replicas_and_verified_once() {
         .iter()
         .all(|j| j["status"] == "done" && j["attempts"] == 1));
 }
+
+/// Misère quotients on two replicas: every request for a quotient — the same key's, sent to
+/// either replica at once — joins one job per key; two keys' jobs for one quotient are never
+/// computed both: one runs (claimed once), the other waits and ends done with it, never
+/// claimed. Each quotient is then read on either replica.
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn misere_quotients_are_computed_once_across_replicas() {
+    use grundy::service::keys::{key_file_line, new_key, Scope};
+    let url = common::fresh_postgres_url().await;
+    let (alice, bob, root) = (new_key().unwrap(), new_key().unwrap(), new_key().unwrap());
+    let keys = std::env::temp_dir().join(format!("grundy-keys-{}", uuid::Uuid::new_v4()));
+    std::fs::write(
+        &keys,
+        [
+            key_file_line("alice", &[Scope::Jobs], &alice),
+            key_file_line("bob", &[Scope::Jobs], &bob),
+            key_file_line("root", &[Scope::Admin], &root),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let env = |id: &str| {
+        vec![
+            ("GRUNDY_DATABASE_URL", url.clone()),
+            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
+            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
+            ("GRUNDY_REPLICA_ID", id.to_owned()),
+            ("GRUNDY_API_KEYS_FILE", keys.display().to_string()),
+        ]
+    };
+    let a = Process::spawn(&env("replica-a")).await;
+    let b = Process::spawn(&env("replica-b")).await;
+    let client = reqwest::Client::new();
+    let post = |base: String, key: String, bound: u64| {
+        let client = client.clone();
+        async move {
+            let r = client
+                .post(format!("{base}/v1/octal/misere/quotient"))
+                .bearer_auth(key)
+                .json(&json!({"code": "0.07", "max_heap": bound, "async": true}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 202);
+            let j: serde_json::Value = r.json().await.unwrap();
+            (
+                bound,
+                j["owner"].as_str().unwrap().to_owned(),
+                j["id"].as_str().unwrap().to_owned(),
+            )
+        }
+    };
+    let bounds = [29u64, 30, 31, 32];
+    let mut requests = Vec::new();
+    for _ in 0..3 {
+        for &bound in &bounds {
+            for key in [&alice, &bob] {
+                for base in [&a.base, &b.base] {
+                    requests.push(post(base.clone(), key.clone(), bound));
+                }
+            }
+        }
+    }
+    let answers = futures_util::future::join_all(requests).await;
+    let mut ids = std::collections::BTreeMap::new();
+    for (bound, owner, id) in answers {
+        let prev = ids.entry((bound, owner.clone())).or_insert(id.clone());
+        assert_eq!(*prev, id, "one job per key and quotient: {bound} {owner}");
+    }
+    assert_eq!(ids.len(), 2 * bounds.len());
+    // Never two jobs of one quotient running at once; all end done.
+    let get = |id: String| {
+        let (client, base, root) = (client.clone(), a.base.clone(), root.clone());
+        async move {
+            let r = client
+                .get(format!("{base}/v1/octal/jobs/{id}"))
+                .bearer_auth(root)
+                .send()
+                .await
+                .unwrap();
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let mut all_done = true;
+        for &bound in &bounds {
+            let ja = get(ids[&(bound, "alice".to_owned())].clone()).await;
+            let jb = get(ids[&(bound, "bob".to_owned())].clone()).await;
+            assert!(
+                !(ja["status"] == "running" && jb["status"] == "running"),
+                "Q_{bound} computed twice at once: {ja} {jb}"
+            );
+            all_done &= ja["status"] == "done" && jb["status"] == "done";
+        }
+        if all_done {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not done in time");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    for &bound in &bounds {
+        let ja = get(ids[&(bound, "alice".to_owned())].clone()).await;
+        let jb = get(ids[&(bound, "bob".to_owned())].clone()).await;
+        let mut attempts = [
+            ja["attempts"].as_u64().unwrap(),
+            jb["attempts"].as_u64().unwrap(),
+        ];
+        attempts.sort_unstable();
+        assert_eq!(attempts, [0, 1], "Q_{bound}: computed once: {ja} {jb}");
+        assert_eq!(ja["quotient"]["q_size"], jb["quotient"]["q_size"]);
+        for s in [a.server(), b.server()] {
+            let r = s
+                .get(&format!(
+                    "/v1/octal/misere/quotient?code=0.07&max_heap={bound}"
+                ))
+                .await;
+            assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+            assert_eq!(r.body["q_size"], ja["quotient"]["q_size"]);
+        }
+    }
+    let _ = std::fs::remove_file(&keys);
+}

@@ -22,11 +22,14 @@ async function failure(resp) {
   return new ApiError(resp.status, problem, `${resp.status} ${resp.statusText}`);
 }
 
-/** POST `body` as JSON to `path`; resolves to the JSON answer or rejects with ApiError. */
-export async function post(path, body, { signal } = {}) {
+/**
+ * POST `body` as JSON to `path`; resolves to the JSON answer or rejects with ApiError. `job`:
+ * the request submits a job (it carries the tab's API key whatever its path).
+ */
+export async function post(path, body, { signal, job = false } = {}) {
   const resp = await fetch(path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...authHeaders(path) },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...authHeaders(path, job) },
     body: JSON.stringify(body),
     signal,
   });

@@ -1,7 +1,7 @@
 // The API key of the Jobs page: asked for when the server answers 401 (it has keys), kept for
 // this tab only (sessionStorage: gone when the tab closes, never sent to another origin), and
-// sent as `Authorization: Bearer <key>` with the job requests (see api.js). Compute requests
-// never carry it.
+// sent as `Authorization: Bearer <key>` with the job requests (see api.js), the explorer's
+// request for a misère-quotient job included. Compute requests never carry it.
 
 import { byId } from './dom.js';
 
@@ -18,10 +18,14 @@ function setKey(key) {
   } catch { /* storage refused: the key lives as long as this page */ }
 }
 
-/** The Authorization header for `path` (job and census paths only), as an object to spread. */
-export function authHeaders(path) {
+/**
+ * The Authorization header for `path` (job and census paths only, or any when `job` says the
+ * request submits a job, as a misère quotient with `"async": true` does), as an object to
+ * spread.
+ */
+export function authHeaders(path, job = false) {
   const key = apiKey();
-  return key && (path.startsWith('/v1/octal/jobs') || path.startsWith('/v1/octal/census')) ? { authorization: `Bearer ${key}` } : {};
+  return key && (job || path.startsWith('/v1/octal/jobs') || path.startsWith('/v1/octal/census')) ? { authorization: `Bearer ${key}` } : {};
 }
 
 /**

@@ -7,6 +7,11 @@
 // Addresses (route.js): `#jobs` is the list, each job a link to `#jobs/{id}`, which shows that
 // job alone — progress, verdict, the statistics of its values (GET /v1/octal/jobs/{id}/statistics,
 // with a histogram), *Plot*, *Cancel* / *Delete* — live while it runs.
+//
+// Misère-quotient jobs (kind `misere_quotient`, started by the explorer's quotient panel or by
+// `POST /v1/octal/misere/quotient` with `"async": true`) are listed, followed and cancelled
+// alike; their card shows the heap reached of Q_n, |Q| and |P|, and once done links to the
+// quotient in the explorer.
 
 import { byId, el, clear, setError, fmt } from './dom.js';
 import { post, get, del, seg, features, message, ApiError } from './api.js';
@@ -49,6 +54,21 @@ function duration(seconds) {
   return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
 }
 
+/** Whether a job document is a misère-quotient job's. */
+function isQuotient(doc) {
+  return doc.kind === 'misere_quotient';
+}
+
+/** What a misère-quotient job's card says under its bar. */
+function quotientText(d) {
+  const q = d.quotient || {};
+  const bits = [`|Q| = ${fmt(q.q_size || 0)}, |P| = ${fmt(q.p_size || 0)} at heap ${fmt(q.heap || 0)}`];
+  if (Number.isFinite(q.seconds) && q.seconds > 0) bits.push(`${duration(q.seconds)} of compute`);
+  if (q.resumed_from !== null && q.resumed_from !== undefined) bits.push(`resumed from the verified Q_${q.resumed_from}`);
+  if (q.rejected) bits.push(q.rejected);
+  return bits.join(' · ');
+}
+
 function verdictText(p) {
   if (!p || !p.status || p.status === 'unknown') return 'periodicity not proved (yet)';
   return `${p.status}: preperiod ${p.preperiod}, period ${p.period}${p.saltus ? `, saltus ${p.saltus}` : ''} — ${p.theorem || 'proved'}`;
@@ -66,16 +86,21 @@ function makeCard(doc, { alone = false } = {}) {
   const meta = el('p', { class: 'meta' });
   const verdict = el('p', { class: 'meta' });
   const cancel = el('button', { type: 'button', class: 'secondary' });
-  const plotBtn = el('button', { type: 'button', class: 'secondary' }, 'Plot');
-  const stats = alone ? el('div', { class: 'job-stats', id: 'job-stats' }) : null;
-  const root = el(alone ? 'article' : 'li', { class: 'job', 'data-id': doc.id }, title, barLabel, bar, meta, verdict,
+  const quotient = isQuotient(doc);
+  const plotBtn = quotient
+    ? el('a', { class: 'small', href: address('explore', { params: { code: doc.code, misere: doc.max_heap } }) }, 'Show the quotient')
+    : el('button', { type: 'button', class: 'secondary' }, 'Plot');
+  const stats = alone && !quotient ? el('div', { class: 'job-stats', id: 'job-stats' }) : null;
+  const root = el(alone ? 'article' : 'li', { class: 'job', 'data-id': doc.id, 'data-kind': doc.kind || 'sequence' }, title, barLabel, bar, meta, verdict,
     stats, el('div', { class: 'buttons' }, cancel, plotBtn));
   const card = { doc, root, alone, stop: null, statsAt: 0, statsBusy: false, statsFinal: false, update: null };
   cancel.addEventListener('click', () => cancelJob(card));
-  plotBtn.addEventListener('click', () => {
-    const d = card.doc;
-    onPlot(d.code, Math.max(1, Math.min(1000000, d.progress.computed || d.max_n)));
-  });
+  if (!quotient) {
+    plotBtn.addEventListener('click', () => {
+      const d = card.doc;
+      onPlot(d.code, Math.max(1, Math.min(1000000, d.progress.computed || d.max_n)));
+    });
+  }
   card.update = (next) => {
     card.doc = next;
     const computed = next.progress ? next.progress.computed : 0;
@@ -83,15 +108,18 @@ function makeCard(doc, { alone = false } = {}) {
     const final = FINAL.has(next.status);
     root.dataset.status = next.status;
     const badge = el('span', { class: `badge ${next.status}`, text: next.status + (next.cancel_requested && !final ? ' (cancelling)' : '') });
+    const name = quotient ? `${next.code} · misère quotient Q_${next.max_heap}` : next.code;
     if (alone) {
-      clear(title).append(el('span', { class: 'mono', text: next.code }), badge);
+      clear(title).append(el('span', { class: 'mono', text: name }), badge);
     } else {
-      clear(title).append(el('a', { href: address('jobs', { id: next.id }), class: 'mono', 'aria-label': `Job ${next.code} (${next.id})`, text: next.code }), badge);
+      clear(title).append(el('a', { href: address('jobs', { id: next.id }), class: 'mono', 'aria-label': `Job ${name} (${next.id})`, text: name }), badge);
     }
     bar.max = max;
     bar.value = Math.min(computed, max);
     const pct = Math.min(100, (100 * computed) / max);
-    barLabel.textContent = `${fmt(computed)} of ${fmt(next.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
+    barLabel.textContent = quotient
+      ? `heap ${fmt(computed)} of ${fmt(next.max_n)} verified`
+      : `${fmt(computed)} of ${fmt(next.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
     const rate = next.progress && next.progress.heaps_per_second;
     const eta = next.progress && next.progress.eta_seconds;
     const bits = [`id ${next.id}`];
@@ -100,12 +128,17 @@ function makeCard(doc, { alone = false } = {}) {
     if (next.attempts > 1) bits.push(`attempt ${next.attempts}`);
     if (next.error) bits.push(`error: ${next.error}`);
     meta.textContent = bits.join(' · ');
-    verdict.textContent = verdictText(next.periodicity);
+    verdict.textContent = quotient ? quotientText(next) : verdictText(next.periodicity);
     cancel.textContent = final ? 'Delete' : 'Cancel';
-    cancel.setAttribute('aria-label', `${final ? 'Delete' : 'Cancel'} job ${next.code} (${next.id})`);
-    plotBtn.setAttribute('aria-label', `Plot ${next.code}`);
-    plotBtn.disabled = computed < 1;
-    if (alone) refreshStats(card, stats);
+    cancel.setAttribute('aria-label', `${final ? 'Delete' : 'Cancel'} job ${name} (${next.id})`);
+    if (quotient) {
+      plotBtn.hidden = next.status !== 'done';
+      plotBtn.setAttribute('aria-label', `Show the misère quotient Q_${next.max_heap} of ${next.code}`);
+    } else {
+      plotBtn.setAttribute('aria-label', `Plot ${next.code}`);
+      plotBtn.disabled = computed < 1;
+    }
+    if (stats) refreshStats(card, stats);
   };
   card.update(doc);
   return card;
@@ -164,9 +197,10 @@ async function watch(card) {
     card.stop = () => { source.close(); card.stop = null; };
     card.root.dataset.live = 'events';
     source.addEventListener('progress', (e) => {
-      const p = JSON.parse(e.data);
+      const { statistics, quotient, ...p } = JSON.parse(e.data);
       const cur = card.doc;
-      card.update({ ...cur, status: cur.status === 'queued' ? 'running' : cur.status, progress: { ...cur.progress, ...p } });
+      card.update({ ...cur, status: cur.status === 'queued' && !isQuotient(cur) ? 'running' : cur.status, progress: { ...cur.progress, ...p },
+        quotient: quotient || cur.quotient });
     });
     for (const kind of FINAL) {
       source.addEventListener(kind, (e) => {
@@ -262,7 +296,9 @@ async function open(id) {
     if (detail !== mine) return;
     mine.card = makeCard(doc, { alone: true });
     ui.detailCard.replaceChildren(mine.card.root);
-    ui.status.textContent = `Job ${doc.id}: ${doc.code} to max_n ${fmt(doc.max_n)}.`;
+    ui.status.textContent = isQuotient(doc)
+      ? `Job ${doc.id}: the misère quotient of ${doc.code} for heaps 0 … ${fmt(doc.max_heap)}.`
+      : `Job ${doc.id}: ${doc.code} to max_n ${fmt(doc.max_n)}.`;
     watch(mine.card);
   } catch (err) {
     if (detail !== mine) return;

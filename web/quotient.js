@@ -2,9 +2,15 @@
 // explorer's form, shown as |Q|, |P|, tameness, the periodicity of Φ, the presentation, Φ as a
 // table (heap → element, P marked) and, for small quotients, the multiplication table. The
 // address carries it: `#explore?code=0.123&misere=20` (explorer.js hands it over).
+//
+// A quotient beyond the synchronous limits (the budget problem) can be computed by a job: the
+// panel offers to start one (`"async": true`, with the tab's API key where the server has
+// keys), follows it — the heap reached, |Q| and |P|, a link to it on the Jobs page, where it can
+// be cancelled — and shows the quotient once the job is done.
 
 import { byId, el, clear, show, setError } from './dom.js';
-import { post, message } from './api.js';
+import { post, get, seg, message, ApiError } from './api.js';
+import { address } from './route.js';
 
 /** Largest quotient whose whole multiplication table is drawn (one request page). */
 const TABLE_MAX = 32;
@@ -15,6 +21,8 @@ const ui = {};
 let generation = 0;
 /** The key (code and heaps) of the quotient shown or being computed. */
 let shownKey = null;
+/** How often a job computing the quotient shown is read. */
+const JOB_POLL_MS = 1000;
 
 function fact(term, value, id) {
   return el('div', {}, el('dt', { text: term }), el('dd', { text: String(value), id }));
@@ -70,21 +78,84 @@ function render(q) {
   else out.append(el('p', { class: 'small', text: `The multiplication table of ${q.q_size} elements is not drawn here (POST /v1/octal/misere/quotient pages it with table_rows and table_offset).` }));
 }
 
+/** The quotient as the panel draws it: the whole table only for small quotients. */
+function drawable(q) {
+  return q.q_size > TABLE_MAX ? { ...q, table: null } : q;
+}
+
 async function compute(code, n) {
   setError(ui.error, '');
   const gen = ++generation;
   clear(ui.out).append(el('p', { text: `Computing the misère quotient of ${code} for heaps 0 … ${n}…` }));
   try {
-    let q = await post('/v1/octal/misere/quotient', { code, max_heap: n, table_rows: TABLE_MAX });
-    if (q.q_size > TABLE_MAX) q = { ...q, table: null };
+    const q = await post('/v1/octal/misere/quotient', { code, max_heap: n, table_rows: TABLE_MAX });
     if (gen !== generation) return;
-    render(q);
+    render(drawable(q));
   } catch (err) {
     if (gen !== generation) return;
     shownKey = null;
     clear(ui.out);
     setError(ui.error, message(err));
+    const p = err instanceof ApiError ? err.problem : null;
+    if (p && p.type === '/problems/budget-exceeded' && p.field === 'max_heap') offerJob(code, n, gen);
   }
+}
+
+/** After the budget problem: a button that starts a job computing the quotient. */
+function offerJob(code, n, gen) {
+  const start = el('button', { type: 'button', id: 'ex-mq-job', class: 'secondary' }, 'Compute it in the background');
+  ui.out.append(el('div', { id: 'ex-mq-offer' },
+    el('p', { class: 'small', text: `A job computes Q_${n} with the larger budget of jobs; it survives restarts, and the Jobs page shows and cancels it.` }),
+    el('div', { class: 'buttons' }, start)));
+  start.addEventListener('click', async () => {
+    start.disabled = true;
+    setError(ui.error, '');
+    try {
+      const r = await post('/v1/octal/misere/quotient', { code, max_heap: n, async: true, table_rows: TABLE_MAX }, { job: true });
+      if (gen !== generation) return;
+      if (r.q_size !== undefined) { render(drawable(r)); return; } // computed meanwhile
+      followJob(r, gen);
+    } catch (err) {
+      if (gen !== generation) return;
+      start.disabled = false;
+      setError(ui.error, err instanceof ApiError && err.status === 401
+        ? 'This server needs an API key for jobs: give one on the Jobs page, then start the job again.'
+        : message(err));
+    }
+  });
+}
+
+/** Follows the job `doc` until it ends; shows the quotient once it is done. */
+function followJob(doc, gen) {
+  const status = el('p', { id: 'ex-mq-job-status', role: 'status' });
+  clear(ui.out).append(
+    el('p', {}, 'Computing by ', el('a', { href: address('jobs', { id: doc.id }), id: 'ex-mq-job-link', text: `job ${doc.id}` }),
+      ' (the Jobs page shows it and can cancel it).'),
+    status);
+  const tick = async (d) => {
+    if (gen !== generation) return;
+    const q = d.quotient || {};
+    status.dataset.status = d.status;
+    status.textContent = `${d.status}: verified up to heap ${q.heap ?? 0} of ${d.max_heap ?? d.max_n}, |Q| = ${q.q_size ?? '…'}, |P| = ${q.p_size ?? '…'}`;
+    try {
+      if (d.status === 'done') {
+        const answer = await get(`${q.location}&table_rows=${TABLE_MAX}`);
+        if (gen === generation) render(drawable(answer));
+        return;
+      }
+      if (d.status === 'failed' || d.status === 'cancelled') {
+        setError(ui.error, d.status === 'failed' ? `The job failed: ${d.error}` : 'The job was cancelled.');
+        shownKey = null;
+        return;
+      }
+      await new Promise((resolve) => { setTimeout(resolve, JOB_POLL_MS); });
+      if (gen !== generation) return;
+      tick(await get(`/v1/octal/jobs/${seg(d.id)}`));
+    } catch (err) {
+      if (gen === generation) { setError(ui.error, message(err)); shownKey = null; }
+    }
+  };
+  tick(doc);
 }
 
 /**

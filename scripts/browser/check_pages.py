@@ -357,6 +357,42 @@ def check_misere_quotient():
     return f"presentation {text('#ex-mq-presentation')}"
 
 
+def check_misere_quotient_job():
+    """A quotient beyond the synchronous budget (0.26 to heap 50: the budget problem) — the
+    explorer's quotient panel offers a job; started, it is followed (heap, |Q|, |P|, a link to the
+    job) and the quotient is shown once the job is done (|Q| 288, |P| 67, what the API answers).
+    The Jobs page lists it as a misère quotient, done, and cancels another one that runs."""
+    open_address("#explore?code=0.26&n=100&misere=50")
+    wait(lambda: qs("#ex-mq-job"), 120, "the budget problem and the offer of a job")
+    assert "step budget" in text("#ex-mq-error"), text("#ex-mq-error")
+    refusals_only([422], "the budget problem")
+    q("#ex-mq-job").click()
+    wait(lambda: qs("#ex-mq-job-link"), 30, "the link to the job")
+    job_id = q("#ex-mq-job-link").get_attribute("href").rsplit("/", 1)[1]
+    wait(lambda: qs("#ex-mq-job-status") and "heap" in text("#ex-mq-job-status"), 30, "the job's progress")
+    shot("08c-explorer-misere-quotient-job")
+    wait(lambda: qs("#ex-mq-q"), 300, "the quotient computed by the job")
+    doc = api_json("GET", f"/v1/octal/jobs/{job_id}")
+    assert (doc["kind"], doc["status"], doc["max_heap"]) == ("misere_quotient", "done", 50), doc
+    truth = api_json("GET", "/v1/octal/misere/quotient?code=0.26&max_heap=50")
+    assert (truth["q_size"], truth["p_size"]) == (288, 67), truth
+    assert (text("#ex-mq-q"), text("#ex-mq-p")) == ("288", "67"), (text("#ex-mq-q"), text("#ex-mq-p"))
+    assert len(qs("#ex-mq-phi tbody tr")) == 51
+    load("jobs")
+    card = f'#job-list li.job[data-id="{job_id}"][data-kind="misere_quotient"]'
+    wait(lambda: qs(card + '[data-status="done"]'), 30, "the quotient job listed, done")
+    assert "misère quotient Q_50" in q(card).text and "|Q| = 288" in q(card).text, q(card).text
+    # Another one, cancelled from the page while it runs.
+    other = json.loads(api("POST", "/v1/octal/misere/quotient", {"code": "0.26", "max_heap": 66, "async": True})[2])
+    q("#jobs-refresh").click()
+    card = f'#job-list li.job[data-id="{other["id"]}"]'
+    wait(lambda: qs(card), 30, "the second quotient job listed")
+    q(card).find_element(By.XPATH, ".//button[starts-with(normalize-space(.), 'Cancel')]").click()
+    wait(lambda: qs(card + '[data-status="cancelled"]'), 60, "the quotient job cancelled")
+    full_shot("09b-jobs-misere-quotient")
+    return f"job {job_id} done: |Q| 288, |P| 67; another cancelled"
+
+
 def check_max_welter():
     """Max-Welter from an N-position: only the rightmost coin is offered; winning moves win."""
     position = [2, 5, 6, 8, 10]
@@ -868,6 +904,7 @@ CHECKS = [
     ("Max-Welter: winning moves win", check_max_welter),
     ("explorer: 0.07 to 10^6, period 34 and preperiod marked", check_explorer),
     ("explorer: misère quotient of 0.123 (|Q| 20, |P| 5)", check_misere_quotient),
+    ("explorer: a quotient beyond the budget computed by a job; the Jobs page lists and cancels them", check_misere_quotient_job),
     ("markup in a code is shown as text", check_injected_markup_is_text),
     ("jobs: submit, watch to done, cancel", check_jobs),
     ("census: start a small one, rows shown live until done", check_census),

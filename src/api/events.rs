@@ -18,7 +18,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::auth::JobReader;
 use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use super::error::ApiError;
-use super::jobs::{existing, JobResponse, Progress};
+use super::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
 use super::statistics::{saved, StatisticsSummary};
 use crate::service::AppState;
 use crate::store::{Job, Store};
@@ -37,7 +37,9 @@ fn poll_interval(checkpoint: Duration) -> Duration {
 /// "statistics"}` (the job document's `progress`, and a summary of the job's statistics —
 /// `n`, `max_value`, `max_value_first_heap`, `rare_mask`, `rare_count`, `last_rare_heap`, as
 /// `GET /v1/octal/jobs/{id}/statistics` gives them without the histogram, null before the
-/// first checkpoint) each time the computed count changes — at least at every checkpoint —, then one terminal `event: done`, `failed` or `cancelled` whose data is the
+/// first checkpoint) each time the computed count changes — at least at every checkpoint —
+/// (a misère-quotient job: `computed` is the heap its verified quotient reached, and the data
+/// has `quotient`: `{"heap", "q_size", "p_size", …}` as in the job document), then one terminal `event: done`, `failed` or `cancelled` whose data is the
 /// job document (as `GET /v1/octal/jobs/{id}` returns it), and the stream ends. Should the job
 /// record vanish meanwhile, an `event: error` with a problem document ends it. Comment lines
 /// every 15 s keep idle connections open.
@@ -132,6 +134,7 @@ impl Watch {
                 let event = ProgressEvent {
                     progress: doc.progress,
                     statistics,
+                    quotient: doc.quotient,
                 };
                 let data = serde_json::to_string(&event).unwrap_or_default();
                 return Some(Event::default().event("progress").data(data));
@@ -151,6 +154,9 @@ struct ProgressEvent {
     #[serde(flatten)]
     progress: Progress,
     statistics: Option<StatisticsSummary>,
+    /// A misère-quotient job: the heap reached, |Q| and |P| (as in the job document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quotient: Option<QuotientJobProgress>,
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

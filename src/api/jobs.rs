@@ -1,4 +1,7 @@
-//! `/v1/octal/jobs`: durable long-running octal computations (run by `crate::service::workers`).
+//! `/v1/octal/jobs`: durable long-running computations (run by `crate::service::workers`):
+//! octal sequences (`POST /v1/octal/jobs`, a census's jobs) and misère quotients
+//! (`POST /v1/octal/misere/quotient` with `"async": true`), listed, read, watched and
+//! cancelled alike.
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -18,7 +21,10 @@ use super::params::{ApiPath, ApiQuery};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing, Submitted};
 use crate::service::AppState;
-use crate::store::{ArchiveReport, Job, JobStatus, NewJob, PeriodicityRecord, Stall, Store};
+use crate::store::{
+    ArchiveReport, Job, JobKind, JobStatus, NewJob, PeriodicityRecord, QuotientProgress, Stall,
+    Store,
+};
 
 /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -64,7 +70,8 @@ pub enum KeepMode {
 /// Progress of a job.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct Progress {
-    /// Values computed (and stored) so far.
+    /// Values computed (and stored) so far; a `misere_quotient` job: the heap its verified
+    /// quotient reached.
     pub computed: u64,
     pub max_n: u64,
     /// Heaps per second over the last checkpoint interval.
@@ -73,17 +80,91 @@ pub struct Progress {
     pub eta_seconds: Option<f64>,
 }
 
+/// What a job computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKindName {
+    /// The G-sequence of an octal game (`POST /v1/octal/jobs`, a census's jobs).
+    Sequence,
+    /// A misère quotient (`POST /v1/octal/misere/quotient` with `"async": true`).
+    MisereQuotient,
+}
+
+impl From<JobKind> for JobKindName {
+    fn from(k: JobKind) -> Self {
+        match k {
+            JobKind::Sequence => JobKindName::Sequence,
+            JobKind::MisereQuotient => JobKindName::MisereQuotient,
+        }
+    }
+}
+
+impl From<JobKindName> for JobKind {
+    fn from(k: JobKindName) -> Self {
+        match k {
+            JobKindName::Sequence => JobKind::Sequence,
+            JobKindName::MisereQuotient => JobKind::MisereQuotient,
+        }
+    }
+}
+
+/// A misère-quotient job's progress: how far its verified quotient got.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"heap": 52, "q_size": 288, "p_size": 70, "seconds": 4.2, "steps": 912000000u64,
+    "resumed_from": null, "location": "/v1/octal/misere/quotient?code=0.26&max_heap=66"}))]
+pub struct QuotientJobProgress {
+    /// The largest heap done: the quotient of the heaps 0..=heap is verified
+    /// (`progress.computed` too).
+    pub heap: u64,
+    /// |Q| and |P| of that quotient.
+    pub q_size: u64,
+    pub p_size: u64,
+    /// Compute time spent on it, over every run of the job (its limit is
+    /// `GRUNDY_MISERE_JOB_SECS`).
+    pub seconds: f64,
+    /// Engine steps spent, over every run (its limit is `GRUNDY_MISERE_JOB_STEPS`).
+    pub steps: u64,
+    /// The heap of the verified quotient the latest run resumed from (after a restart or a
+    /// crash, or from a smaller quotient already stored); null: it started from scratch.
+    pub resumed_from: Option<u64>,
+    /// Why a saved quotient was not used (it failed its check), if one was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+    /// Where the quotient is read once the job is done (`GET`).
+    pub location: String,
+}
+
+/// Where a misère quotient is read (`code` percent-encoded but for letters, digits and `.`).
+pub(super) fn quotient_location(code: &str, max_heap: u64) -> String {
+    use std::fmt::Write;
+    let mut enc = String::new();
+    for b in code.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            enc.push(b as char);
+        } else {
+            let _ = write!(enc, "%{b:02X}");
+        }
+    }
+    format!("/v1/octal/misere/quotient?code={enc}&max_heap={max_heap}")
+}
+
 /// A job.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "3f1c…", "code": "0.6", "max_n": 10000000, "status": "running",
+#[schema(example = json!({"id": "3f1c…", "kind": "sequence", "code": "0.6", "max_n": 10000000, "status": "running",
     "progress": {"computed": 1200000, "max_n": 10000000, "heaps_per_second": 400000.0, "eta_seconds": 22.0},
     "periodicity": {"status": "unknown", "preperiod": null, "period": null, "saltus": null, "proved_at": null, "theorem": null},
     "error": null, "cancel_requested": false, "attempts": 1, "created_at_ms": 1795000000000u64, "started_at_ms": 1795000000100u64, "finished_at_ms": null}))]
 pub struct JobResponse {
     pub id: String,
+    /// What the job computes: `sequence` (G-values to `max_n`) or `misere_quotient` (the
+    /// misère quotient of the heaps 0..=`max_heap`; then `max_n` = `max_heap`).
+    pub kind: JobKindName,
     /// The canonical game code.
     pub code: String,
     pub max_n: u64,
+    /// A `misere_quotient` job: the largest heap of the quotient (absent for `sequence`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_heap: Option<u64>,
     /// `queued`, `running`, `done`, `failed` or `cancelled`.
     pub status: String,
     /// `all` or `window` (see the request).
@@ -118,6 +199,11 @@ pub struct JobResponse {
     /// back when a heap needs them. Absent for `all` jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive: Option<JobArchive>,
+    /// A `misere_quotient` job: the heap its verified quotient reached, |Q| and |P| there
+    /// (absent for `sequence`). A job for a quotient another key's job is computing waits
+    /// `queued` showing that computation's progress, and ends with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quotient: Option<QuotientJobProgress>,
 }
 
 /// A window job's values on disk and its read-backs (over every run of the job).
@@ -194,7 +280,23 @@ impl From<Job> for JobResponse {
             .and_then(PeriodicityRecord::from_json)
             .map(PeriodicityInfo::from)
             .unwrap_or_else(|| PeriodicityInfo::from_core(&Default::default(), None));
+        let quotient = (j.kind == JobKind::MisereQuotient).then(|| {
+            let p = QuotientProgress::of(&j);
+            QuotientJobProgress {
+                heap: p.heap,
+                q_size: p.q_size,
+                p_size: p.p_size,
+                seconds: p.compute_ms as f64 / 1000.0,
+                steps: p.steps,
+                resumed_from: p.resumed_from,
+                rejected: p.rejected,
+                location: quotient_location(&j.code, j.max_n),
+            }
+        });
         JobResponse {
+            kind: j.kind.into(),
+            max_heap: (j.kind == JobKind::MisereQuotient).then_some(j.max_n),
+            quotient,
             progress: Progress {
                 computed,
                 max_n: j.max_n,
@@ -270,9 +372,12 @@ pub struct ListParams {
     /// own jobs, so another name lists none).
     #[param(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub owner: Option<String>,
+    /// Only the jobs of this kind (`sequence` or `misere_quotient`).
+    #[param(inline)]
+    pub kind: Option<JobKindName>,
 }
 
-fn store(app: &AppState) -> Result<Store, ApiError> {
+pub(super) fn store(app: &AppState) -> Result<Store, ApiError> {
     app.store().ok_or_else(|| ApiError::Unavailable {
         detail:
             "the job store is not connected (GRUNDY_DATABASE_URL); compute endpoints still work"
@@ -435,9 +540,9 @@ async fn create(
     get, path = "/v1/octal/jobs", operation_id = "list_octal_jobs", tag = "octal-jobs",
     params(ListParams), security(("api_key" = [])),
     responses(
-        (status = 200, description = "A page of jobs: the key's own (an `admin` key's: every owner's)", body = JobList),
+        (status = 200, description = "A page of jobs of every kind (or of `kind`): the key's own (an `admin` key's: every owner's)", body = JobList),
         AuthProblems,
-        (status = 422, description = "Bad limit or cursor (out of range or not a number)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad limit, cursor (out of range or not a number) or kind", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
     )
 )]
@@ -479,9 +584,10 @@ async fn list(
     }
     let store = store(&app)?;
     let listing = caller.listing(params.owner.as_deref());
+    let kind = params.kind.map(JobKind::from);
     let jobs = match &listing {
-        Listing::All => store.list_jobs(limit, after).await?,
-        Listing::Owner(o) => store.list_jobs_of(Some(o), limit, after).await?,
+        Listing::All => store.list_jobs_where(None, kind, limit, after).await?,
+        Listing::Owner(o) => store.list_jobs_where(Some(o), kind, limit, after).await?,
         Listing::Nothing => Vec::new(),
     };
     let next_cursor = (jobs.len() == limit as usize)

@@ -2,8 +2,9 @@
 //! game (|Q|, |P|, the pretending function Φ, the presentation, tameness, proved periodicity,
 //! and the multiplication table one page of rows at a time). With `"async": true` (an API key
 //! with the jobs scope where keys are on) a quotient beyond the synchronous limits is computed
-//! in the background (202 and a `Location`), and `GET /v1/octal/misere/quotient?code=…&max_heap=…`
-//! answers it once done. Misère outcomes and winning moves are answered by
+//! by a misère-quotient job (202 with the job document and a `Location` at
+//! `/v1/octal/jobs/{id}`), and `GET /v1/octal/misere/quotient?code=…&max_heap=…` answers it
+//! once stored. Misère outcomes and winning moves are answered by
 //! `POST /v1/octal/winning-moves` with `"play": "misere"`.
 
 use axum::extract::State;
@@ -16,17 +17,19 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::compute::respond;
-use super::doc_responses::{AuthProblems, BodyProblems};
+use super::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
 use super::error::ApiError;
+use super::jobs::{quotient_location, store, JobResponse};
 use super::json::ApiJson;
 use super::nat::Nat;
 use super::octal::parse_code;
 use super::params::ApiQuery;
 use crate::core::misere::MisereQuotient;
 use crate::problem::Problem;
-use crate::service::auth::Action;
-use crate::service::misere::{JobState, Lookup, MAX_BOUND};
+use crate::service::auth::{Action, QuotientSubmitted};
+use crate::service::misere::{Lookup, MAX_BOUND};
 use crate::service::AppState;
+use crate::store::JobStatus;
 
 /// Most rows of the multiplication table in one answer.
 pub const MAX_TABLE_ROWS: u64 = 256;
@@ -50,14 +53,16 @@ pub struct QuotientRequest {
     #[serde(default)]
     #[schema(schema_with = super::schema_rules::misere_table_rows)]
     pub table_rows: Option<Nat>,
-    /// Compute in the background instead (default false): 202 with a `Location` to read the
-    /// quotient from once done, or 200 with it when it is computed already. Needs an API key
-    /// with the `jobs` scope where the server has keys.
+    /// Compute it by a job instead (default false): 202 with the job document (kind
+    /// `misere_quotient`) and a `Location` at `/v1/octal/jobs/{id}` — the caller's job for the
+    /// same quotient if it has one queued or running —, or 200 with the quotient when it is
+    /// computed already. Needs an API key with the `jobs` scope where the server has keys.
     #[serde(default, rename = "async")]
     pub run_async: bool,
 }
 
-/// A background computation of a quotient, queued or running.
+/// A quotient a job is computing, queued or running (its progress is in the job document,
+/// for the key that submitted it).
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"code": "0.07", "max_heap": 36, "status": "running",
     "location": "/v1/octal/misere/quotient?code=0.07&max_heap=36"}))]
@@ -275,34 +280,16 @@ async fn answer(
     .await
 }
 
-/// Where a quotient is read (`code` percent-encoded but for letters, digits and `.`).
-fn location(code: &str, max_heap: u64) -> String {
-    use std::fmt::Write;
-    let mut enc = String::new();
-    for b in code.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'.' {
-            enc.push(b as char);
-        } else {
-            let _ = write!(enc, "%{b:02X}");
-        }
-    }
-    format!("/v1/octal/misere/quotient?code={enc}&max_heap={max_heap}")
-}
-
-/// 202 for a queued or running computation.
-fn accepted(code: String, max_heap: u64, state: &JobState) -> Response {
-    let location = location(&code, max_heap);
-    let status = match state {
-        JobState::Queued => "queued",
-        _ => "running",
-    };
+/// 202 for a quotient a job is computing (`status`: queued or running).
+fn accepted(code: String, max_heap: u64, status: JobStatus) -> Response {
+    let location = quotient_location(&code, max_heap);
     (
         StatusCode::ACCEPTED,
         [(LOCATION, location.clone()), (RETRY_AFTER, "2".to_owned())],
         Json(QuotientJobResponse {
             code,
             max_heap,
-            status: status.into(),
+            status: status.as_str().into(),
             location,
         }),
     )
@@ -313,19 +300,25 @@ fn accepted(code: String, max_heap: u64, state: &JobState) -> Response {
 ///
 /// Quotients are computed once and kept (in memory and in the store); a computation that does
 /// not fit the synchronous time limit or the engine's budget is answered with a
-/// `/problems/budget-exceeded` problem saying how far it got. With `"async": true` it is
-/// computed in the background instead, within a larger budget (202, then
-/// `GET /v1/octal/misere/quotient`).
+/// `/problems/budget-exceeded` problem saying how far it got. With `"async": true` a job
+/// computes it instead, within the job's limits (`GRUNDY_MISERE_JOB_SECS`,
+/// `GRUNDY_MISERE_JOB_STEPS`): 202 with the job document, listed, read, watched (`/events`)
+/// and cancelled (`DELETE`) at `/v1/octal/jobs/{id}` like every job, with owners and quotas;
+/// then `GET /v1/octal/misere/quotient`.
 #[utoipa::path(
     post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
-    request_body = QuotientRequest,
+    request_body = QuotientRequest, security((), ("api_key" = [])),
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
-        (status = 202, description = "`async`: computing in the background; the Location header says where to read it", body = QuotientJobResponse,
-            headers(("Location" = String, description = "/v1/octal/misere/quotient?code=…&max_heap=…"))),
+        (status = 202, description = "`async`: a job computes it (the caller's job for this quotient if it has one queued or running); the job document, the Location header points at the job", body = JobResponse,
+            headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         BodyProblems,
         AuthProblems,
         (status = 422, description = "Bad game code, or the quotient does not fit the synchronous time limit or the engine's budget", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`async`: a quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, response = StoreUnavailable),
+        (status = 507, description = "`async`: the store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn quotient(
@@ -340,12 +333,31 @@ async fn quotient(
     check_limits(max_heap, rows)?;
     if req.run_async {
         let header = headers.get(AUTHORIZATION).map(|v| v.as_bytes());
-        app.auth.authorize(header, Action::Write)?;
-        return match app.misere.submit(&game, max_heap).await {
-            Lookup::Done(q) => answer(&app, q, offset, rows).await,
-            Lookup::Job(state) => Ok(accepted(game.canonical(), max_heap, &state)),
-            Lookup::Unknown => Err(ApiError::Internal("a submitted quotient is unknown".into())),
+        let caller = app.auth.authorize(header, Action::Write)?;
+        if let Some(q) = app.misere.computed(&game, max_heap).await {
+            return answer(&app, q, offset, rows).await;
+        }
+        let store = store(&app)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let job = match app
+            .auth
+            .submit_quotient(&caller, &store, &game.canonical(), max_heap, &id)
+            .await?
+        {
+            QuotientSubmitted::Created(job) => {
+                app.job_notify.notify_one();
+                job
+            }
+            QuotientSubmitted::Joined(job) => job,
+            QuotientSubmitted::OverQuota(q) => return Err(q.into()),
         };
+        let location = format!("/v1/octal/jobs/{}", job.id);
+        return Ok((
+            StatusCode::ACCEPTED,
+            [(LOCATION, location)],
+            Json(JobResponse::from(*job)),
+        )
+            .into_response());
     }
     let q = app
         .misere
@@ -355,16 +367,17 @@ async fn quotient(
     answer(&app, q, offset, rows).await
 }
 
-/// A quotient computed before (by a request or in the background): never computes.
+/// A quotient computed before (by a request or a job): never computes.
 #[utoipa::path(
     get, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient_read", tag = "octal",
     params(super::schema_rules::QuotientQueryParams),
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
-        (status = 202, description = "Its background computation is queued or running (Retry-After)", body = QuotientJobResponse),
+        (status = 202, description = "A job computing it is queued or running (Retry-After)", body = QuotientJobResponse),
         (status = 400, description = "Malformed query string", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Neither computed nor submitted", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad parameters, or its background computation ran out of its budget", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Neither computed nor being computed", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad parameters, or the newest job computing it failed (its budget or time limit ran out)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, response = StoreUnavailable),
     )
 )]
 async fn quotient_read(
@@ -375,20 +388,33 @@ async fn quotient_read(
     let offset = query.table_offset.unwrap_or(0);
     let rows = query.table_rows.unwrap_or(0);
     check_limits(query.max_heap, rows)?;
-    match app.misere.lookup(&game, query.max_heap).await {
+    let unknown = || ApiError::NotFound {
+        detail: format!(
+            "the misère quotient Q_{} of {} is neither computed nor being computed: \
+             POST /v1/octal/misere/quotient computes it (with \"async\": true by a job, up to \
+             {} s)",
+            query.max_heap,
+            game.canonical(),
+            app.config.misere_job_time.as_secs()
+        ),
+    };
+    match app.misere.lookup(&game, query.max_heap).await? {
         Lookup::Done(q) => answer(&app, q, offset, rows).await,
-        Lookup::Job(JobState::Failed(e)) => Err(ApiError::misere("max_heap", e)),
-        Lookup::Job(state) => Ok(accepted(game.canonical(), query.max_heap, &state)),
-        Lookup::Unknown => Err(ApiError::NotFound {
-            detail: format!(
-                "the misère quotient Q_{} of {} is neither computed nor being computed: \
-                 POST /v1/octal/misere/quotient computes it (with \"async\": true in the \
-                 background, up to {} s)",
-                query.max_heap,
-                game.canonical(),
-                app.misere.job_time().as_secs()
-            ),
-        }),
+        Lookup::Job(job) => match job.status {
+            s @ (JobStatus::Queued | JobStatus::Running) => {
+                Ok(accepted(game.canonical(), query.max_heap, s))
+            }
+            JobStatus::Failed => Err(ApiError::BudgetExceeded {
+                field: "max_heap".into(),
+                detail: format!(
+                    "max_heap: the job computing Q_{} failed: {}",
+                    query.max_heap,
+                    job.error.as_deref().unwrap_or("no reason recorded")
+                ),
+            }),
+            JobStatus::Done | JobStatus::Cancelled => Err(unknown()),
+        },
+        Lookup::Unknown => Err(unknown()),
     }
 }
 

@@ -20,7 +20,9 @@ use std::sync::Arc;
 
 use super::keys::{KeyRing, Scope};
 use crate::config::Config;
-use crate::store::{Admission, Job, JobQuota, NewJob, Store, StoreError, DAY_MS};
+use crate::store::{
+    Admission, Job, JobQuota, NewJob, QuotientAdmission, Store, StoreError, DAY_MS,
+};
 
 /// The server's access mode (see the module's text).
 #[derive(Debug, Clone)]
@@ -265,37 +267,87 @@ impl Auth {
                 submitted(owner, job.max_n);
                 Ok(Submitted::Job(created))
             }
-            Admission::ActiveJobs { limit, active } => Ok(Submitted::OverQuota(over_quota(
-                owner,
-                "active_jobs",
-                limit,
-                ACTIVE_RETRY_SECS,
-                format!(
-                    "key {owner:?} has {active} queued or running jobs, its limit \
-                     (GRUNDY_QUOTA_ACTIVE_JOBS or the key's active_jobs); cancel one or wait \
-                     until one finishes"
-                ),
-            ))),
-            Admission::HeapsPerDay {
-                limit,
-                used,
-                day_ends_ms,
-            } => {
-                let left = (day_ends_ms - crate::store::now_ms()).clamp(1000, DAY_MS);
-                Ok(Submitted::OverQuota(over_quota(
-                    owner,
-                    "heaps_per_day",
-                    limit,
-                    (left as u64).div_ceil(1000),
-                    format!(
-                        "key {owner:?} requested {used} heaps today (UTC); this job's max_n of {} \
-                         would exceed its limit of {limit} heaps a day (GRUNDY_QUOTA_HEAPS_PER_DAY \
-                         or the key's heaps_per_day)",
-                        job.max_n
-                    ),
-                )))
-            }
+            refused => Ok(Submitted::OverQuota(refusal(owner, refused, job.max_n))),
         }
+    }
+
+    /// Submits the misère-quotient job `Q_bound` of the canonical `code` as `caller`: owned
+    /// and within its quotas with a key; the caller's queued or running job for the same
+    /// quotient if it has one (see `crate::store` for one computation per quotient).
+    pub async fn submit_quotient(
+        &self,
+        caller: &Caller,
+        store: &Store,
+        code: &str,
+        bound: u64,
+        id: &str,
+    ) -> Result<QuotientSubmitted, StoreError> {
+        let owner = caller.owner_quota();
+        let name = owner.map_or(NO_OWNER, |(o, _)| o);
+        Ok(
+            match store.create_quotient_job(code, bound, id, owner).await? {
+                QuotientAdmission::Created(job) => {
+                    submitted(name, bound);
+                    QuotientSubmitted::Created(job)
+                }
+                QuotientAdmission::Joined(job) => QuotientSubmitted::Joined(job),
+                QuotientAdmission::Refused(refused) => {
+                    QuotientSubmitted::OverQuota(refusal(name, refused, bound))
+                }
+            },
+        )
+    }
+}
+
+/// The outcome of [`Auth::submit_quotient`].
+#[derive(Debug)]
+pub enum QuotientSubmitted {
+    /// A new job.
+    Created(Box<Job>),
+    /// The caller's job for the same quotient, queued or running.
+    Joined(Box<Job>),
+    OverQuota(QuotaExceeded),
+}
+
+/// What a quota refusal of `owner`'s job of `heaps` heaps says.
+fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
+    match refused {
+        Admission::HeapsPerDay {
+            limit,
+            used,
+            day_ends_ms,
+        } => {
+            let left = (day_ends_ms - crate::store::now_ms()).clamp(1000, DAY_MS);
+            over_quota(
+                owner,
+                "heaps_per_day",
+                limit,
+                (left as u64).div_ceil(1000),
+                format!(
+                    "key {owner:?} requested {used} heaps today (UTC); this job's max_n of {heaps} \
+                     would exceed its limit of {limit} heaps a day (GRUNDY_QUOTA_HEAPS_PER_DAY \
+                     or the key's heaps_per_day)"
+                ),
+            )
+        }
+        Admission::ActiveJobs { limit, active } => over_quota(
+            owner,
+            "active_jobs",
+            limit,
+            ACTIVE_RETRY_SECS,
+            format!(
+                "key {owner:?} has {active} queued or running jobs, its limit \
+                 (GRUNDY_QUOTA_ACTIVE_JOBS or the key's active_jobs); cancel one or wait \
+                 until one finishes"
+            ),
+        ),
+        // Not a refusal (the callers pass refusals only): nothing to count.
+        Admission::Created(_) => QuotaExceeded {
+            quota: "active_jobs",
+            limit: 0,
+            retry_after_secs: ACTIVE_RETRY_SECS,
+            detail: String::new(),
+        },
     }
 }
 
@@ -427,6 +479,8 @@ mod tests {
 
     fn job(owner: Option<&str>) -> Job {
         Job {
+            kind: crate::store::JobKind::Sequence,
+            quotient: None,
             id: "j".into(),
             code: "0.6".into(),
             max_n: 1,

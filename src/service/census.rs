@@ -470,6 +470,8 @@ mod tests {
 
     fn job(status: JobStatus, periodicity: Option<&str>) -> Job {
         Job {
+            kind: crate::store::JobKind::Sequence,
+            quotient: None,
             id: "p".into(),
             code: "0.07".into(),
             max_n: 1000,

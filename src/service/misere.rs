@@ -10,18 +10,11 @@
 //! the quotient of the heaps it did reach ([`Partial`]), which the winning-move search uses
 //! as its memo for the heaps it covers.
 //!
-//! **Background computations.** [`MisereService::submit`] computes a quotient in the
-//! background with its own time limit (`GRUNDY_MISERE_JOB_SECS`) and [`JOB_BUDGET`] instead
-//! of the request's limits ([`MAX_JOBS`] run at once, the others queued); the result goes to
-//! the cache and the store like any other, and [`MisereService::lookup`] says where a
-//! quotient stands. Their state
-//! (queued, running, failed) lives in memory only: a restart forgets a computation in
-//! progress (it is submitted again), never a finished one (it is in the store).
-//! [`MisereService::stop_jobs`] stops them at shutdown.
+//! **Larger quotients** are computed by misère-quotient jobs (`misere_jobs.rs`, the one job
+//! system), within the job budget [`job_budget`]; [`MisereService::lookup`] says where a
+//! quotient stands (stored, or its newest job).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::store_slot::StoreSlot;
@@ -30,21 +23,21 @@ use crate::core::misere::{
     misere_search, MisereAnswer, MisereEngine, MisereError, MisereQuotient, QuotientBudget,
 };
 use crate::core::octal::Game;
+use crate::store::Job;
 
 /// Most quotient computations running at once (each may hold a few hundred MB at most).
 pub const MAX_CONCURRENT: usize = 2;
 
-/// Background computations running at once (the others wait their turn).
-pub const MAX_JOBS: usize = 1;
-
-/// The engine's budget for a background computation: fifty times the steps of
-/// [`QuotientBudget::DEFAULT`] and twice its memory (at most about 512 MB of tables).
-pub const JOB_BUDGET: QuotientBudget = QuotientBudget {
-    max_quotient: QuotientBudget::DEFAULT.max_quotient,
-    max_candidate: QuotientBudget::DEFAULT.max_candidate,
-    max_steps: 50 * QuotientBudget::DEFAULT.max_steps,
-    max_words: 2 * QuotientBudget::DEFAULT.max_words,
-};
+/// The engine's budget of a misère-quotient job: `max_steps` steps (`GRUNDY_MISERE_JOB_STEPS`,
+/// by default fifty times the steps of [`QuotientBudget::DEFAULT`]) and twice its memory (at
+/// most about 512 MB of tables).
+pub fn job_budget(max_steps: u64) -> QuotientBudget {
+    QuotientBudget {
+        max_steps,
+        max_words: 2 * QuotientBudget::DEFAULT.max_words,
+        ..QuotientBudget::DEFAULT
+    }
+}
 
 /// Bytes of quotients the cache keeps (their multiplication tables, 4 bytes an entry).
 pub const CACHE_BYTES: u64 = 256 << 20;
@@ -104,25 +97,14 @@ pub struct Partial {
 
 type Key = (String, u64);
 
-/// Where a background computation stands (a finished one is simply in the cache and store).
-#[derive(Debug, Clone)]
-pub enum JobState {
-    /// Waiting for a turn.
-    Queued,
-    /// Computing.
-    Running,
-    /// It ended without the quotient.
-    Failed(MisereServiceError),
-}
-
 /// Where a quotient stands.
 #[derive(Debug, Clone)]
 pub enum Lookup {
     /// Computed (in the cache or the store).
     Done(Arc<MisereQuotient>),
-    /// A background computation is queued, running, or has failed.
-    Job(JobState),
-    /// Neither computed nor submitted (since this replica started).
+    /// Not stored; the newest job for it (queued or running first).
+    Job(Box<Job>),
+    /// Neither stored nor ever submitted (or its jobs were deleted).
     Unknown,
 }
 
@@ -131,18 +113,14 @@ pub enum Lookup {
 pub struct MisereService {
     cache: moka::sync::Cache<Key, Arc<MisereQuotient>>,
     sync_time: Duration,
-    job_time: Duration,
     store: StoreSlot,
     permits: Arc<tokio::sync::Semaphore>,
-    jobs: Arc<Mutex<HashMap<Key, JobState>>>,
-    job_permits: Arc<tokio::sync::Semaphore>,
-    stopping: Arc<AtomicBool>,
 }
 
 impl MisereService {
-    /// A service computing at most `sync_time` per request and `job_time` per background
-    /// computation, reading and writing quotients through `store` once it is set.
-    pub fn new(sync_time: Duration, job_time: Duration, store: StoreSlot) -> Self {
+    /// A service computing at most `sync_time` per request, reading and writing quotients
+    /// through `store` once it is set.
+    pub fn new(sync_time: Duration, store: StoreSlot) -> Self {
         let cache = moka::sync::Cache::builder()
             .max_capacity(CACHE_BYTES)
             .weigher(|_k: &Key, q: &Arc<MisereQuotient>| weight(q))
@@ -150,23 +128,14 @@ impl MisereService {
         MisereService {
             cache,
             sync_time,
-            job_time,
             store,
             permits: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT)),
-            jobs: Arc::default(),
-            job_permits: Arc::new(tokio::sync::Semaphore::new(MAX_JOBS)),
-            stopping: Arc::default(),
         }
     }
 
     /// The synchronous time limit.
     pub fn sync_time(&self) -> Duration {
         self.sync_time
-    }
-
-    /// The time limit of a background computation.
-    pub fn job_time(&self) -> Duration {
-        self.job_time
     }
 
     /// The cached quotient `Q_bound` of `game`, if any: never loads nor computes.
@@ -196,88 +165,32 @@ impl MisereService {
         }
     }
 
-    /// Where `Q_bound` of `game` stands: computed, or its background computation's state.
-    pub async fn lookup(&self, game: &Game, bound: u64) -> Lookup {
+    /// Where `Q_bound` of `game` stands: computed, or its newest job.
+    pub async fn lookup(
+        &self,
+        game: &Game,
+        bound: u64,
+    ) -> Result<Lookup, crate::store::StoreError> {
         if let Some(q) = self.stored(game, bound).await {
-            return Lookup::Done(q);
+            return Ok(Lookup::Done(q));
         }
-        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        match jobs.get(&(game.canonical(), bound)) {
-            Some(state) => Lookup::Job(state.clone()),
+        let Some(store) = self.store.get() else {
+            return Ok(Lookup::Unknown);
+        };
+        Ok(match store.quotient_job(&game.canonical(), bound).await? {
+            Some(job) => Lookup::Job(Box::new(job)),
             None => Lookup::Unknown,
-        }
-    }
-
-    /// Computes `Q_bound` of `game` in the background (see the module docs), unless it is
-    /// computed already or queued or running; a failed computation is submitted again.
-    /// Answers where the quotient stands afterwards.
-    pub async fn submit(&self, game: &Game, bound: u64) -> Lookup {
-        if let Some(q) = self.stored(game, bound).await {
-            return Lookup::Done(q);
-        }
-        let key = (game.canonical(), bound);
-        {
-            let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            match jobs.get(&key) {
-                Some(state @ (JobState::Queued | JobState::Running)) => {
-                    return Lookup::Job(state.clone())
-                }
-                _ => {
-                    jobs.insert(key.clone(), JobState::Queued);
-                }
-            }
-        }
-        let me = self.clone();
-        let game = game.clone();
-        tokio::spawn(async move { me.run_job(game, key).await });
-        Lookup::Job(JobState::Queued)
-    }
-
-    fn set_job(&self, key: &Key, state: Option<JobState>) {
-        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        match state {
-            Some(s) => jobs.insert(key.clone(), s),
-            None => jobs.remove(key),
-        };
-    }
-
-    async fn run_job(self, game: Game, key: Key) {
-        let bound = key.1;
-        let Ok(_permit) = self.job_permits.clone().acquire_owned().await else {
-            return;
-        };
-        self.set_job(&key, Some(JobState::Running));
-        let stopping = self.stopping.clone();
-        let limit = self.job_time;
-        let result = tokio::task::spawn_blocking(move || {
-            let deadline = Instant::now() + limit;
-            let mut stop = || stopping.load(Ordering::Relaxed) || Instant::now() >= deadline;
-            compute_with(&game, bound, &JOB_BUDGET, limit, &mut stop)
         })
-        .await;
-        match result {
-            Ok(Ok(q)) => {
-                self.cache.insert(key.clone(), q.clone());
-                if let Some(store) = self.store.get() {
-                    if let Err(e) = store.save_quotient(&q).await {
-                        tracing::warn!(error = %e, code = key.0, "could not store a quotient");
-                    }
-                }
-                self.set_job(&key, None);
-            }
-            Ok(Err(p)) => self.set_job(&key, Some(JobState::Failed(p.error))),
-            Err(e) => self.set_job(
-                &key,
-                Some(JobState::Failed(MisereServiceError::Internal(format!(
-                    "quotient computation failed: {e}"
-                )))),
-            ),
-        }
     }
 
-    /// Stops the background computations (at shutdown): they end as failed, soon.
-    pub fn stop_jobs(&self) {
-        self.stopping.store(true, Ordering::Relaxed);
+    /// The quotient from the cache or the store, if computed; never computes.
+    pub async fn computed(&self, game: &Game, bound: u64) -> Option<Arc<MisereQuotient>> {
+        self.stored(game, bound).await
+    }
+
+    /// Keeps a quotient a job computed (and stored) in the cache.
+    pub fn remember(&self, q: Arc<MisereQuotient>) {
+        self.cache.insert((q.game().canonical(), q.bound()), q);
     }
 
     /// `Q_bound` of `game`: from the cache, else the store, else computed (and then stored).
@@ -437,17 +350,13 @@ mod tests {
 
     #[tokio::test]
     async fn computes_caches_and_reports_the_time_limit() {
-        let svc = MisereService::new(
-            Duration::from_secs(30),
-            Duration::from_secs(30),
-            StoreSlot::default(),
-        );
+        let svc = MisereService::new(Duration::from_secs(30), StoreSlot::default());
         let game = Game::parse("0.123").unwrap();
         let q = svc.quotient(&game, 20).await.unwrap();
         assert_eq!((q.size(), q.p_size()), (20, 5));
         assert!(svc.cached(&game, 20).is_some());
         // No time at all: the limit is reported with the heaps reached.
-        let svc = MisereService::new(Duration::ZERO, Duration::ZERO, StoreSlot::default());
+        let svc = MisereService::new(Duration::ZERO, StoreSlot::default());
         let err = svc.quotient(&Game::parse("0.07").unwrap(), 30).await;
         let err = err.unwrap_err();
         assert!(

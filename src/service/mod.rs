@@ -6,8 +6,10 @@ pub mod auth; // who may do what with jobs: access modes, callers, scopes, owner
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod census; // censuses: one job per game, created together within quotas, read as a table with verified verdicts
 pub mod compute_pool; // the compute pool: fixed threads, below the async workers' priority, for the large computations of requests
+mod job_retry; // what a job worker does while the store fails: back-off, retries, the stall it shows
 pub mod keys; // API keys: scopes, the key file of hashes, a fresh key, constant-time lookup
 pub mod misere; // verified misère quotients per (code, bound): cached, stored, computed within the time limit
+mod misere_jobs; // misère-quotient jobs: resumed from a verified quotient, checkpointed, cancelled
 pub mod octal; // one resumable octal solver per canonical code, cached, fed from the store
 pub mod state; // AppState: config, caches, the octal service, the store slot, job wake-ups, the draining flag
 pub mod store_slot; // the store connection, filled once the store is reachable

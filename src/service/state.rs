@@ -74,11 +74,7 @@ impl AppState {
             config.octal_sync_time,
             store.clone(),
         );
-        let misere = MisereService::new(
-            config.octal_sync_time,
-            config.misere_job_time,
-            store.clone(),
-        );
+        let misere = MisereService::new(config.octal_sync_time, store.clone());
         let auth = Auth::from_config(&config);
         let compute = ComputePool::new(config.compute_threads, config.compute_nice);
         AppState(Arc::new(Shared {

@@ -25,12 +25,13 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
+use super::job_retry::{mark_stalled, retrying, Backoff};
 use super::octal::OctalServiceError;
 use super::state::AppState;
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::store::{
-    now_ms, tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus,
+    tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobKind, JobStatus,
     PeriodicityRecord, Stall, Store, StoreError, WindowState, WindowWrite,
 };
 
@@ -75,32 +76,6 @@ impl Workers {
 
 type Held = Arc<Mutex<HashSet<String>>>;
 
-/// Retry delays while the store fails: 250 ms doubling to 5 s.
-struct Backoff(Duration);
-
-impl Backoff {
-    const FIRST: Duration = Duration::from_millis(250);
-    const MAX: Duration = Duration::from_secs(5);
-
-    fn new() -> Self {
-        Backoff(Self::FIRST)
-    }
-
-    fn reset(&mut self) {
-        self.0 = Self::FIRST;
-    }
-
-    /// Waits for the current delay (less if the store's fault clears or a shutdown or
-    /// submission wakes the workers), then doubles it.
-    async fn wait(&mut self, app: &AppState, store: &Store) {
-        tokio::select! {
-            () = store.wait_health_change(self.0) => {}
-            () = app.job_notify.notified() => {}
-        }
-        self.0 = (self.0 * 2).min(Self::MAX);
-    }
-}
-
 async fn worker(
     app: AppState,
     shutdown: Arc<AtomicBool>,
@@ -136,7 +111,13 @@ async fn worker(
                 if let Ok(mut h) = held.lock() {
                     h.insert(id.clone());
                 }
-                if let Err(e) = run(&app, &store, job, &shutdown).await {
+                let result = match job.kind {
+                    JobKind::Sequence => run(&app, &store, job, &shutdown).await,
+                    JobKind::MisereQuotient => {
+                        super::misere_jobs::run(&app, &store, job, &shutdown).await
+                    }
+                };
+                if let Err(e) = result {
                     tracing::error!(job = %id, error = %e, "job run failed (the lease will expire and another worker retries)");
                 }
                 if let Ok(mut h) = held.lock() {
@@ -156,61 +137,6 @@ async fn worker(
             }
         }
     }
-}
-
-/// Runs `op` until it succeeds, marking the job stalled meanwhile; `None` on shutdown.
-async fn retrying<T, F, Fut>(
-    app: &AppState,
-    store: &Store,
-    job: &str,
-    computed: u64,
-    shutdown: &AtomicBool,
-    mut op: F,
-) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, StoreError>>,
-{
-    let mut backoff = Backoff::new();
-    let mut stall: Option<Stall> = None;
-    loop {
-        match op().await {
-            Ok(v) => {
-                if stall.is_some() {
-                    store.clear_stall(job);
-                }
-                return Some(v);
-            }
-            Err(e) => {
-                mark_stalled(store, job, &mut stall, &e, computed);
-                if shutdown.load(Ordering::SeqCst) {
-                    return None;
-                }
-                backoff.wait(app, store).await;
-            }
-        }
-    }
-}
-
-fn mark_stalled(
-    store: &Store,
-    job: &str,
-    stall: &mut Option<Stall>,
-    e: &StoreError,
-    computed: u64,
-) {
-    let s = stall.get_or_insert_with(|| Stall {
-        kind: e.kind(),
-        detail: String::new(),
-        since_ms: now_ms(),
-        retries: 0,
-        computed,
-    });
-    s.kind = e.kind();
-    s.detail = e.to_string();
-    s.retries += 1;
-    s.computed = computed;
-    store.set_stall(job, s.clone());
 }
 
 /// A running job's view of what the store holds.

@@ -54,10 +54,37 @@ impl JobStatus {
     }
 }
 
+/// What a job computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// The G-sequence of an octal game to `max_n` (`POST /v1/octal/jobs`, a census's jobs).
+    Sequence,
+    /// The misère quotient `Q_max_n` of a game (`POST /v1/octal/misere/quotient` with
+    /// `"async": true`; see `misere_jobs.rs`).
+    MisereQuotient,
+}
+
+impl JobKind {
+    pub const ALL: [JobKind; 2] = [JobKind::Sequence, JobKind::MisereQuotient];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Sequence => "sequence",
+            JobKind::MisereQuotient => "misere_quotient",
+        }
+    }
+
+    /// The kind named `s`, if any.
+    pub fn parse(s: &str) -> Option<Self> {
+        JobKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
 /// A job row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     pub id: String,
+    pub kind: JobKind,
     pub code: String,
     pub max_n: u64,
     pub status: JobStatus,
@@ -84,6 +111,8 @@ pub struct Job {
     /// report (JSON).
     pub archive_bytes: u64,
     pub archive: Option<String>,
+    /// A misère-quotient job's progress as JSON (`misere_jobs.rs`).
+    pub quotient: Option<String>,
 }
 
 /// What a client asks for.
@@ -99,12 +128,15 @@ pub struct NewJob {
 pub(super) const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
                        lease_owner, attempts, created_at, started_at, finished_at, updated_at, \
-                       keep_window, store_values, owner, archive_bytes, archive";
+                       keep_window, store_values, owner, archive_bytes, archive, kind, quotient";
 
 pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
+    let kind: String = row.try_get("kind")?;
     Ok(Job {
         id: row.try_get("id")?,
+        kind: JobKind::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown job kind {kind:?}")))?,
         code: row.try_get("code")?,
         max_n: row.try_get::<i64, _>("max_n")?.max(0) as u64,
         status: JobStatus::parse(&status)?,
@@ -126,6 +158,7 @@ pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
         owner: row.try_get("owner")?,
         archive_bytes: row.try_get::<i64, _>("archive_bytes")?.max(0) as u64,
         archive: row.try_get("archive")?,
+        quotient: row.try_get("quotient")?,
     })
 }
 
@@ -196,6 +229,7 @@ impl Store {
         // As inserted (a worker may claim it a moment later; the answer reports the submission).
         Ok(Job {
             id: id.to_owned(),
+            kind: JobKind::Sequence,
             code: job.code.clone(),
             max_n: job.max_n,
             status: JobStatus::Queued,
@@ -215,6 +249,7 @@ impl Store {
             owner: None,
             archive_bytes: 0,
             archive: None,
+            quotient: None,
         })
     }
 
@@ -236,27 +271,55 @@ impl Store {
         limit: u32,
         after: Option<(i64, String)>,
     ) -> Result<Vec<Job>, StoreError> {
+        self.list_jobs_where(None, None, limit, after).await
+    }
+
+    /// Jobs of `owner` (`None`: every owner's) and of `kind` (`None`: every kind), newest
+    /// first; `after` as for [`Store::list_jobs`].
+    pub async fn list_jobs_where(
+        &self,
+        owner: Option<&str>,
+        kind: Option<JobKind>,
+        limit: u32,
+        after: Option<(i64, String)>,
+    ) -> Result<Vec<Job>, StoreError> {
         let r = async {
-            let pool = self.pool();
-            let rows = match after {
-                None => {
-                    sqlx::query(&format!("SELECT {COLUMNS} FROM jobs ORDER BY created_at DESC, id DESC LIMIT $1"))
-                        .bind(limit as i64)
-                        .fetch_all(&pool)
-                        .await?
-                }
-                Some((created, id)) => {
-                    sqlx::query(&format!(
-                        "SELECT {COLUMNS} FROM jobs WHERE created_at < $1 OR (created_at = $1 AND id < $2) \
-                         ORDER BY created_at DESC, id DESC LIMIT $3"
-                    ))
-                    .bind(created)
-                    .bind(id)
-                    .bind(limit as i64)
-                    .fetch_all(&pool)
-                    .await?
-                }
+            let mut conds: Vec<String> = Vec::new();
+            let mut n = 0;
+            let mut mark = || {
+                n += 1;
+                format!("${n}")
             };
+            if owner.is_some() {
+                conds.push(format!("owner = {}", mark()));
+            }
+            if kind.is_some() {
+                conds.push(format!("kind = {}", mark()));
+            }
+            if after.is_some() {
+                let (a, b) = (mark(), mark());
+                conds.push(format!("(created_at < {a} OR (created_at = {a} AND id < {b}))"));
+            }
+            let limit_mark = mark();
+            let filter = if conds.is_empty() {
+                String::new()
+            } else {
+                format!("WHERE {}", conds.join(" AND "))
+            };
+            let sql = format!(
+                "SELECT {COLUMNS} FROM jobs {filter} ORDER BY created_at DESC, id DESC LIMIT {limit_mark}"
+            );
+            let mut q = sqlx::query(&sql);
+            if let Some(o) = owner {
+                q = q.bind(o);
+            }
+            if let Some(k) = kind {
+                q = q.bind(k.as_str());
+            }
+            if let Some((created, id)) = after {
+                q = q.bind(created).bind(id);
+            }
+            let rows = q.bind(limit as i64).fetch_all(&self.pool()).await?;
             rows.iter().map(job_from_row).collect()
         }
         .await;
@@ -285,6 +348,19 @@ impl Store {
                     .bind(id)
                     .execute(&mut *c)
                     .await?;
+                // A cancelled misère-quotient job's saved state goes unless another job still
+                // computes that quotient (`misere_jobs.rs`).
+                sqlx::query(
+                    "DELETE FROM misere_job_states WHERE EXISTS ( \
+                       SELECT 1 FROM jobs c WHERE c.id = $1 AND c.kind = 'misere_quotient' AND c.status = 'cancelled' \
+                         AND c.code = misere_job_states.code AND c.max_n = misere_job_states.bound) \
+                     AND NOT EXISTS ( \
+                       SELECT 1 FROM jobs a WHERE a.kind = 'misere_quotient' AND a.code = misere_job_states.code \
+                         AND a.max_n = misere_job_states.bound AND a.status IN ('queued', 'running'))",
+                )
+                .bind(id)
+                .execute(&mut *c)
+                .await?;
                 let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
                     .bind(id)
                     .fetch_optional(&mut *c)
@@ -362,21 +438,30 @@ impl Store {
                 String::new()
             } else {
                 let marks: Vec<String> = (0..exclude.len()).map(|i| format!("${}", i + 4)).collect();
-                format!("AND id NOT IN ({})", marks.join(", "))
+                format!("AND j.id NOT IN ({})", marks.join(", "))
             };
+            // A misère quotient is computed by one job at a time: a queued job for a quotient
+            // another job is computing waits (the unique index `jobs_misere_running` settles
+            // a race between replicas: the loser's claim fails and claims nothing).
             let sql = format!(
                 "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
                    started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
-                 WHERE id = (SELECT id FROM jobs \
-                             WHERE cancel_requested = 0 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $3)) {not_in} \
-                             ORDER BY created_at, id LIMIT 1 {lock}) \
+                 WHERE id = (SELECT j.id FROM jobs j \
+                             WHERE j.cancel_requested = 0 AND (j.status = 'queued' OR (j.status = 'running' AND j.lease_expires_at < $3)) {not_in} \
+                               AND NOT (j.kind = 'misere_quotient' AND j.status = 'queued' AND EXISTS ( \
+                                 SELECT 1 FROM jobs o WHERE o.kind = 'misere_quotient' AND o.code = j.code \
+                                   AND o.max_n = j.max_n AND o.status = 'running')) \
+                             ORDER BY j.created_at, j.id LIMIT 1 {lock}) \
                  RETURNING {COLUMNS}"
             );
             let mut q = sqlx::query(&sql).bind(owner).bind(now + lease_ms).bind(now);
             for id in exclude {
                 q = q.bind(id.as_str());
             }
-            let row = q.fetch_optional(&pool).await?;
+            let row = match q.fetch_optional(&pool).await {
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => None,
+                r => r?,
+            };
             row.as_ref().map(job_from_row).transpose()
         }
         .await;
@@ -464,8 +549,8 @@ impl Store {
         let now = now_ms();
         let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at, keep_window, store_values, owner) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
+               attempts, created_at, started_at, updated_at, keep_window, store_values, owner, kind, quotient) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING",
         )
         .bind(job.id.as_str())
         .bind(job.code.as_str())
@@ -479,6 +564,8 @@ impl Store {
         .bind(job.keep_window.map(|w| w as i64))
         .bind(i64::from(job.store_values))
         .bind(job.owner.as_deref())
+        .bind(job.kind.as_str())
+        .bind(job.quotient.as_deref())
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;

@@ -10,6 +10,7 @@ mod census; // censuses: one job per code created together, and their verificati
 pub mod chunk;
 mod health;
 mod jobs;
+mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
 mod owners;
 mod quotients;
 mod sequences;
@@ -19,7 +20,8 @@ mod windows;
 pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
-pub use jobs::{Checkpoint, CheckpointArgs, Job, JobStatus, NewJob};
+pub use jobs::{Checkpoint, CheckpointArgs, Job, JobKind, JobStatus, NewJob};
+pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};

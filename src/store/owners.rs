@@ -41,6 +41,60 @@ pub enum Admission {
     },
 }
 
+/// Checks a submission of one job of `heaps` heaps by `owner` against `quota` on an open
+/// write transaction (see the module's text): adds the heaps to the owner's usage of the day
+/// (taking that row's lock), counts its queued and running jobs, and forgets usage of days long
+/// past. `Some(refusal)` past a quota: the caller rolls back.
+pub(super) async fn admit(
+    c: &mut sqlx::AnyConnection,
+    owner: &str,
+    quota: JobQuota,
+    heaps: u64,
+    now: i64,
+) -> Result<Option<Admission>, StoreError> {
+    let day = now.div_euclid(DAY_MS);
+    let heaps = heaps.min(i64::MAX as u64) as i64;
+    let used: i64 = sqlx::query(
+        "INSERT INTO job_usage (owner, day, heaps) VALUES ($1, $2, $3) \
+         ON CONFLICT (owner, day) DO UPDATE SET heaps = job_usage.heaps + excluded.heaps \
+         RETURNING heaps",
+    )
+    .bind(owner)
+    .bind(day)
+    .bind(heaps)
+    .fetch_one(&mut *c)
+    .await?
+    .try_get("heaps")?;
+    let before = used.saturating_sub(heaps).max(0) as u64;
+    if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
+        return Ok(Some(Admission::HeapsPerDay {
+            limit: quota.heaps_per_day,
+            used: before,
+            day_ends_ms: (day + 1) * DAY_MS,
+        }));
+    }
+    let active: i64 = sqlx::query(
+        "SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+    )
+    .bind(owner)
+    .fetch_one(&mut *c)
+    .await?
+    .try_get("n")?;
+    if quota.active_jobs > 0 && active as u64 >= quota.active_jobs {
+        return Ok(Some(Admission::ActiveJobs {
+            limit: quota.active_jobs,
+            active: active as u64,
+        }));
+    }
+    // The usage of days long past is of no use any more.
+    sqlx::query("DELETE FROM job_usage WHERE owner = $1 AND day < $2")
+        .bind(owner)
+        .bind(day - 31)
+        .execute(&mut *c)
+        .await?;
+    Ok(None)
+}
+
 impl Store {
     /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
     pub async fn create_owned_job(
@@ -51,50 +105,13 @@ impl Store {
         quota: JobQuota,
     ) -> Result<Admission, StoreError> {
         let now = now_ms();
-        let day = now.div_euclid(DAY_MS);
-        let heaps = job.max_n.min(i64::MAX as u64) as i64;
         let r = async {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                let used: i64 = sqlx::query(
-                    "INSERT INTO job_usage (owner, day, heaps) VALUES ($1, $2, $3) \
-                     ON CONFLICT (owner, day) DO UPDATE SET heaps = job_usage.heaps + excluded.heaps \
-                     RETURNING heaps",
-                )
-                .bind(owner)
-                .bind(day)
-                .bind(heaps)
-                .fetch_one(&mut *c)
-                .await?
-                .try_get("heaps")?;
-                let before = used.saturating_sub(heaps).max(0) as u64;
-                if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
-                    return Ok(Admission::HeapsPerDay {
-                        limit: quota.heaps_per_day,
-                        used: before,
-                        day_ends_ms: (day + 1) * DAY_MS,
-                    });
+                if let Some(refused) = admit(c, owner, quota, job.max_n, now).await? {
+                    return Ok(refused);
                 }
-                let active: i64 = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
-                )
-                .bind(owner)
-                .fetch_one(&mut *c)
-                .await?
-                .try_get("n")?;
-                if quota.active_jobs > 0 && active as u64 >= quota.active_jobs {
-                    return Ok(Admission::ActiveJobs {
-                        limit: quota.active_jobs,
-                        active: active as u64,
-                    });
-                }
-                // The usage of days long past is of no use any more.
-                sqlx::query("DELETE FROM job_usage WHERE owner = $1 AND day < $2")
-                    .bind(owner)
-                    .bind(day - 31)
-                    .execute(&mut *c)
-                    .await?;
                 let row = sqlx::query(&format!(
                     "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
                        keep_window, store_values) \
@@ -135,38 +152,7 @@ impl Store {
         limit: u32,
         after: Option<(i64, String)>,
     ) -> Result<Vec<Job>, StoreError> {
-        let Some(owner) = owner else {
-            return self.list_jobs(limit, after).await;
-        };
-        let r = async {
-            let pool = self.pool();
-            let rows = match after {
-                None => {
-                    sqlx::query(&format!(
-                        "SELECT {COLUMNS} FROM jobs WHERE owner = $1 ORDER BY created_at DESC, id DESC LIMIT $2"
-                    ))
-                    .bind(owner)
-                    .bind(limit as i64)
-                    .fetch_all(&pool)
-                    .await?
-                }
-                Some((created, id)) => {
-                    sqlx::query(&format!(
-                        "SELECT {COLUMNS} FROM jobs WHERE owner = $1 AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
-                         ORDER BY created_at DESC, id DESC LIMIT $4"
-                    ))
-                    .bind(owner)
-                    .bind(created)
-                    .bind(id)
-                    .bind(limit as i64)
-                    .fetch_all(&pool)
-                    .await?
-                }
-            };
-            rows.iter().map(job_from_row).collect()
-        }
-        .await;
-        self.track_read(r)
+        self.list_jobs_where(owner, None, limit, after).await
     }
 
     /// Queued and running jobs per owner (`None`: jobs without one), for metrics.

@@ -37,7 +37,11 @@ pub struct QuotientRecord {
 impl QuotientRecord {
     /// The record of a quotient.
     pub fn of(q: &MisereQuotient) -> QuotientRecord {
-        let parts = q.parts();
+        QuotientRecord::of_parts(q.parts())
+    }
+
+    /// The record of a quotient's parts (an engine's state, `MisereEngine::parts`).
+    pub fn of_parts(parts: QuotientParts) -> QuotientRecord {
         QuotientRecord {
             version: 1,
             bound: parts.bound,
@@ -52,8 +56,9 @@ impl QuotientRecord {
         }
     }
 
-    /// The quotient of `game` this record describes; an error when it is malformed.
-    pub fn into_quotient(self, game: &Game) -> Result<MisereQuotient, String> {
+    /// The parts this record holds; an error when it is malformed (not yet checked against a
+    /// game: see [`MisereQuotient::from_parts`] and `MisereEngine::resume`).
+    pub fn into_parts(self) -> Result<QuotientParts, String> {
         if self.version != 1 {
             return Err(format!("unknown quotient record version {}", self.version));
         }
@@ -62,7 +67,7 @@ impl QuotientRecord {
             *p.get_mut(x as usize)
                 .ok_or_else(|| format!("P element {x} outside a monoid of {}", self.size))? = true;
         }
-        let parts = QuotientParts {
+        Ok(QuotientParts {
             bound: self.bound,
             size: self.size,
             table: self.table,
@@ -70,8 +75,12 @@ impl QuotientRecord {
             phi: self.phi,
             words: self.words,
             expansions: self.expansions,
-        };
-        MisereQuotient::from_parts(game, parts).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The quotient of `game` this record describes; an error when it is malformed.
+    pub fn into_quotient(self, game: &Game) -> Result<MisereQuotient, String> {
+        MisereQuotient::from_parts(game, self.into_parts()?).map_err(|e| e.to_string())
     }
 }
 
@@ -81,6 +90,67 @@ pub struct StoredQuotientInfo {
     pub bound: u64,
     pub q_size: u64,
     pub p_size: u64,
+}
+
+/// The JSON of a quotient's record.
+pub(super) fn record_json(q: &MisereQuotient) -> Result<String, StoreError> {
+    serde_json::to_string(&QuotientRecord::of(q)).map_err(|e| {
+        StoreError::Corrupt(format!(
+            "{}: serializing a quotient: {e}",
+            q.game().canonical()
+        ))
+    })
+}
+
+/// The record in `data` (the JSON of a [`QuotientRecord`] of `Q_bound` of `code`); `Corrupt`
+/// when it is too long, malformed, or of another bound.
+pub(super) fn parse_record(
+    code: &str,
+    bound: u64,
+    data: &str,
+) -> Result<QuotientRecord, StoreError> {
+    if data.len() > MAX_RECORD_BYTES {
+        return Err(StoreError::Corrupt(format!(
+            "{code}: stored quotient Q_{bound} is {} bytes",
+            data.len()
+        )));
+    }
+    let record: QuotientRecord = serde_json::from_str(data)
+        .map_err(|e| StoreError::Corrupt(format!("{code}: stored quotient Q_{bound}: {e}")))?;
+    if record.bound != bound {
+        return Err(StoreError::Corrupt(format!(
+            "{code}: the row of Q_{bound} holds Q_{}",
+            record.bound
+        )));
+    }
+    Ok(record)
+}
+
+/// Stores a quotient on an open write transaction (see [`Store::save_quotient`]).
+pub(super) async fn write_quotient(
+    c: &mut sqlx::AnyConnection,
+    q: &MisereQuotient,
+) -> Result<(), StoreError> {
+    let code = q.game().canonical();
+    let bound = i64::try_from(q.bound())
+        .map_err(|_| StoreError::Corrupt(format!("{code}: bound out of range")))?;
+    let data = record_json(q)?;
+    sqlx::query(
+        "INSERT INTO misere_quotients (code, bound, q_size, p_size, data, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) \
+         ON CONFLICT (code, bound) DO UPDATE SET \
+           q_size = excluded.q_size, p_size = excluded.p_size, data = excluded.data, \
+           updated_at = excluded.updated_at",
+    )
+    .bind(code.as_str())
+    .bind(bound)
+    .bind(q.size() as i64)
+    .bind(q.p_size() as i64)
+    .bind(data)
+    .bind(now_ms())
+    .execute(c)
+    .await?;
+    Ok(())
 }
 
 impl Store {
@@ -113,21 +183,7 @@ impl Store {
             return Ok(None);
         };
         let data: String = row.try_get("data")?;
-        if data.len() > MAX_RECORD_BYTES {
-            return Err(StoreError::Corrupt(format!(
-                "{code}: stored quotient Q_{bound} is {} bytes",
-                data.len()
-            )));
-        }
-        let record: QuotientRecord = serde_json::from_str(&data)
-            .map_err(|e| StoreError::Corrupt(format!("{code}: stored quotient Q_{bound}: {e}")))?;
-        if record.bound != bound {
-            return Err(StoreError::Corrupt(format!(
-                "{code}: the row of Q_{bound} holds Q_{}",
-                record.bound
-            )));
-        }
-        record
+        parse_record(&code, bound, &data)?
             .into_quotient(game)
             .map(Some)
             .map_err(|e| StoreError::Corrupt(format!("{code}: stored quotient Q_{bound}: {e}")))
@@ -136,30 +192,9 @@ impl Store {
     /// Stores a quotient (replacing the row of the same code and bound: quotients are
     /// deterministic, so a concurrent writer writes the same data).
     pub async fn save_quotient(&self, q: &MisereQuotient) -> Result<(), StoreError> {
-        let code = q.game().canonical();
-        let bound = i64::try_from(q.bound())
-            .map_err(|_| StoreError::Corrupt(format!("{code}: bound out of range")))?;
-        let data = serde_json::to_string(&QuotientRecord::of(q))
-            .map_err(|e| StoreError::Corrupt(format!("{code}: serializing a quotient: {e}")))?;
         let r = async {
             let mut tx = self.begin_write().await?;
-            let r = sqlx::query(
-                "INSERT INTO misere_quotients (code, bound, q_size, p_size, data, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (code, bound) DO UPDATE SET \
-                   q_size = excluded.q_size, p_size = excluded.p_size, data = excluded.data, \
-                   updated_at = excluded.updated_at",
-            )
-            .bind(code.as_str())
-            .bind(bound)
-            .bind(q.size() as i64)
-            .bind(q.p_size() as i64)
-            .bind(data)
-            .bind(now_ms())
-            .execute(tx.conn())
-            .await
-            .map(|_| ())
-            .map_err(StoreError::from);
+            let r = write_quotient(tx.conn(), q).await;
             tx.finish(r).await
         }
         .await;

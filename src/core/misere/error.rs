@@ -49,6 +49,10 @@ pub enum MisereError {
     /// The budget of an exact game-tree search ran out.
     #[error("the exact search exceeded its budget ({steps} steps, {entries} entries used)")]
     SearchBudgetExceeded { steps: u64, entries: u64 },
+    /// A saved quotient an engine was to resume from failed its check (its shapes, the
+    /// monoid axioms, its canonical form, or the closure checks): it is not used.
+    #[error("the saved quotient Q_{bound} fails its check: {what}")]
+    Unverified { bound: u64, what: String },
     /// An invariant of the algorithm failed; reported rather than panicking.
     #[error("internal error in the misère-quotient computation: {what}")]
     Internal { what: &'static str },

@@ -39,6 +39,8 @@ mod error;
 mod monoid;
 /// The options of one heap as multisets of heaps (the rule of `octal::naive`).
 mod options;
+/// The data a quotient is rebuilt from, and its shape checks.
+mod parts;
 /// The periodicity theorem for pretending functions, checked on computed values.
 mod periodicity;
 /// Generators, relations, normal forms and element names.
@@ -60,7 +62,8 @@ pub use engine::{EngineStats, MisereEngine};
 pub use error::MisereError;
 pub use monoid::{Monoid, Word};
 pub use options::{has_options, heap_options, HeapOption, MAX_OPTION_HEAP};
+pub use parts::QuotientParts;
 pub use periodicity::MiserePeriodicity;
 pub use presentation::{Generator, Presentation, Relation};
-pub use quotient::{MisereAnswer, MisereQuotient, QuotientParts, MOVE_BUDGET};
+pub use quotient::{MisereAnswer, MisereQuotient, MOVE_BUDGET};
 pub use search::{misere_grundy, misere_search};

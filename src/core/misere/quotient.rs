@@ -20,6 +20,7 @@ use super::engine::{EngineStats, MisereEngine};
 use super::error::MisereError;
 use super::monoid::{word_heaps, Monoid, Word};
 use super::options::heap_options;
+use super::parts::QuotientParts;
 use super::periodicity::{detect, MiserePeriodicity};
 use super::presentation::{present, Presentation};
 use super::tame::tame_rank;
@@ -42,26 +43,6 @@ pub struct MisereQuotient {
     periodicity: Option<MiserePeriodicity>,
     expansions: Vec<u64>,
     stats: EngineStats,
-}
-
-/// The data a quotient is rebuilt from ([`MisereQuotient::parts`],
-/// [`MisereQuotient::from_parts`]): everything but what is derived from it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuotientParts {
-    /// The largest heap computed.
-    pub bound: u64,
-    /// `|Q|`.
-    pub size: usize,
-    /// The row-major `size × size` multiplication table.
-    pub table: Vec<u32>,
-    /// `p[x]`: whether element `x` is in the P-portion.
-    pub p: Vec<bool>,
-    /// `Φ(0), …, Φ(bound)`.
-    pub phi: Vec<u32>,
-    /// The least word of every element (`(heap, exponent)` pairs, largest heap first).
-    pub words: Vec<Word>,
-    /// The heaps at which the quotient grew.
-    pub expansions: Vec<u64>,
 }
 
 /// The outcome of a sum of heaps and every winning move.
@@ -111,7 +92,9 @@ impl MisereQuotient {
     /// `Φ(0) = 1`), then the presentation, tameness and periodicity are derived again. The
     /// closure checks are not rerun: the parts must come from a verified quotient.
     pub fn from_parts(game: &Game, parts: QuotientParts) -> Result<MisereQuotient, MisereError> {
-        let bad = |what: &'static str| Err(MisereError::Internal { what });
+        parts
+            .check_shape()
+            .map_err(|what| MisereError::Internal { what })?;
         let QuotientParts {
             bound,
             size,
@@ -121,30 +104,6 @@ impl MisereQuotient {
             words,
             expansions,
         } = parts;
-        if size == 0 || size > u32::MAX as usize || table.len() != size.saturating_mul(size) {
-            return bad("stored quotient: the table is not size × size");
-        }
-        if table.iter().any(|&x| x as usize >= size) {
-            return bad("stored quotient: a product outside the monoid");
-        }
-        if (0..size).any(|x| table[x] as usize != x || table[x * size] as usize != x) {
-            return bad("stored quotient: element 0 is not the identity");
-        }
-        if p.len() != size || words.len() != size {
-            return bad("stored quotient: P or the words do not match the size");
-        }
-        if words
-            .iter()
-            .any(|w| w.iter().map(|&(_, e)| u64::from(e)).sum::<u64>() > 1 << 16)
-        {
-            return bad("stored quotient: a least word is implausibly long");
-        }
-        if phi.len() as u64 != bound.saturating_add(1)
-            || phi.first() != Some(&0)
-            || phi.iter().any(|&x| x as usize >= size)
-        {
-            return bad("stored quotient: the pretending function does not match the bound");
-        }
         let monoid = Monoid::from_table(size, table);
         Ok(MisereQuotient {
             game: game.clone(),

@@ -1,0 +1,5 @@
+-- What a job computes (src/store/jobs.rs): 'sequence' (an octal sequence, every job written
+-- before this migration, and a census's jobs) or 'misere_quotient' (a misère quotient Q_n:
+-- code, max_n = n). SQLite has no ADD COLUMN IF NOT EXISTS: one column per migration
+-- (Store::remigrate).
+ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'sequence';
