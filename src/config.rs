@@ -86,12 +86,9 @@ pub struct Config {
     /// `GRUNDY_INLINE_COINS` — positions larger than this are computed on the compute pool
     /// so that one huge request never stalls the async workers.
     pub inline_coins: usize,
-    /// `GRUNDY_COMPUTE_THREADS` — threads of the compute pool, where larger computations of
-    /// requests run below the async workers' priority (default: cores; accepted 1..=256).
+    /// `GRUNDY_COMPUTE_THREADS` — threads of the compute pool, where the larger computations of
+    /// requests run, in arrival order (default: cores; accepted 1..=256).
     pub compute_threads: usize,
-    /// `GRUNDY_COMPUTE_NICE` — how far below the async workers the compute pool's threads run
-    /// (Linux nice increment, 0..=19; 0: the same priority).
-    pub compute_nice: i32,
     /// `GRUNDY_MAX_CONNECTIONS` — open connections in total; beyond, new ones are closed.
     pub max_connections: usize,
     /// `GRUNDY_MAX_CONNECTIONS_PER_CLIENT` — open connections per client IP address.
@@ -144,7 +141,6 @@ impl Default for Config {
             database_url: Some("sqlite://data/grundy.db".into()),
             inline_coins: 4096,
             compute_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            compute_nice: 10,
             explain_max_coins: 256,
             max_ordinals: 10_000,
             max_ordinal_terms: 100_000,
@@ -298,7 +294,6 @@ impl Config {
             },
             inline_coins: var("GRUNDY_INLINE_COINS", d.inline_coins)?,
             compute_threads: var("GRUNDY_COMPUTE_THREADS", d.compute_threads)?,
-            compute_nice: var("GRUNDY_COMPUTE_NICE", d.compute_nice)?,
             explain_max_coins: var("GRUNDY_EXPLAIN_MAX_COINS", d.explain_max_coins)?,
             max_ordinals: var("GRUNDY_MAX_ORDINALS", d.max_ordinals)?,
             max_ordinal_terms: var("GRUNDY_MAX_ORDINAL_TERMS", d.max_ordinal_terms)?,
@@ -449,13 +444,6 @@ impl Config {
                     reason: "must be at least 1".into(),
                 });
             }
-        }
-        if !(0..=19).contains(&cfg.compute_nice) {
-            return Err(ConfigError {
-                name: "GRUNDY_COMPUTE_NICE",
-                value: cfg.compute_nice.to_string(),
-                reason: "must be 0..=19".into(),
-            });
         }
         if cfg.compute_threads > 256 {
             return Err(ConfigError {

@@ -156,7 +156,8 @@ where
 }
 
 /// The response to a body that could not be read. A body refused before it had all been read
-/// (408, 413) is marked [`UnreadBody`]: the connection closes with a lingering read.
+/// (408, 413) is marked [`UnreadBody`]: on HTTP/1 the answer then says `Connection: close` and
+/// the connection closes with a lingering read (see [`crate::http::server`]).
 fn refusal(e: BodyError, rules: &BodyRules) -> Response {
     let mut response = match e {
         BodyError::TooLarge => problem::respond(
@@ -168,10 +169,7 @@ fn refusal(e: BodyError, rules: &BodyRules) -> Response {
                 ),
                 None,
             ),
-            Extra {
-                close: true,
-                ..Extra::default()
-            },
+            Extra::default(),
         ),
         BodyError::TooSlow { received, waited } => too_slow(received, waited, rules),
         // The stream itself broke (the client went away): nothing to linger for.

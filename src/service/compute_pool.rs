@@ -1,5 +1,5 @@
 //! The compute pool: where the large computations of requests run, off the async workers and
-//! below them in priority.
+//! at most one per core at a time.
 //!
 //! A request whose computation is large (more than `GRUNDY_INLINE_COINS` coins, the budgeted
 //! searches) used to run it on tokio's blocking pool: one more thread per request, up to
@@ -10,11 +10,10 @@
 //! Here a fixed set of threads (`GRUNDY_COMPUTE_THREADS`, default one per core) takes the
 //! computations in the order they come (a request waiting for one still holds its concurrency
 //! slot and is bounded by the request timeout; a computation whose request has gone is
-//! skipped). On Linux the threads run at a lower priority (`GRUNDY_COMPUTE_NICE`, default +10),
-//! so a core that a computation holds is handed to an async worker — or to any other process
-//! of the host — as soon as it has something to do: the edge stays responsive however much is
-//! computed, and the computations still get every cycle nobody else wants (BENCHMARKS.md,
-//! "Large uploads under load").
+//! skipped). However much is queued, at most one computation per core is runnable, so the
+//! async workers always get their share of the CPU and the edge stays responsive
+//! (BENCHMARKS.md, "Large uploads under load": a small request's median latency during a burst
+//! of 200,000-coin uploads went from about 0.3 s to a few milliseconds).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -35,16 +34,14 @@ pub enum ComputeError {
 /// the pool is dropped.
 pub struct ComputePool {
     threads: usize,
-    nice: i32,
     queue: OnceLock<Mutex<mpsc::Sender<Task>>>,
 }
 
 impl ComputePool {
-    /// A pool of `threads` threads (at least one), `nice` below the caller's priority (Linux).
-    pub fn new(threads: usize, nice: i32) -> Self {
+    /// A pool of `threads` threads (at least one).
+    pub fn new(threads: usize) -> Self {
         ComputePool {
             threads: threads.max(1),
-            nice,
             queue: OnceLock::new(),
         }
     }
@@ -89,11 +86,9 @@ impl ComputePool {
             let rx = Arc::new(Mutex::new(rx));
             for i in 0..self.threads {
                 let rx = rx.clone();
-                let nice = self.nice;
                 let spawned = std::thread::Builder::new()
                     .name(format!("grundy-compute-{i}"))
                     .spawn(move || {
-                        lower_priority(nice);
                         loop {
                             // One thread waits on the queue at a time; the others on the lock.
                             let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
@@ -112,26 +107,6 @@ impl ComputePool {
     }
 }
 
-/// Lowers the calling thread's priority by `nice` (Linux: a thread's nice value is its own,
-/// and `nice` changes the calling thread's).
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)] // one system call through libc; std has no way to set a thread's priority
-fn lower_priority(nice: i32) {
-    if nice == 0 {
-        return;
-    }
-    // SAFETY: `nice` takes a plain integer and touches no memory of ours.
-    if unsafe { libc::nice(nice) } == -1 {
-        tracing::debug!(
-            error = %std::io::Error::last_os_error(),
-            "a compute thread keeps its priority"
-        );
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn lower_priority(_nice: i32) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +114,7 @@ mod tests {
 
     #[tokio::test]
     async fn runs_in_order_survives_a_panic_and_skips_what_nobody_waits_for() {
-        let pool = Arc::new(ComputePool::new(1, 0));
+        let pool = Arc::new(ComputePool::new(1));
         assert_eq!(pool.run(|| 6 * 7).await.unwrap(), 42);
         let e = pool
             .run(|| -> u32 { panic!("boom") })
@@ -172,19 +147,5 @@ mod tests {
         assert!(busy.await.unwrap().unwrap());
         assert_eq!(pool.run(|| 2).await.unwrap(), 2);
         assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
-    }
-
-    #[cfg(target_os = "linux")]
-    #[tokio::test]
-    async fn its_threads_run_below_the_async_workers() {
-        #[allow(unsafe_code)]
-        fn own_nice() -> i32 {
-            // SAFETY: plain integers in and out; `PRIO_PROCESS, 0` is the calling thread.
-            unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
-        }
-        let here = own_nice();
-        let pool = ComputePool::new(1, 10);
-        let there = pool.run(own_nice).await.unwrap();
-        assert_eq!(there, (here + 10).min(19));
     }
 }

@@ -5,7 +5,7 @@ pub mod archive; // a window job's archive: the values its engine dropped, read 
 pub mod auth; // who may do what with jobs: access modes, callers, scopes, ownership, quotas
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod census; // censuses: one job per game, created together within quotas, read as a table with verified verdicts
-pub mod compute_pool; // the compute pool: fixed threads, below the async workers' priority, for the large computations of requests
+pub mod compute_pool; // the compute pool: a fixed thread per core for the large computations of requests
 mod job_retry; // what a job worker does while the store fails: back-off, retries, the stall it shows
 pub mod keys; // API keys: scopes, the key file of hashes, a fresh key, constant-time lookup
 pub mod misere; // verified misère quotients per (code, bound): cached, stored, computed within the time limit

@@ -30,7 +30,7 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub config: Arc<Config>,
     pub cache: ResponseCache,
-    /// Where the larger computations of requests run (below the async workers' priority).
+    /// Where the larger computations of requests run (a fixed thread per core).
     pub compute: ComputePool,
     /// Resumable octal solvers per canonical code: the only way to a solver.
     pub octal: OctalService,
@@ -76,7 +76,7 @@ impl AppState {
         );
         let misere = MisereService::new(config.octal_sync_time, store.clone());
         let auth = Auth::from_config(&config);
-        let compute = ComputePool::new(config.compute_threads, config.compute_nice);
+        let compute = ComputePool::new(config.compute_threads);
         AppState(Arc::new(Shared {
             auth,
             config: Arc::new(config),
