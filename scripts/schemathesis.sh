@@ -162,6 +162,14 @@ expect 422 $PJ POST /v1/octal/census "${J[@]}" -d '{"codes": ["0.6", "nope"], "m
 expect 404 $PJ GET "/v1/octal/census/$other_census" -H "authorization: Bearer $TIGHT_KEY"
 expect 404 $PJ DELETE "/v1/octal/census/$other_census" -H "authorization: Bearer $TIGHT_KEY"
 expect 200 text/csv GET "/v1/octal/census/$other_census" -H "authorization: Bearer $OTHER_KEY" -H 'accept: text/csv'
+# Misère quotients by a job ("async": true): a job submission like any other.
+M='{"code": "0.07", "max_heap": 40, "async": true}'
+expect 401 $PJ POST /v1/octal/misere/quotient "${J[@]}" -d "$M"
+expect 403 $PJ POST /v1/octal/misere/quotient "${J[@]}" -d "$M" -H "authorization: Bearer $READER_KEY"
+expect 429 $PJ POST /v1/octal/misere/quotient "${J[@]}" -d "$M" -H "authorization: Bearer $TIGHT_KEY"
+expect 202 application/json POST /v1/octal/misere/quotient "${J[@]}" -d "$M" -H "authorization: Bearer $OTHER_KEY"
+expect 202 application/json GET '/v1/octal/misere/quotient?code=0.07&max_heap=40'
+expect 422 $PJ GET '/v1/octal/jobs?kind=census' "${K[@]}"
 expect 200 text/html GET /problems/unauthorized
 expect 200 text/html GET /problems/invalid-value
 expect 200 text/html GET /problems/budget-exceeded

@@ -307,7 +307,7 @@ fn accepted(code: String, max_heap: u64, status: JobStatus) -> Response {
 /// then `GET /v1/octal/misere/quotient`.
 #[utoipa::path(
     post, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient", tag = "octal",
-    request_body = QuotientRequest, security((), ("api_key" = [])),
+    request_body = QuotientRequest,
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
         (status = 202, description = "`async`: a job computes it (the caller's job for this quotient if it has one queued or running); the job document, the Location header points at the job", body = JobResponse,
