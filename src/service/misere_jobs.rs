@@ -222,6 +222,10 @@ impl QuotientRun<'_> {
         let (limit, max_steps) = (config.misere_job_time, config.misere_job_steps);
         let shared = Arc::new(Shared::default());
         shared.want_state.store(true, Ordering::Release);
+        // Until the engine reports, the progress stays where the job's last run left it.
+        shared.heap.store(self.progress.heap, Ordering::Release);
+        shared.q_size.store(self.progress.q_size, Ordering::Release);
+        shared.p_size.store(self.progress.p_size, Ordering::Release);
         let started = Instant::now();
         let deadline = started + time_left;
         let used_ms = self.progress.compute_ms;
