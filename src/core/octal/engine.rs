@@ -119,6 +119,9 @@ pub struct Engine {
     review_scanned: u64,
     scan_per_heap: Option<f64>,
     allow_sparse: bool,
+    /// Sparse mode may use bit marks while values are below 64 (`bitmarks.rs`); tests switch
+    /// it off to compare with the stamp arrays.
+    bit_marks: bool,
     /// Sparse blocks computed with the parallel rare-pair pass (diagnostics, tests).
     sparse_blocks: u64,
     /// Least rare pairs per heap for the parallel pass ([`PARALLEL_RARE_PAIRS`]; tests lower it).
@@ -179,6 +182,7 @@ impl Engine {
             review_scanned: 0,
             scan_per_heap: None,
             allow_sparse: true,
+            bit_marks: true,
             sparse_blocks: 0,
             parallel_rare_pairs: PARALLEL_RARE_PAIRS,
             keep: Keep::All,
@@ -374,6 +378,21 @@ impl Engine {
             Mode::Sparse(sp) => sp.far(),
             _ => Vec::new(),
         }
+    }
+
+    /// Tests: bit marks where values allow (the default), or never (see `sparse.rs`).
+    #[cfg(test)]
+    pub(crate) fn set_bit_marks(&mut self, on: bool) {
+        self.bit_marks = on;
+        if let Mode::Sparse(sp) = &mut self.mode {
+            sp.set_bit_marks(on);
+        }
+    }
+
+    /// Tests: whether sparse mode runs on bit marks now.
+    #[cfg(test)]
+    pub(crate) fn bit_marks_in_use(&self) -> bool {
+        matches!(&self.mode, Mode::Sparse(sp) if sp.bits_in_use())
     }
 
     /// Tests: every rare check reads its splits through the archive path (see `sparse.rs`).
@@ -1005,7 +1024,9 @@ impl Engine {
 
     fn new_sparse(&self, mask: u32) -> Sparse {
         let words = self.words;
-        with_cells!(self.values.as_ref(), |g| Sparse::new(mask, g, words))
+        let mut sp = with_cells!(self.values.as_ref(), |g| Sparse::new(mask, g, words));
+        sp.set_bit_marks(self.bit_marks);
+        sp
     }
 
     /// Re-chooses the two-heap method from the value counts (see `sparse::best_mask`).
@@ -1197,6 +1218,47 @@ mod tests {
                 500
             };
             check(&code, n);
+        }
+    }
+
+    #[test]
+    fn bit_marks_agree_with_stamps() {
+        // Values below 64 run on bit marks (`bitmarks.rs`): .167, .1777 and .156 throughout,
+        // .6 and Grundy's game until a value reaches 64 (the switch may fall inside a block).
+        for (code, n, bits_at_end) in [
+            ("0.167", 40_000, true),
+            ("0.1777", 20_000, true),
+            ("0.156", 20_000, true),
+            ("0.6", 12_000, false),
+            ("grundy", 12_000, false),
+        ] {
+            let run = |bits: bool, threads: usize| {
+                let mut e = Engine::new(&Game::parse(code).unwrap());
+                e.set_threads(threads);
+                if threads > 1 {
+                    e.force_parallel_sparse(1); // every block's rare pairs on the threads
+                }
+                e.set_bit_marks(bits);
+                e.extend_to(n, &mut || false).unwrap();
+                if threads > 1 {
+                    // (Two threads may prefer dense scans: then nothing is compared here.)
+                    return e.into_values().to_u32_vec();
+                }
+                assert_eq!(e.stats().mode, "sparse", "{code}");
+                if bits {
+                    // In use exactly while every value is below 64.
+                    let small = e.stats().max_value < 64;
+                    assert_eq!(small, bits_at_end, "{code}");
+                    assert_eq!(e.bit_marks_in_use(), small, "{code}");
+                } else {
+                    assert!(!e.bit_marks_in_use());
+                }
+                e.into_values().to_u32_vec()
+            };
+            let stamps = run(false, 1);
+            assert_eq!(run(true, 1), stamps, "{code}");
+            assert_eq!(run(true, 2), stamps, "{code} (parallel rare pairs)");
+            assert_eq!(&stamps[..1500], &naive(code, 1500)[..], "{code}");
         }
     }
 

@@ -24,6 +24,7 @@
 #[cfg(test)]
 mod acceptance_tests;
 pub mod archive;
+mod bitmarks;
 mod bitset;
 pub mod code;
 mod dense;

@@ -19,7 +19,7 @@
 //! **Part rules** (Grundy's game: the parts must be unequal). Every loop below walks only the
 //! *allowed* splits `(a, r − a)`, those with `|2a − r| ≥ gap` (see [`split_range`]): the
 //! forbidden ones form a window of positions around `r/2`, which the block pass skips and
-//! each heap adds back with an exact test (`mark_block_rest`). The parity argument is about
+//! each heap adds back with an exact test (`block_rest`). The parity argument is about
 //! the set of pairs examined, so it holds for any rule that keeps or drops whole pairs.
 //!
 //! Nothing here depends on the mask being a good one — a bad mask only costs time — so the
@@ -27,6 +27,8 @@
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
 use super::archive::{fill, Backing, Run, READ_RUN};
+use super::bitmarks::{self, bit};
+use super::bitset::mex;
 use super::error::OctalError;
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, HEAPS};
@@ -104,6 +106,15 @@ pub(crate) struct Sparse {
     /// Tests: every rare check scans from its first split through [`fill`] (the archive for
     /// what is not kept) instead of the probes and the kept values.
     force_read_back: bool,
+    /// Bit marks (`bitmarks.rs`): while every value is below 64 (one word of exclusions), a
+    /// heap's marks are one u64 instead of a stamp array — no stores, and the rare check's
+    /// "all seen?" is one AND. `allow_bits` (tests switch it off) and `bits` (in use now).
+    allow_bits: bool,
+    bits: bool,
+    /// Bit marks: the premarked block's sets, and the rare / common values below 64.
+    block_bits: [u64; HEAPS],
+    rare_bits: u64,
+    common_bits: u64,
 }
 
 /// A rare position beyond the window (window mode), its value, and a run of values around its
@@ -117,6 +128,8 @@ struct Far {
 
 /// Occurrences per common value in the probe list.
 const PROBES_PER_VALUE: usize = 16;
+/// Bit marks: pairs between two "all missing values seen?" tests (one AND each).
+const BITS_BATCH: usize = 16;
 /// The head of the probe list is marked for a whole block of heaps, like the rare pairs:
 /// four heaps at a time a pair costs about 0.4 of a pair of the per-heap scan, but a heap
 /// whose rare check needs fewer pairs (or none) wastes the rest. With N the pairs a heap
@@ -155,6 +168,11 @@ impl Sparse {
             rare_limit: usize::MAX,
             far: Vec::new(),
             force_read_back: false,
+            allow_bits: true,
+            bits: false,
+            block_bits: [0; HEAPS],
+            rare_bits: 0,
+            common_bits: 0,
         };
         s.widen(words);
         for (a, &v) in g.iter().enumerate() {
@@ -246,6 +264,23 @@ impl Sparse {
     /// Tables built again for another mask keep what a test switched on.
     pub(crate) fn inherit_test_flags(&mut self, old: &Sparse) {
         self.force_read_back = old.force_read_back;
+        self.set_bit_marks(old.allow_bits);
+    }
+
+    /// Tests: whether heaps are computed with bit marks now.
+    #[cfg(test)]
+    pub(crate) fn bits_in_use(&self) -> bool {
+        self.bits
+    }
+
+    /// Bit marks where values allow (the default), or stamps always (tests: the path without
+    /// the fast one).
+    pub(crate) fn set_bit_marks(&mut self, allow: bool) {
+        self.allow_bits = allow;
+        self.premarked = None;
+        // The engine's exclusion width is twice the value range (`words_for`): two words
+        // while every value is below 64.
+        self.bits = allow && self.rare_list.len() + self.common_list.len() <= 128;
     }
 
     /// Tests: see the field `force_read_back`.
@@ -274,6 +309,13 @@ impl Sparse {
         };
         self.rare_list = table(true);
         self.common_list = table(false);
+        let set = |list: &[u16]| {
+            let low = list.iter().take_while(|&&v| v < 64);
+            low.fold(0u64, |m, &v| m | bit(v))
+        };
+        (self.rare_bits, self.common_bits) = (set(&self.rare_list), set(&self.common_list));
+        // A block premarked in one representation is not read in the other.
+        self.set_bit_marks(self.allow_bits);
     }
 
     /// Records G(n) = v.
@@ -356,85 +398,219 @@ impl Sparse {
         self.probe_built = n;
     }
 
-    /// The pairs with a rare part of heap `n = first + j` that [`mark_rare_pairs_block`] left
-    /// out when it marked the block from `first`: positions a < HEAPS − u (partner ≥ first,
-    /// unknown then) and a ≥ first − u (a itself unknown then).
-    /// With a part rule (`gap > 0`) it also adds the pairs of the block's forbidden window
-    /// ([`gap_window`]) that are allowed for this heap; every pair marked here is tested.
-    /// (Pairs already in `excl` through `split_at` may be marked again: harmless.)
-    ///
-    /// [`gap_window`]: super::split::gap_window
-    #[allow(clippy::too_many_arguments)]
-    fn mark_block_rest<T: Cell>(
+    /// Starts a block of [`HEAPS`] heaps at `n` (see [`batchable`]): chooses the probe head
+    /// and hands `f(positions, values, r)` every run of positions whose pairs with the totals
+    /// `r..r + HEAPS` the block pass marks — the head, then the rare positions of every digit
+    /// less the gap window and what `split_at` premarked. Each heap adds the rest
+    /// ([`block_rest`]).
+    fn block_pairs(
         &mut self,
-        g: View<'_, T>,
         n: usize,
-        first: usize,
         twos: &[i64],
         gap: usize,
-        stamp: Stamp,
-        j: usize,
+        mut f: impl FnMut(&[u32], &[u16], usize),
     ) {
-        let mark = slot(&mut self.marks, j);
+        self.refresh_probe(n);
+        // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1. Below the least
+        // total's largest allowed smaller part they are allowed for every heap of the block.
+        let in_range = twos
+            .iter()
+            .all(|&u| self.probe_max <= (n - u as usize).saturating_sub(gap) / 2);
+        self.head = if in_range {
+            self.head_len.min(self.probe_eligible)
+        } else {
+            0
+        };
+        self.scanned_pairs += (HEAPS * self.head * twos.len()) as u64;
         for &u in twos {
-            let u = u as usize; // ≥ 0 for a premarked block
-            let r = n - u;
-            let low = self
+            let r = n - u as usize;
+            if self.head > 0 {
+                f(&self.probe[..self.head], &self.probe_vals[..self.head], r);
+            }
+            let start = self
                 .rare
-                .partition_point(|&a| (a as usize) < HEAPS - u.min(HEAPS));
-            let high = self.rare.partition_point(|&a| (a as usize) < first - u);
+                .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
             let end = self.rare.partition_point(|&a| (a as usize) < r);
-            let (w0, w1) = window_indices(&self.rare, first - u, gap);
-            let w1 = w1.min(end);
-            for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
-                let a = self.rare[i] as usize;
-                if allowed(a, r, gap) {
-                    mark[usize::from(self.rare_vals[i] ^ g.near(r - a).low16())] = stamp;
-                }
+            // Skip the forbidden window (`block_rest` adds what each heap allows) and the
+            // positions in (r + HEAPS − 1 − split_at, split_at), which pair below split_at for
+            // every heap of the block: already in `excl`.
+            let window = window_indices(&self.rare, r, gap);
+            let cut = premarked_cut(&self.rare, self.split_at, r + HEAPS - 1, start, end);
+            for (i, k) in without(start, end, [window, cut]) {
+                f(&self.rare[i..k], &self.rare_vals[i..k], r);
             }
         }
     }
 
-    /// The pairs `(p, r − p)` of heap `n` with `p` a rare position beyond the window, into
-    /// slot `j` with `stamp`: `p` as the smaller or the larger part, as the part rule allows.
-    /// The partners come from each far position's run (the archive, a run at a time).
-    #[allow(clippy::too_many_arguments)]
-    fn mark_far<T: Cell>(
-        &mut self,
-        g: View<'_, T>,
-        backing: &mut Option<Backing<'_>>,
+    /// One heap's pairs with a rare part, outside a block: `f(positions, values, r)` for every
+    /// run of allowed rare positions of every digit (total r), less those pairing below
+    /// `split_at` (already in `excl`).
+    fn heap_pairs(
+        &self,
         n: usize,
         twos: &[i64],
         gap: usize,
-        stamp: Stamp,
-        j: usize,
-    ) -> Result<(), OctalError> {
-        let mark = slot(&mut self.marks, j);
+        mut f: impl FnMut(&[u32], &[u16], usize),
+    ) {
         for &u in twos {
             let Some((r, lo, hi)) = split_range(n, u, gap) else {
                 continue;
             };
-            for f in &mut self.far {
-                if f.pos > r - lo {
-                    break; // ascending: every later one too
+            // Allowed positions: the smaller part in [lo, hi] or the larger part in
+            // [r − hi, r − lo].
+            let pos = |x: usize| self.rare.partition_point(|&a| (a as usize) < x);
+            let (s1, e1) = (pos(lo), pos(hi + 1));
+            let (s2, e2) = (pos(r - hi).max(e1), pos(r - lo + 1));
+            let cut = premarked_cut(&self.rare, self.split_at, r, s1, e2);
+            for (i, k) in without(s1, e2, [(e1, s2), cut]) {
+                f(&self.rare[i..k], &self.rare_vals[i..k], r);
+            }
+        }
+    }
+
+    /// [`Sparse::step`] with bit marks (every value below 64): the same method, the marks of a
+    /// heap one u64 (`bitmarks.rs`).
+    fn step_bits<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        n: usize,
+        twos: &[i64],
+        gap: usize,
+        excl: u64,
+        backing: &mut Option<Backing<'_>>,
+    ) -> Result<u32, OctalError> {
+        let j = match self.premarked {
+            Some((first, _)) if n > first && n < first + HEAPS => n - first,
+            _ if batchable(n, twos) => {
+                self.premarked = Some((n, 0));
+                let mut acc = [0u64; HEAPS];
+                self.block_pairs(n, twos, gap, |pos, vals, r| {
+                    bitmarks::pairs_block(pos, vals, g.tail, r - g.base, &mut acc);
+                });
+                self.block_bits = acc;
+                0
+            }
+            _ => {
+                self.premarked = None;
+                self.refresh_probe(n);
+                self.head = 0;
+                let mut m = 0;
+                self.heap_pairs(n, twos, gap, |pos, vals, r| {
+                    m |= bitmarks::pairs(pos, vals, g.tail, r - g.base);
+                });
+                self.block_bits[0] = m;
+                0
+            }
+        };
+        let mut m = self.block_bits[j] | excl;
+        if let Some((first, _)) = self.premarked {
+            block_rest(&self.rare, &self.rare_vals, g, n, first, twos, gap, |x| {
+                m |= bit(x)
+            });
+        }
+        if !self.far.is_empty() {
+            far_pairs(&mut self.far, g, backing, n, twos, gap, |x| m |= bit(x))?;
+        }
+        // Least common value not excluded (64 when all below 64 are: no pair reaches 64).
+        let c = (!m & self.common_bits).trailing_zeros();
+        // (2) rare values below c that are not yet excluded.
+        let below_c = if c >= 64 { u64::MAX } else { (1u64 << c) - 1 };
+        let mut missing = self.rare_bits & below_c & !m;
+        if missing == 0 {
+            self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
+            return Ok(c);
+        }
+        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
+        self.scans += 1;
+        let premarked_probes = self.head;
+        'scan: {
+            if self.force_read_back {
+                for &u in twos {
+                    if let Some((r, lo, hi)) = split_range(n, u, gap) {
+                        scan_read_back(g, backing, r, lo, hi, &mut self.scanned_pairs, |l, rr| {
+                            m |= bitmarks::zip(l, rr);
+                            missing &= !m;
+                            missing == 0
+                        })?;
+                        if missing == 0 {
+                            break 'scan;
+                        }
+                    }
                 }
-                let p = f.pos;
-                if (p >= lo && p <= hi) || p >= r - hi {
-                    // The runs serve every digit: they start a little before the partner.
-                    let x = r - p;
-                    let v = f.run.get(g, backing, x, false, n)?;
-                    mark[usize::from(f.val ^ v)] = stamp;
+                break 'scan;
+            }
+            for &u in twos {
+                let Some((r, lo, hi)) = split_range(n, u, gap) else {
+                    continue;
+                };
+                let all_in = self.probe_min >= lo && self.probe_max <= hi;
+                let mut i = premarked_probes;
+                while i < self.probe.len() {
+                    let end = (i + BITS_BATCH).min(self.probe.len());
+                    let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
+                    if all_in {
+                        m |= bitmarks::pairs(pa, pv, g.tail, r - g.base);
+                    } else {
+                        for (&a, &va) in pa.iter().zip(pv) {
+                            let a = a as usize;
+                            if a >= lo && a <= hi {
+                                m |= bit(va ^ g.near(r - a).low16());
+                            }
+                        }
+                    }
+                    self.scanned_pairs += (end - i) as u64;
+                    i = end;
+                    missing &= !m;
+                    if missing == 0 {
+                        break 'scan;
+                    }
+                }
+            }
+            for &u in twos {
+                let Some((r, lo, hi)) = split_range(n, u, gap) else {
+                    continue;
+                };
+                let stop = scan_end(g, r, lo, hi);
+                let mut a = lo;
+                while a < stop {
+                    let end = (a + 4 * BITS_BATCH).min(stop);
+                    let left = &g.front[a..end];
+                    let right = &g.tail[r + 1 - end - g.base..=r - a - g.base];
+                    m |= bitmarks::zip(left, right);
+                    self.scanned_pairs += (end - a) as u64;
+                    a = end;
+                    missing &= !m;
+                    if missing == 0 {
+                        break 'scan;
+                    }
+                }
+                if stop <= hi {
+                    if let Some(b) = backing {
+                        b.counts.deep_scans += 1;
+                    }
+                    scan_read_back(g, backing, r, stop, hi, &mut self.scanned_pairs, |l, rr| {
+                        m |= bitmarks::zip(l, rr);
+                        missing &= !m;
+                        missing == 0
+                    })?;
+                    if missing == 0 {
+                        break 'scan;
+                    }
                 }
             }
         }
-        Ok(())
+        // Every missing value is below c: the least of them, if any, is G(n).
+        Ok(if missing == 0 {
+            c
+        } else {
+            missing.trailing_zeros()
+        })
     }
 
-    /// The rare check's scan past what is kept: splits `(a, r − a)` for `a` from `from` to
-    /// `hi`, both sides read a run at a time ([`fill`]: front, archive, tail). With `until_found`
-    /// it stops once every missing rare value is seen, else it marks every pair.
+    /// [`scan_read_back`] into slot `j` with `stamp`; `until_found`: stop once nothing is
+    /// missing, else mark every pair.
     #[allow(clippy::too_many_arguments)]
-    fn scan_read_back<T: Cell>(
+    fn read_back_stamps<T: Cell>(
         &mut self,
         g: View<'_, T>,
         backing: &mut Option<Backing<'_>>,
@@ -445,33 +621,25 @@ impl Sparse {
         j: usize,
         until_found: bool,
     ) -> Result<(), OctalError> {
-        let (mut left, mut right) = (Vec::new(), Vec::new());
-        let mut a = from;
-        // Batches of a run, doubling up to SCAN_RUN: few reads for a scan to the end, little
-        // read in vain for one whose witnesses come soon.
-        let mut batch = READ_RUN;
-        while a <= hi {
-            let end = (a + batch).min(hi + 1);
-            batch = (2 * batch).min(SCAN_RUN);
-            let len = end - a;
-            left.resize(len, 0);
-            right.resize(len, 0);
-            fill(g, backing, a, &mut left)?;
-            fill(g, backing, r + 1 - end, &mut right)?;
-            let mark = slot(&mut self.marks, j);
-            for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                mark[usize::from(x ^ y)] = stamp;
-            }
-            self.scanned_pairs += len as u64;
-            a = end;
-            if until_found {
-                drop_marked(&mut self.missing, mark, stamp);
-                if self.missing.is_empty() {
-                    break;
+        let mark = slot(&mut self.marks, j);
+        let missing = &mut self.missing;
+        scan_read_back(
+            g,
+            backing,
+            r,
+            from,
+            hi,
+            &mut self.scanned_pairs,
+            |left, right| {
+                for (&x, &y) in left.iter().zip(right.iter().rev()) {
+                    mark[usize::from(x ^ y)] = stamp;
                 }
-            }
-        }
-        Ok(())
+                until_found && {
+                    drop_marked(missing, mark, stamp);
+                    missing.is_empty()
+                }
+            },
+        )
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
@@ -489,6 +657,11 @@ impl Sparse {
         backing: &mut Option<Backing<'_>>,
     ) -> Result<u32, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
+        if self.bits {
+            let g = self.step_bits(g, n, twos, gap, excl[0], backing)?;
+            // 64: every value below 64 is excluded, and no pair reaches 64 — only other moves.
+            return Ok(if g < 64 { g } else { 64 + mex(&excl[1..]) });
+        }
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
             self.marks.fill(0);
             self.stamp = 0;
@@ -498,63 +671,21 @@ impl Sparse {
         // positions a ≥ HEAPS − u are all below n, so they are marked for the whole block in
         // one pass (shared loads, four consecutive partners per position); the few others
         // (and, with a part rule, the window of positions forbidden for some heap of the
-        // block) are added per heap by `mark_block_rest`.
-        let batchable = twos.iter().all(|&u| u >= 0 && n as i64 - u >= HEAPS as i64);
+        // block) are added per heap by `block_rest`.
         let (j, stamp) = match self.premarked {
             Some((first, s0)) if n > first && n < first + HEAPS => {
                 let j = n - first;
                 (j, s0 + j as Stamp)
             }
-            _ if batchable => {
+            _ if batchable(n, twos) => {
                 let s0 = self.stamp + 1;
                 self.stamp += HEAPS as Stamp;
                 self.premarked = Some((n, s0));
-                self.refresh_probe(n);
-                // Probes are ≥ HEAPS and ≤ n/2 < r: their partners are known and ≥ 1. Below
-                // the least total's largest allowed smaller part they are allowed for every
-                // heap of the block.
-                let in_range = twos
-                    .iter()
-                    .all(|&u| self.probe_max <= (n - u as usize).saturating_sub(gap) / 2);
-                self.head = if in_range {
-                    self.head_len.min(self.probe_eligible)
-                } else {
-                    0
-                };
-                self.scanned_pairs += (HEAPS * self.head * twos.len()) as u64;
-                for &u in twos {
-                    let r = n - u as usize;
-                    if self.head > 0 {
-                        let head = self.head;
-                        mark_rare_pairs_block(
-                            &self.probe[..head],
-                            &self.probe_vals[..head],
-                            g.tail,
-                            r - g.base,
-                            &mut self.marks,
-                            s0,
-                        );
-                    }
-                    let start = self
-                        .rare
-                        .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
-                    let end = self.rare.partition_point(|&a| (a as usize) < r);
-                    // Skip the forbidden window (`mark_block_rest` adds what each heap
-                    // allows) and the positions in (r + HEAPS − 1 − split_at, split_at), which
-                    // pair below split_at for every heap of the block: already in `excl`.
-                    let window = window_indices(&self.rare, r, gap);
-                    let cut = premarked_cut(&self.rare, self.split_at, r + HEAPS - 1, start, end);
-                    for (i, k) in without(start, end, [window, cut]) {
-                        mark_rare_pairs_block(
-                            &self.rare[i..k],
-                            &self.rare_vals[i..k],
-                            g.tail,
-                            r - g.base,
-                            &mut self.marks,
-                            s0,
-                        );
-                    }
-                }
+                let mut marks = std::mem::take(&mut self.marks);
+                self.block_pairs(n, twos, gap, |pos, vals, r| {
+                    mark_rare_pairs_block(pos, vals, g.tail, r - g.base, &mut marks, s0);
+                });
+                self.marks = marks;
                 (0, s0)
             }
             _ => {
@@ -563,31 +694,26 @@ impl Sparse {
                 self.head = 0;
                 self.stamp += 1;
                 let stamp = self.stamp;
-                let mark = slot(&mut self.marks, 0);
-                for &u in twos {
-                    let Some((r, lo, hi)) = split_range(n, u, gap) else {
-                        continue;
-                    };
-                    // Allowed positions: the smaller part in [lo, hi] or the larger part in
-                    // [r − hi, r − lo]; less those pairing below split_at (already in `excl`).
-                    let pos = |x: usize| self.rare.partition_point(|&a| (a as usize) < x);
-                    let (s1, e1) = (pos(lo), pos(hi + 1));
-                    let (s2, e2) = (pos(r - hi).max(e1), pos(r - lo + 1));
-                    let cut = premarked_cut(&self.rare, self.split_at, r, s1, e2);
-                    let parts = without(s1, e2, [(e1, s2), cut]);
-                    for (i, k) in parts {
-                        let (pos, vals) = (&self.rare[i..k], &self.rare_vals[i..k]);
-                        mark_rare_pairs(pos, vals, g.tail, r - g.base, mark, stamp);
-                    }
-                }
+                let mut marks = std::mem::take(&mut self.marks);
+                let mark = slot(&mut marks, 0);
+                self.heap_pairs(n, twos, gap, |pos, vals, r| {
+                    mark_rare_pairs(pos, vals, g.tail, r - g.base, mark, stamp);
+                });
+                self.marks = marks;
                 (0, stamp)
             }
         };
         if let Some((first, _)) = self.premarked {
-            self.mark_block_rest(g, n, first, twos, gap, stamp, j);
+            let mark = slot(&mut self.marks, j);
+            block_rest(&self.rare, &self.rare_vals, g, n, first, twos, gap, |x| {
+                mark[usize::from(x)] = stamp;
+            });
         }
         if !self.far.is_empty() {
-            self.mark_far(g, backing, n, twos, gap, stamp, j)?;
+            let mark = slot(&mut self.marks, j);
+            far_pairs(&mut self.far, g, backing, n, twos, gap, |x| {
+                mark[usize::from(x)] = stamp;
+            })?;
         }
         let mark = slot(&mut self.marks, j);
         for (w, &bits) in excl.iter().enumerate() {
@@ -610,7 +736,7 @@ impl Sparse {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
-                self.scan_read_back(g, backing, r, lo, hi, stamp, j, false)?;
+                self.read_back_stamps(g, backing, r, lo, hi, stamp, j, false)?;
             }
             let mark = slot(&mut self.marks, j);
             return Ok((0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32);
@@ -636,7 +762,7 @@ impl Sparse {
             if self.force_read_back {
                 for &u in twos {
                     if let Some((r, lo, hi)) = split_range(n, u, gap) {
-                        self.scan_read_back(g, backing, r, lo, hi, stamp, j, true)?;
+                        self.read_back_stamps(g, backing, r, lo, hi, stamp, j, true)?;
                         if self.missing.is_empty() {
                             break 'scan;
                         }
@@ -701,7 +827,7 @@ impl Sparse {
                     if let Some(b) = backing {
                         b.counts.deep_scans += 1;
                     }
-                    self.scan_read_back(g, backing, r, stop, hi, stamp, j, true)?;
+                    self.read_back_stamps(g, backing, r, stop, hi, stamp, j, true)?;
                     if self.missing.is_empty() {
                         break 'scan;
                     }
@@ -854,6 +980,117 @@ pub(crate) fn best_mask(counts: &[u64]) -> (u32, u64) {
         .min_by_key(|&(_, &v)| v)
         .map_or((1, total), |(m, &v)| (m, v));
     (m as u32, ((total + v) / 2) as u64)
+}
+
+/// The pairs with a rare part of heap `n = first + j` that the block pass ([`mark_rare_pairs_block`]
+/// or [`bitmarks::pairs_block`]) left out when it marked the block from `first`: positions
+/// a < HEAPS − u (partner ≥ first, unknown then) and a ≥ first − u (a itself unknown then).
+/// With a part rule (`gap > 0`) it also adds the pairs of the block's forbidden window
+/// ([`gap_window`]) that are allowed for this heap; every pair marked here is tested.
+/// (Pairs already in `excl` through `split_at` may be marked again: harmless.)
+///
+/// [`gap_window`]: super::split::gap_window
+#[allow(clippy::too_many_arguments)]
+fn block_rest<T: Cell>(
+    rare: &[u32],
+    rare_vals: &[u16],
+    g: View<'_, T>,
+    n: usize,
+    first: usize,
+    twos: &[i64],
+    gap: usize,
+    mut mark: impl FnMut(u16),
+) {
+    for &u in twos {
+        let u = u as usize; // ≥ 0 for a premarked block
+        let r = n - u;
+        let low = rare.partition_point(|&a| (a as usize) < HEAPS - u.min(HEAPS));
+        let high = rare.partition_point(|&a| (a as usize) < first - u);
+        let end = rare.partition_point(|&a| (a as usize) < r);
+        let (w0, w1) = window_indices(rare, first - u, gap);
+        let w1 = w1.min(end);
+        for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
+            let a = rare[i] as usize;
+            if allowed(a, r, gap) {
+                mark(rare_vals[i] ^ g.near(r - a).low16());
+            }
+        }
+    }
+}
+
+/// The pairs `(p, r − p)` of heap `n` with `p` a rare position beyond the window (`far`),
+/// into `mark`: `p` as the smaller or the larger part, as the part rule allows. The partners
+/// come from each far position's run (the archive, a run at a time).
+fn far_pairs<T: Cell>(
+    far: &mut [Far],
+    g: View<'_, T>,
+    backing: &mut Option<Backing<'_>>,
+    n: usize,
+    twos: &[i64],
+    gap: usize,
+    mut mark: impl FnMut(u16),
+) -> Result<(), OctalError> {
+    for &u in twos {
+        let Some((r, lo, hi)) = split_range(n, u, gap) else {
+            continue;
+        };
+        for f in far.iter_mut() {
+            if f.pos > r - lo {
+                break; // ascending: every later one too
+            }
+            let p = f.pos;
+            if (p >= lo && p <= hi) || p >= r - hi {
+                // The runs serve every digit: they start a little before the partner.
+                let x = r - p;
+                let v = f.run.get(g, backing, x, false, n)?;
+                mark(f.val ^ v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rare check's scan past what is kept: splits `(a, r − a)` for `a` from `from` to `hi`,
+/// both sides read a run at a time ([`fill`]: front, archive, tail) and handed to `visit` as
+/// (`left` from heap a, `right` ending at heap r − a); it stops when `visit` says so (every
+/// missing value seen). `scanned` counts the pairs.
+#[allow(clippy::too_many_arguments)]
+fn scan_read_back<T: Cell>(
+    g: View<'_, T>,
+    backing: &mut Option<Backing<'_>>,
+    r: usize,
+    from: usize,
+    hi: usize,
+    scanned: &mut u64,
+    mut visit: impl FnMut(&[u16], &[u16]) -> bool,
+) -> Result<(), OctalError> {
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    let mut a = from;
+    // Batches of a run, doubling up to SCAN_RUN: few reads for a scan to the end, little
+    // read in vain for one whose witnesses come soon.
+    let mut batch = READ_RUN;
+    while a <= hi {
+        let end = (a + batch).min(hi + 1);
+        batch = (2 * batch).min(SCAN_RUN);
+        let len = end - a;
+        left.resize(len, 0);
+        right.resize(len, 0);
+        fill(g, backing, a, &mut left)?;
+        fill(g, backing, r + 1 - end, &mut right)?;
+        *scanned += len as u64;
+        a = end;
+        if visit(&left, &right) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// True when heap `n` can start a block: every digit's partners of positions ≥ HEAPS − u are
+/// below n for all [`HEAPS`] heaps of the block (every u ≥ 0, and the totals ≥ HEAPS).
+#[inline]
+fn batchable(n: usize, twos: &[i64]) -> bool {
+    twos.iter().all(|&u| u >= 0 && n as i64 - u >= HEAPS as i64)
 }
 
 #[cfg(test)]

@@ -180,14 +180,18 @@ fn rare_checks_that_read_everything_back_agree() {
         ("0.16", 1024, 12_000),
     ] {
         let all = full(code, n);
-        let (mut e, archive) = windowed_with(code, window, window, 256, 1);
-        // Past the gap (the mode and the mask are frozen then), force the read-backs.
-        e.extend_to(2 * window + 1024, &mut || false).unwrap();
-        assert!(e.is_windowed(), "{code}");
-        e.force_read_back();
-        e.extend_to(n, &mut || false).unwrap();
-        assert_kept(&e, &all, window, window, 256, code);
-        assert!(archive.reads() > 1000, "{code}: {} reads", archive.reads());
+        // With bit marks (values below 64: .167) and with stamps (`sparse.rs`).
+        for bits in [true, false] {
+            let (mut e, archive) = windowed_with(code, window, window, 256, 1);
+            e.set_bit_marks(bits);
+            // Past the gap (the mode and the mask are frozen then), force the read-backs.
+            e.extend_to(2 * window + 1024, &mut || false).unwrap();
+            assert!(e.is_windowed(), "{code}");
+            e.force_read_back();
+            e.extend_to(n, &mut || false).unwrap();
+            assert_kept(&e, &all, window, window, 256, code);
+            assert!(archive.reads() > 1000, "{code}: {} reads", archive.reads());
+        }
     }
 }
 
