@@ -15,7 +15,7 @@
 
 use multiversion::multiversion;
 
-use super::split::HEAPS;
+use super::split::BIT_HEAPS;
 use super::values::Cell;
 
 /// `{x}` as a bit set (x below 64).
@@ -47,7 +47,7 @@ fn pairs_body<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize) -> u64 {
     acc[0] | acc[1] | acc[2] | acc[3]
 }
 
-/// [`pairs`] for the [`HEAPS`] heaps with totals `r, r+1, …` at once: `acc[k]` gets the set of
+/// [`pairs`] for the [`BIT_HEAPS`] heaps with totals `r, r+1, …` at once: `acc[k]` gets the set of
 /// total `r + k`. Every partner `r − a + k` must be in `g`.
 #[multiversion(targets("x86_64+avx2+bmi1+bmi2", "x86_64+avx512f+avx512bw+avx512vl+bmi1+bmi2"))]
 pub(crate) fn pairs_block<T: Cell>(
@@ -55,18 +55,24 @@ pub(crate) fn pairs_block<T: Cell>(
     vals: &[u16],
     g: &[T],
     r: usize,
-    acc: &mut [u64; HEAPS],
+    acc: &mut [u64; BIT_HEAPS],
 ) {
     pairs_block_body(pos, vals, g, r, acc)
 }
 
 #[inline(always)]
-fn pairs_block_body<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, acc: &mut [u64; HEAPS]) {
+fn pairs_block_body<T: Cell>(
+    pos: &[u32],
+    vals: &[u16],
+    g: &[T],
+    r: usize,
+    acc: &mut [u64; BIT_HEAPS],
+) {
     let mut m = *acc;
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        for k in 0..HEAPS {
+        let q: &[T; BIT_HEAPS] = g[b..b + BIT_HEAPS].try_into().expect("BIT_HEAPS partners");
+        for k in 0..BIT_HEAPS {
             m[k] |= bit(va ^ q[k].low16());
         }
     }
@@ -110,7 +116,7 @@ pub(crate) mod portable {
         vals: &[u16],
         g: &[T],
         r: usize,
-        acc: &mut [u64; HEAPS],
+        acc: &mut [u64; BIT_HEAPS],
     ) {
         pairs_block_body(pos, vals, g, r, acc)
     }
@@ -138,7 +144,7 @@ mod tests {
             let len = 64 + (rng(&mut seed) % 400) as usize;
             let g: Vec<u8> = (0..len).map(|_| (rng(&mut seed) % 64) as u8).collect();
             let count = (rng(&mut seed) % 40) as usize;
-            let r = len - HEAPS;
+            let r = len - BIT_HEAPS;
             let mut pos: Vec<u32> = (0..count)
                 .map(|_| (1 + rng(&mut seed) % (r as u64 - 1)) as u32)
                 .collect();
@@ -151,9 +157,9 @@ mod tests {
             };
             assert_eq!(pairs(&pos, &vals, &g, r), def(r), "round {round}");
             assert_eq!(portable::pairs(&pos, &vals, &g, r), def(r));
-            let mut acc = [0u64; HEAPS];
+            let mut acc = [0u64; BIT_HEAPS];
             pairs_block(&pos, &vals, &g, r, &mut acc);
-            let mut port = [0u64; HEAPS];
+            let mut port = [0u64; BIT_HEAPS];
             portable::pairs_block(&pos, &vals, &g, r, &mut port);
             for (k, &set) in acc.iter().enumerate() {
                 assert_eq!(set, def(r + k), "round {round} heap {k}");

@@ -22,7 +22,7 @@ use super::rules::{Rules, Twos};
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
 use super::sparse_block;
-use super::split::HEAPS;
+use super::split::MAX_HEAPS;
 use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
@@ -1019,7 +1019,7 @@ impl Engine {
             .map(|&u| u.max(0) as usize)
             .max()
             .unwrap_or(0);
-        window.saturating_sub(take + HEAPS)
+        window.saturating_sub(take + MAX_HEAPS)
     }
 
     fn new_sparse(&self, mask: u32) -> Sparse {

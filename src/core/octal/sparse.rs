@@ -31,7 +31,7 @@ use super::bitmarks::{self, bit};
 use super::bitset::mex;
 use super::error::OctalError;
 use super::rules::Twos;
-use super::split::{allowed, split_range, window_indices, HEAPS};
+use super::split::{allowed, split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
 use super::values::Cell;
 use super::window::View;
 
@@ -106,13 +106,15 @@ pub(crate) struct Sparse {
     /// Tests: every rare check scans from its first split through [`fill`] (the archive for
     /// what is not kept) instead of the probes and the kept values.
     force_read_back: bool,
+    /// The premarked block's index bounds per digit (see [`RestRanges`]).
+    rest: Vec<RestRanges>,
     /// Bit marks (`bitmarks.rs`): while every value is below 64 (one word of exclusions), a
     /// heap's marks are one u64 instead of a stamp array — no stores, and the rare check's
     /// "all seen?" is one AND. `allow_bits` (tests switch it off) and `bits` (in use now).
     allow_bits: bool,
     bits: bool,
     /// Bit marks: the premarked block's sets, and the rare / common values below 64.
-    block_bits: [u64; HEAPS],
+    block_bits: [u64; BIT_HEAPS],
     rare_bits: u64,
     common_bits: u64,
 }
@@ -168,9 +170,10 @@ impl Sparse {
             rare_limit: usize::MAX,
             far: Vec::new(),
             force_read_back: false,
+            rest: Vec::new(),
             allow_bits: true,
             bits: false,
-            block_bits: [0; HEAPS],
+            block_bits: [0; BIT_HEAPS],
             rare_bits: 0,
             common_bits: 0,
         };
@@ -265,6 +268,15 @@ impl Sparse {
     pub(crate) fn inherit_test_flags(&mut self, old: &Sparse) {
         self.force_read_back = old.force_read_back;
         self.set_bit_marks(old.allow_bits);
+    }
+
+    /// Heaps per block: [`BIT_HEAPS`] with bit marks, [`HEAPS`] with stamps.
+    fn heaps(&self) -> usize {
+        if self.bits {
+            BIT_HEAPS
+        } else {
+            HEAPS
+        }
     }
 
     /// Tests: whether heaps are computed with bit marks now.
@@ -379,7 +391,7 @@ impl Sparse {
                 if a as usize > n / 2 {
                     self.probe_dirty = true; // include it once it is in range
                 } else if !self.is_rare(v as u32) {
-                    if (a as usize) < HEAPS {
+                    if (a as usize) < MAX_HEAPS {
                         late.push((a, v as u16));
                     } else {
                         self.probe.push(a);
@@ -421,21 +433,31 @@ impl Sparse {
         } else {
             0
         };
-        self.scanned_pairs += (HEAPS * self.head * twos.len()) as u64;
+        let heaps = self.heaps();
+        self.scanned_pairs += (heaps * self.head * twos.len()) as u64;
+        self.rest.clear();
         for &u in twos {
             let r = n - u as usize;
+            // Positions from HEAPS − u on pair inside the block's known values, up to those
+            // below r (= n − u: the positions known at the block start).
+            let start = self
+                .rare
+                .partition_point(|&a| (a as usize) < heaps - (u as usize).min(heaps));
+            let end = self.rare.partition_point(|&a| (a as usize) < r);
+            let window = window_indices(&self.rare, r, gap, heaps);
+            self.rest.push(RestRanges {
+                low: start,
+                high: end,
+                w0: window.0,
+                w1: window.1,
+            });
             if self.head > 0 {
                 f(&self.probe[..self.head], &self.probe_vals[..self.head], r);
             }
-            let start = self
-                .rare
-                .partition_point(|&a| (a as usize) < HEAPS - (u as usize).min(HEAPS));
-            let end = self.rare.partition_point(|&a| (a as usize) < r);
             // Skip the forbidden window (`block_rest` adds what each heap allows) and the
             // positions in (r + HEAPS − 1 − split_at, split_at), which pair below split_at for
             // every heap of the block: already in `excl`.
-            let window = window_indices(&self.rare, r, gap);
-            let cut = premarked_cut(&self.rare, self.split_at, r + HEAPS - 1, start, end);
+            let cut = premarked_cut(&self.rare, self.split_at, r + heaps - 1, start, end);
             for (i, k) in without(start, end, [window, cut]) {
                 f(&self.rare[i..k], &self.rare_vals[i..k], r);
             }
@@ -480,10 +502,10 @@ impl Sparse {
         backing: &mut Option<Backing<'_>>,
     ) -> Result<u32, OctalError> {
         let j = match self.premarked {
-            Some((first, _)) if n > first && n < first + HEAPS => n - first,
-            _ if batchable(n, twos) => {
+            Some((first, _)) if n > first && n < first + BIT_HEAPS => n - first,
+            _ if batchable(n, twos, BIT_HEAPS) => {
                 self.premarked = Some((n, 0));
-                let mut acc = [0u64; HEAPS];
+                let mut acc = [0u64; BIT_HEAPS];
                 self.block_pairs(n, twos, gap, |pos, vals, r| {
                     bitmarks::pairs_block(pos, vals, g.tail, r - g.base, &mut acc);
                 });
@@ -503,10 +525,17 @@ impl Sparse {
             }
         };
         let mut m = self.block_bits[j] | excl;
-        if let Some((first, _)) = self.premarked {
-            block_rest(&self.rare, &self.rare_vals, g, n, first, twos, gap, |x| {
-                m |= bit(x)
-            });
+        if self.premarked.is_some() {
+            block_rest(
+                &self.rare,
+                &self.rare_vals,
+                &self.rest,
+                g,
+                n,
+                twos,
+                gap,
+                |x| m |= bit(x),
+            );
         }
         if !self.far.is_empty() {
             far_pairs(&mut self.far, g, backing, n, twos, gap, |x| m |= bit(x))?;
@@ -677,7 +706,7 @@ impl Sparse {
                 let j = n - first;
                 (j, s0 + j as Stamp)
             }
-            _ if batchable(n, twos) => {
+            _ if batchable(n, twos, HEAPS) => {
                 let s0 = self.stamp + 1;
                 self.stamp += HEAPS as Stamp;
                 self.premarked = Some((n, s0));
@@ -703,11 +732,20 @@ impl Sparse {
                 (0, stamp)
             }
         };
-        if let Some((first, _)) = self.premarked {
+        if self.premarked.is_some() {
             let mark = slot(&mut self.marks, j);
-            block_rest(&self.rare, &self.rare_vals, g, n, first, twos, gap, |x| {
-                mark[usize::from(x)] = stamp;
-            });
+            block_rest(
+                &self.rare,
+                &self.rare_vals,
+                &self.rest,
+                g,
+                n,
+                twos,
+                gap,
+                |x| {
+                    mark[usize::from(x)] = stamp;
+                },
+            );
         }
         if !self.far.is_empty() {
             let mark = slot(&mut self.marks, j);
@@ -991,23 +1029,27 @@ pub(crate) fn best_mask(counts: &[u64]) -> (u32, u64) {
 ///
 /// [`gap_window`]: super::split::gap_window
 #[allow(clippy::too_many_arguments)]
+///
+/// `ranges` holds, per digit, the block's index bounds ([`RestRanges`], found once per block
+/// by [`Sparse::block_pairs`]); only the positions past `high` below r are looked up here (a
+/// short walk: rare positions that recent).
+#[allow(clippy::too_many_arguments)]
 fn block_rest<T: Cell>(
     rare: &[u32],
     rare_vals: &[u16],
+    ranges: &[RestRanges],
     g: View<'_, T>,
     n: usize,
-    first: usize,
     twos: &[i64],
     gap: usize,
     mut mark: impl FnMut(u16),
 ) {
-    for &u in twos {
-        let u = u as usize; // ≥ 0 for a premarked block
-        let r = n - u;
-        let low = rare.partition_point(|&a| (a as usize) < HEAPS - u.min(HEAPS));
-        let high = rare.partition_point(|&a| (a as usize) < first - u);
-        let end = rare.partition_point(|&a| (a as usize) < r);
-        let (w0, w1) = window_indices(rare, first - u, gap);
+    for (&u, &RestRanges { low, high, w0, w1 }) in twos.iter().zip(ranges) {
+        let r = n - u as usize; // u ≥ 0 for a premarked block
+        let mut end = high;
+        while end < rare.len() && (rare[end] as usize) < r {
+            end += 1;
+        }
         let w1 = w1.min(end);
         for i in (0..low).chain(high..end).chain(w0.min(w1)..w1) {
             let a = rare[i] as usize;
@@ -1016,6 +1058,19 @@ fn block_rest<T: Cell>(
             }
         }
     }
+}
+
+/// Index bounds into the rare positions for one digit u of a block from heap `first`
+/// ([`block_rest`]): `low` — positions below `HEAPS − u` (their partners in the block);
+/// `high` — positions below `first − u` (later ones were unknown at the block start);
+/// `[w0, w1)` — the gap window ([`window_indices`]`(rare, first − u, gap)`). Rare positions
+/// are only ever appended, so the bounds stay valid for the whole block.
+#[derive(Debug, Clone, Copy)]
+struct RestRanges {
+    low: usize,
+    high: usize,
+    w0: usize,
+    w1: usize,
 }
 
 /// The pairs `(p, r − p)` of heap `n` with `p` a rare position beyond the window (`far`),
@@ -1086,11 +1141,12 @@ fn scan_read_back<T: Cell>(
     Ok(())
 }
 
-/// True when heap `n` can start a block: every digit's partners of positions ≥ HEAPS − u are
-/// below n for all [`HEAPS`] heaps of the block (every u ≥ 0, and the totals ≥ HEAPS).
+/// True when heap `n` can start a block of `heaps` heaps: every digit's partners of
+/// positions ≥ heaps − u are below n for all heaps of the block (every u ≥ 0, and the totals
+/// ≥ heaps).
 #[inline]
-fn batchable(n: usize, twos: &[i64]) -> bool {
-    twos.iter().all(|&u| u >= 0 && n as i64 - u >= HEAPS as i64)
+fn batchable(n: usize, twos: &[i64], heaps: usize) -> bool {
+    twos.iter().all(|&u| u >= 0 && n as i64 - u >= heaps as i64)
 }
 
 #[cfg(test)]

@@ -7,8 +7,14 @@
 //! `⌊(r − gap)/2⌋` on it. Walking `a` over `[lo, hi]`, or a position over `[lo, hi] ∪
 //! [r − hi, r − lo]` when both parts are candidates, visits exactly the allowed splits.
 
-/// Heaps per block of the rare/common method (see `sparse.rs`).
+/// Heaps per block of the rare/common method (see `sparse.rs`) with stamp arrays: each pair
+/// is a store per heap, and four heaps share a load of their partners.
 pub(crate) const HEAPS: usize = 4;
+/// Heaps per block with bit marks (`bitmarks.rs`): the eight sets are two AVX2 vectors, so a
+/// pair costs a quarter of an instruction per heap.
+pub(crate) const BIT_HEAPS: usize = 8;
+/// The larger of the two.
+pub(crate) const MAX_HEAPS: usize = BIT_HEAPS;
 
 /// For heap n and a two-heap digit at u: the total `r = n − u`, the least allowed smaller
 /// part `lo` (1, or `1 − u` when tokens are added so that both parts stay below n) and the
@@ -28,21 +34,21 @@ pub(crate) fn allowed(a: usize, r: usize, gap: usize) -> bool {
     (2 * a).abs_diff(r) >= gap
 }
 
-/// Indices into the ascending `rare` positions of the *gap window* of a block whose least
-/// total is `r`: the positions `a` that are forbidden (`|2a − R| < gap`) for some total
-/// `R ∈ r..r+HEAPS`, i.e. `r − gap < 2a < r + HEAPS − 1 + gap`. Empty when `gap = 0`.
-pub(crate) fn gap_window(r: usize, gap: usize) -> (usize, usize) {
+/// Indices into the ascending `rare` positions of the *gap window* of a block of `heaps`
+/// heaps whose least total is `r`: the positions `a` that are forbidden (`|2a − R| < gap`) for
+/// some total `R ∈ r..r+heaps`, i.e. `r − gap < 2a < r + heaps − 1 + gap`. Empty when `gap = 0`.
+pub(crate) fn gap_window(r: usize, gap: usize, heaps: usize) -> (usize, usize) {
     if gap == 0 {
         return (1, 0);
     }
     let first = r.checked_sub(gap).map_or(0, |x| x / 2 + 1);
-    let last = (r + HEAPS - 2 + gap) / 2;
+    let last = (r + heaps - 2 + gap) / 2;
     (first, last)
 }
 
-/// `[i0, i1)`: the indices of `rare` inside [`gap_window`]`(r, gap)`.
-pub(crate) fn window_indices(rare: &[u32], r: usize, gap: usize) -> (usize, usize) {
-    let (first, last) = gap_window(r, gap);
+/// `[i0, i1)`: the indices of `rare` inside [`gap_window`]`(r, gap, heaps)`.
+pub(crate) fn window_indices(rare: &[u32], r: usize, gap: usize, heaps: usize) -> (usize, usize) {
+    let (first, last) = gap_window(r, gap, heaps);
     if first > last {
         return (0, 0);
     }
