@@ -1020,15 +1020,15 @@ pub(crate) fn best_mask(counts: &[u64]) -> (u32, u64) {
     (m as u32, ((total + v) / 2) as u64)
 }
 
-/// The pairs with a rare part of heap `n = first + j` that the block pass ([`mark_rare_pairs_block`]
-/// or [`bitmarks::pairs_block`]) left out when it marked the block from `first`: positions
-/// a < HEAPS − u (partner ≥ first, unknown then) and a ≥ first − u (a itself unknown then).
-/// With a part rule (`gap > 0`) it also adds the pairs of the block's forbidden window
-/// ([`gap_window`]) that are allowed for this heap; every pair marked here is tested.
-/// (Pairs already in `excl` through `split_at` may be marked again: harmless.)
+/// The pairs with a rare part of heap `n = first + j` that the block pass
+/// ([`mark_rare_pairs_block`] or [`bitmarks::pairs_block`]) left out when it marked the block
+/// of `heaps` heaps from `first`: positions a < heaps − u (partner ≥ first, unknown then) and
+/// a ≥ first − u (a itself unknown then). With a part rule (`gap > 0`) it also adds the pairs
+/// of the block's forbidden window ([`gap_window`]) that are allowed for this heap; every
+/// pair marked here is tested. (Pairs already in `excl` through `split_at` may be marked
+/// again: harmless.)
 ///
 /// [`gap_window`]: super::split::gap_window
-#[allow(clippy::too_many_arguments)]
 ///
 /// `ranges` holds, per digit, the block's index bounds ([`RestRanges`], found once per block
 /// by [`Sparse::block_pairs`]); only the positions past `high` below r are looked up here (a
