@@ -140,6 +140,15 @@ pub struct Detector {
     swept: usize,
     window: usize,
     long: bool,
+    /// Every proof this code can get needs its periodic stretch to cover more than half the
+    /// values (only Thm 4.1 applies, with h ≥ 2): then a KMP pass that finds the window not
+    /// periodic defers the next one to `kmp_not_before` (see [`Detector::run`]).
+    half: bool,
+    kmp_not_before: usize,
+    /// The deferral on (tests compare with it off).
+    defer: bool,
+    /// Passes run (KMP, with or without the sweep).
+    runs: u64,
 }
 
 impl Detector {
@@ -157,6 +166,10 @@ impl Detector {
             swept: 0,
             window: window.max(4),
             long: true,
+            half: Hypotheses::new(game).needs_half(),
+            kmp_not_before: 0,
+            defer: true,
+            runs: 0,
         }
     }
 
@@ -176,7 +189,8 @@ impl Detector {
         let values = values.into();
         let len = values.len();
         if matches!(self.result, Periodicity::Unknown) {
-            let kmp = len >= self.checked + (self.checked / 16).max(64);
+            let kmp =
+                len >= self.checked + (self.checked / 16).max(64) && len >= self.kmp_not_before;
             let sweep = self.sweep_due(len)
                 && len >= self.swept + (self.swept >> SWEEP_GROWTH_SHIFT).max(1024);
             if kmp || sweep {
@@ -238,21 +252,34 @@ impl Detector {
             self.swept = values.len();
         }
         let (game, window) = (&self.game, self.window);
-        self.result = with_cells!(values, |g| detect_in(game, g, window, sweep));
+        let (result, window_periodic) = with_cells!(values, |g| detect_in(game, g, window, sweep));
+        self.runs += 1;
+        self.result = result;
+        let len = values.len();
+        if !window_periodic && self.half && self.defer {
+            // No period up to window/2 covers the δ window [len − 1 − w, len − 2]: a later
+            // proof of such a period has its last irregular index e ≥ len − 1 − w, and Thm 4.1
+            // with h ≥ 2 heaps needs h·e + h·q + t + 1 ≤ L, so L > 2(len − 1 − w). No KMP pass
+            // before that can succeed (the sweep, for longer periods, keeps its own pace).
+            self.kmp_not_before = 2 * (len - 1 - self.window);
+        }
     }
 }
 
 /// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
 pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
-    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true))
+    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true)).0
 }
 
 /// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
 /// `window/2`.
-fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Periodicity {
+/// Also says whether a later KMP pass could still find a proof that needs the window
+/// periodic ([`Detector`]'s deferral): true unless the window is shorter than the sequence and
+/// no period up to half of it covers all of it.
+fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> (Periodicity, bool) {
     let len = g.len();
     if len < 3 || game.part_rule() != PartRule::Any {
-        return Periodicity::Unknown;
+        return (Periodicity::Unknown, true);
     }
     let rules = Hypotheses::new(game);
     // δ(i) = G(i+1) − G(i) for 0 ≤ i ≤ len−2, read backwards: s[k] = δ(len−2−k).
@@ -283,19 +310,20 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Period
         // δ is q-periodic on [dlen − m, dlen − 1]; the last irregular index is e = dlen − m − 1.
         let e = dlen as i64 - m as i64 - 1;
         if let Some(proof) = certify_candidate(&rules, g, e, q) {
-            return Periodicity::Proved(proof);
+            return (Periodicity::Proved(proof), true);
         }
     }
+    let window_periodic = w == dlen || !known.is_empty();
     if long {
         // Periods the window cannot show (above window/2): square suffixes of δ, exactly
         // confirmed (squares.rs).
         for tail in square_tails(g, w / 2 + 1, &known) {
             if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
-                return Periodicity::Proved(proof);
+                return (Periodicity::Proved(proof), true);
             }
         }
     }
-    Periodicity::Unknown
+    (Periodicity::Unknown, window_periodic)
 }
 
 /// The least period of every suffix of the last `w` differences `delta(dlen − 1 − k)`,
@@ -549,6 +577,12 @@ impl Hypotheses {
         None
     }
 
+    /// True when Thm 4.1 with h ≥ 2 heaps is the only theorem for the code: a proof at length
+    /// L with last irregular index e needs `h·e + h·q + t + 1 ≤ L`, so e < L/2.
+    fn needs_half(&self) -> bool {
+        self.finite && self.h >= 2 && !self.sedecimal68 && !self.octal69 && !self.tetral610
+    }
+
     /// Hypothesis (4) of Thm 6.8 for `2S = two_s`: (a) 8-bits at an odd and an even index and
     /// every g < 2S occurs as some G(i), i > 0; or (b) every g < 2S occurs at an odd and at an
     /// even i. Occurrences are looked up in the computed values.
@@ -660,6 +694,43 @@ mod tests {
             len >= need && len <= need + need / 4 + 1024 + 97,
             "proved at {len}"
         );
+    }
+
+    #[test]
+    fn a_deferred_kmp_pass_proves_the_same_periods_with_fewer_passes() {
+        // .1777: only Thm 4.1, h = 2 — a proof needs its stretch over half the values. Long
+        // irregular prefixes keep the 256-difference window aperiodic, so passes are deferred.
+        assert!(Detector::new(&game()).half);
+        for (seed, pre, p) in [
+            (21, 6000, 40),
+            (22, 9000, 100),
+            (23, 4000, 7),
+            (24, 12_000, 1),
+        ] {
+            let g = periodic(seed, pre, p, 4 * need_1777(pre - 1, p), 4);
+            let run = |defer: bool| {
+                let mut d = Detector::with_window(&game(), 256);
+                d.defer = defer;
+                let mut len = 0;
+                while len < g.len() && matches!(d.result(), Periodicity::Unknown) {
+                    len += 97;
+                    d.check(&g[..len.min(g.len())]);
+                }
+                (*d.result().proof().expect("proved"), len, d.runs)
+            };
+            let (with, at_with, runs_with) = run(true);
+            let (without, at_without, runs_without) = run(false);
+            assert_eq!(with, without, "seed {seed}");
+            assert_eq!((with.preperiod, with.period), (pre as u64, p as u64));
+            assert!(
+                at_with <= at_without + at_without / 16 + 97,
+                "{at_with} vs {at_without}"
+            );
+            assert!(
+                runs_with < runs_without,
+                "{runs_with} vs {runs_without} passes"
+            );
+        }
     }
 
     #[test]
