@@ -10,8 +10,9 @@
 /// Heaps per block of the rare/common method (see `sparse.rs`) with stamp arrays: each pair
 /// is a store per heap, and four heaps share a load of their partners.
 pub(crate) const HEAPS: usize = 4;
-/// Heaps per block with bit marks (`bitmarks.rs`): the eight sets are two AVX2 vectors, so a
-/// pair costs a quarter of an instruction per heap.
+/// Heaps per block with bit marks (`bitmarks.rs`): the eight sets are two AVX2 vectors and
+/// one load of eight partners serves them all (measured: `.167` 6 % fewer instructions than
+/// four; with stamps, eight cost `.6` more time than four).
 pub(crate) const BIT_HEAPS: usize = 8;
 /// The larger of the two.
 pub(crate) const MAX_HEAPS: usize = BIT_HEAPS;
