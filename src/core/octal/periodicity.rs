@@ -151,6 +151,9 @@ pub struct Detector {
     defer: bool,
     /// Passes run (KMP, with or without the sweep).
     runs: u64,
+    /// Lengths at which a candidate already seen meets Thm 4.1's bound (see [`Pass`]).
+    due_kmp: usize,
+    due_sweep: usize,
 }
 
 impl Detector {
@@ -172,6 +175,8 @@ impl Detector {
             kmp_not_before: 0,
             defer: true,
             runs: 0,
+            due_kmp: usize::MAX,
+            due_sweep: usize::MAX,
         }
     }
 
@@ -191,10 +196,12 @@ impl Detector {
         let values = values.into();
         let len = values.len();
         if matches!(self.result, Periodicity::Unknown) {
-            let kmp =
-                len >= self.checked + (self.checked / 16).max(64) && len >= self.kmp_not_before;
+            let kmp = (len >= self.checked + (self.checked / 16).max(64)
+                && len >= self.kmp_not_before)
+                || len >= self.due_kmp;
             let sweep = self.sweep_due(len)
-                && len >= self.swept + (self.swept >> SWEEP_GROWTH_SHIFT).max(1024);
+                && (len >= self.swept + (self.swept >> SWEEP_GROWTH_SHIFT).max(1024)
+                    || len >= self.due_sweep);
             if kmp || sweep {
                 self.run(values, sweep);
             }
@@ -254,11 +261,17 @@ impl Detector {
             self.swept = values.len();
         }
         let (game, window) = (&self.game, self.window);
-        let (result, window_periodic) = with_cells!(values, |g| detect_in(game, g, window, sweep));
+        let pass = with_cells!(values, |g| detect_in(game, g, window, sweep));
         self.runs += 1;
-        self.result = result;
+        self.result = pass.result;
+        // A candidate seen before its proof was due: check again exactly when it is (a KMP
+        // pass, or the sweep that found it), not at the next growth step.
+        self.due_kmp = pass.due_kmp;
+        if sweep {
+            self.due_sweep = pass.due_sweep;
+        }
         let len = values.len();
-        if !window_periodic && self.half && self.defer {
+        if !pass.window_periodic && self.half && self.defer {
             // No period up to window/2 covers the δ window [len − 1 − w, len − 2]: a later
             // proof of such a period has its last irregular index e ≥ len − 1 − w, and Thm 4.1
             // with h ≥ 2 heaps needs h·e + h·q + t + 1 ≤ L, so L > 2(len − 1 − w). No KMP pass
@@ -270,19 +283,50 @@ impl Detector {
 
 /// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
 pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
-    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true)).0
+    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true)).result
 }
 
 /// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
 /// `window/2`.
-/// Also says whether a later KMP pass could still find a proof that needs the window
-/// periodic ([`Detector`]'s deferral): true unless the window is shorter than the sequence and
-/// no period up to half of it covers all of it.
-fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> (Periodicity, bool) {
+/// What one pass of [`detect_in`] found besides its verdict, for [`Detector`]'s schedule.
+#[derive(Debug, Clone, Copy)]
+struct Pass {
+    result: Periodicity,
+    /// False when the KMP window is shorter than the sequence and no period up to half of it
+    /// covers all of it (then a proof that needs its stretch over half the values cannot come
+    /// from the KMP pass for a while: see [`Detector::run`]).
+    window_periodic: bool,
+    /// The least length at which a candidate this pass saw (from the KMP pass, from the
+    /// sweep) meets Thm 4.1's bound — it was found before its proof was due; `usize::MAX`
+    /// when none.
+    due_kmp: usize,
+    due_sweep: usize,
+}
+
+impl Pass {
+    fn unknown() -> Pass {
+        Pass {
+            result: Periodicity::Unknown,
+            window_periodic: true,
+            due_kmp: usize::MAX,
+            due_sweep: usize::MAX,
+        }
+    }
+
+    fn proved(proof: Proof) -> Pass {
+        Pass {
+            result: Periodicity::Proved(proof),
+            ..Pass::unknown()
+        }
+    }
+}
+
+fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Pass {
     let len = g.len();
     if len < 3 || game.part_rule() != PartRule::Any {
-        return (Periodicity::Unknown, true);
+        return Pass::unknown();
     }
+    let mut pass = Pass::unknown();
     let rules = Hypotheses::new(game);
     // δ(i) = G(i+1) − G(i) for 0 ≤ i ≤ len−2, read backwards: s[k] = δ(len−2−k).
     let dlen = len - 1;
@@ -312,20 +356,34 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> (Perio
         // δ is q-periodic on [dlen − m, dlen − 1]; the last irregular index is e = dlen − m − 1.
         let e = dlen as i64 - m as i64 - 1;
         if let Some(proof) = certify_candidate(&rules, g, e, q) {
-            return (Periodicity::Proved(proof), true);
+            return Pass::proved(proof);
         }
+        pass.due_kmp = pass.due_kmp.min(due_41(&rules, g, e, q));
     }
-    let window_periodic = w == dlen || !known.is_empty();
+    pass.window_periodic = w == dlen || !known.is_empty();
     if long {
         // Periods the window cannot show (above window/2): square suffixes of δ, exactly
         // confirmed (squares.rs).
         for tail in square_tails(g, w / 2 + 1, &known) {
             if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
-                return (Periodicity::Proved(proof), true);
+                return Pass::proved(proof);
             }
+            pass.due_sweep = pass.due_sweep.min(due_41(&rules, g, tail.e, tail.period));
         }
     }
-    (Periodicity::Unknown, window_periodic)
+    pass
+}
+
+/// The length at which Thm 4.1 would prove the candidate `(e, q)` (saltus 0, finite code) if
+/// the values stay periodic until then — beyond `g`, or it would have been proved — else
+/// `usize::MAX`.
+fn due_41<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> usize {
+    let first = (e + 1) as usize;
+    if first + q >= g.len() || g[first + q] != g[first] || !rules.finite {
+        return usize::MAX;
+    }
+    let need = rules.h * e.max(0) as u64 + rules.h * q as u64 + rules.t + 1;
+    usize::try_from(need).map_or(usize::MAX, |need| need.max(g.len() + 1))
 }
 
 /// The least period of every suffix of the last `w` differences `delta(dlen − 1 − k)`,
@@ -693,7 +751,8 @@ mod tests {
         let proof = *d.result().proof().expect("proved");
         assert_eq!((proof.preperiod, proof.period), (pre as u64, p as u64));
         assert!(
-            len >= need && len <= need + need / 2 + 1024 + 97,
+            // The sweep saw the square before the bound and checked again at it.
+            len >= need && len < need + 97,
             "proved at {len}"
         );
     }
@@ -724,10 +783,11 @@ mod tests {
             let (without, at_without, runs_without) = run(false);
             assert_eq!(with, without, "seed {seed}");
             assert_eq!((with.preperiod, with.period), (pre as u64, p as u64));
-            assert!(
-                at_with <= at_without + at_without / 16 + 97,
-                "{at_with} vs {at_without}"
-            );
+            // Both saw the candidate before its bound and checked again exactly at it.
+            let need = need_1777(pre - 1, p);
+            for at in [at_with, at_without] {
+                assert!(at >= need && at < need + 97, "proved at {at}, bound {need}");
+            }
             assert!(
                 runs_with < runs_without,
                 "{runs_with} vs {runs_without} passes"
