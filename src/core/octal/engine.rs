@@ -1263,6 +1263,26 @@ mod tests {
     }
 
     #[test]
+    fn stamp_blocks_agree_in_every_cell_width() {
+        // The stamp block kernel reads the four partners of u16 cells as one word; the values
+        // here stay below 256 (u8 cells), so the run resumes from values widened on purpose.
+        for code in ["0.6", "0.161", "grundy"] {
+            let n = 24_000;
+            let all = fast(code, n, 1);
+            for bytes in [2, 4] {
+                let mut values = Values::from(all[..n / 2].to_vec());
+                values.widen_to(bytes);
+                let mut e = Engine::resume(&Game::parse(code).unwrap(), values).unwrap();
+                e.set_threads(1);
+                e.extend_to(n, &mut || false).unwrap();
+                assert_eq!(e.stats().mode, "sparse", "{code}");
+                assert_eq!(e.values().width(), bytes, "{code}");
+                assert_eq!(e.into_values().to_u32_vec(), all, "{code} in {bytes} bytes");
+            }
+        }
+    }
+
+    #[test]
     fn sparse_mode_is_used_and_parallel_agrees() {
         // .6 has a sparse space; .007 does not.
         let mut e = Engine::new(&Game::parse("0.6").unwrap());

@@ -4,9 +4,9 @@
 //!
 //! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
 //! * [`naive_values`] (`naive.rs`): the definition, as a reference for tests and benchmarks.
-//! * [`Engine`] (`engine.rs` with `sparse.rs`, `dense.rs`, `sets.rs`): the fast incremental,
-//!   resumable, stoppable computation (rare/common method, parallel dense scans, full
-//!   exclusion sets for three-heap splits and recurring codes).
+//! * [`Engine`] (`engine.rs` with `sparse.rs` and `bitmarks.rs`, `dense.rs`, `sets.rs`): the
+//!   fast incremental, resumable, stoppable computation (rare/common method, parallel dense
+//!   scans, full exclusion sets for three-heap splits and recurring codes).
 //! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
 //!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values; long
 //!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).

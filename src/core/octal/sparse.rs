@@ -11,10 +11,16 @@
 //!    usually excluded by early splits, so we scan splits `a = lo, lo+1, …` until every rare
 //!    value below `c` has been seen; only when the scan runs to the end is G(n) rare.
 //!
-//! Both loops mostly run for blocks of [`HEAPS`] consecutive heaps at once: the rare positions
-//! and the head of the rare check's probe list are paired with their adjacent partners for
-//! every heap of the block in one pass (`mark_rare_pairs_block`); each heap then adds the few
-//! pairs whose values were unknown at the block start, and continues its own rare check.
+//! Both loops mostly run for blocks of consecutive heaps at once: the rare positions and the
+//! head of the rare check's probe list are paired with their adjacent partners for every heap
+//! of the block in one pass; each heap then adds the few pairs whose values were unknown at the
+//! block start ([`block_rest`]), and continues its own rare check.
+//!
+//! **Marks.** A heap's excluded values are kept as *stamps* (`marks[x] == stamp` ⇔ x excluded;
+//! blocks of [`HEAPS`] heaps, `mark_rare_pairs_block`), or — while every value is below 64 — as
+//! *bit marks*, one `u64` per heap in a register (blocks of [`BIT_HEAPS`],
+//! `bitmarks::pairs_block`): no stores, and "is every missing rare value seen?" is one AND.
+//! `Sparse::step` picks by the value width; tests switch bit marks off and compare.
 //!
 //! **Part rules** (Grundy's game: the parts must be unequal). Every loop below walks only the
 //! *allowed* splits `(a, r − a)`, those with `|2a − r| ≥ gap` (see [`split_range`]): the
@@ -410,7 +416,7 @@ impl Sparse {
         self.probe_built = n;
     }
 
-    /// Starts a block of [`HEAPS`] heaps at `n` (see [`batchable`]): chooses the probe head
+    /// Starts a block of [`Sparse::heaps`] heaps at `n` (see [`batchable`]): chooses the probe head
     /// and hands `f(positions, values, r)` every run of positions whose pairs with the totals
     /// `r..r + HEAPS` the block pass marks — the head, then the rare positions of every digit
     /// less the gap window and what `split_at` premarked. Each heap adds the rest
@@ -981,12 +987,33 @@ fn mark_rare_pairs_block<T: Cell>(
         .map(|m| -> &mut Marks { m.try_into().expect("a slot has MARKS entries") });
     let mut slots: [&mut Marks; HEAPS] =
         std::array::from_fn(|_| slots.next().expect("HEAPS slots"));
+    if T::BYTES != 2 {
+        for (&a, &va) in pos.iter().zip(vals) {
+            let b = r - a as usize;
+            let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+            for (k, mark) in slots.iter_mut().enumerate() {
+                mark[usize::from(va ^ q[k].low16())] = s0 + k as Stamp;
+            }
+        }
+        return;
+    }
+    // u16 cells (values 256 to 65,535): the four partners as the 16-bit lanes of one word
+    // (one load), XOR-ed with the position's value in every lane at once — 7 % faster on `.6`;
+    // with u8 cells the lanes cost four loads and shifts, and the loop above is faster.
+    let [m0, m1, m2, m3] = slots;
+    let (s1, s2, s3) = (s0 + 1, s0 + 2, s0 + 3);
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
         let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        for (k, mark) in slots.iter_mut().enumerate() {
-            mark[usize::from(va ^ q[k].low16())] = s0 + k as Stamp;
-        }
+        let x = (u64::from(q[0].low16())
+            | u64::from(q[1].low16()) << 16
+            | u64::from(q[2].low16()) << 32
+            | u64::from(q[3].low16()) << 48)
+            ^ u64::from(va) * 0x0001_0001_0001_0001;
+        m0[usize::from(x as u16)] = s0;
+        m1[usize::from((x >> 16) as u16)] = s1;
+        m2[usize::from((x >> 32) as u16)] = s2;
+        m3[usize::from((x >> 48) as u16)] = s3;
     }
 }
 
