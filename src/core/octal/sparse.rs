@@ -1006,10 +1006,10 @@ fn mark_rare_pairs_block<T: Cell>(
         let b = r - a as usize;
         let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
         let x = (u64::from(q[0].low16())
-            | u64::from(q[1].low16()) << 16
-            | u64::from(q[2].low16()) << 32
-            | u64::from(q[3].low16()) << 48)
-            ^ u64::from(va) * 0x0001_0001_0001_0001;
+            | (u64::from(q[1].low16()) << 16)
+            | (u64::from(q[2].low16()) << 32)
+            | (u64::from(q[3].low16()) << 48))
+            ^ (u64::from(va) * 0x0001_0001_0001_0001);
         m0[usize::from(x as u16)] = s0;
         m1[usize::from((x >> 16) as u16)] = s1;
         m2[usize::from((x >> 32) as u16)] = s2;
