@@ -4,10 +4,11 @@
 //!
 //! Each kernel is compiled twice by the `multiversion` crate: for the machine the binary runs
 //! on when it has AVX2 (or AVX-512), chosen once at run time, and portably (x86-64 baseline,
-//! other architectures). The AVX2 build vectorises the block kernel (four heaps' sets are one
-//! vector, `vpsllvq`) and the scans (bytes widened to 64-bit lanes); the portable build runs the
-//! same code as scalar loops. Both give the same sets: `tests` compare them with the
-//! definition on random inputs.
+//! other architectures). The AVX2 build vectorises the block kernel (the eight heaps' sets are
+//! two vectors, `vpsllvq`); the portable build runs the same code as scalar loops. Both give the
+//! same sets: `tests` compare the dispatched kernels and
+//! their portable bodies (`*_body`, compiled for the baseline) with the definition on random
+//! inputs.
 //!
 //! Values are masked to 6 bits before shifting: callers guarantee values below 64, and the mask
 //! keeps a broken guarantee from panicking (it would only give a wrong set, which the engine's
@@ -103,28 +104,6 @@ fn zip_body<T: Cell>(left: &[T], right: &[T]) -> u64 {
     acc[0] | acc[1] | acc[2] | acc[3]
 }
 
-/// The portable builds, for the tests that compare them with the dispatched ones.
-#[cfg(test)]
-pub(crate) mod portable {
-    use super::*;
-
-    pub(crate) fn pairs<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize) -> u64 {
-        pairs_body(pos, vals, g, r)
-    }
-    pub(crate) fn pairs_block<T: Cell>(
-        pos: &[u32],
-        vals: &[u16],
-        g: &[T],
-        r: usize,
-        acc: &mut [u64; BIT_HEAPS],
-    ) {
-        pairs_block_body(pos, vals, g, r, acc)
-    }
-    pub(crate) fn zip<T: Cell>(left: &[T], right: &[T]) -> u64 {
-        zip_body(left, right)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,11 +135,11 @@ mod tests {
                 })
             };
             assert_eq!(pairs(&pos, &vals, &g, r), def(r), "round {round}");
-            assert_eq!(portable::pairs(&pos, &vals, &g, r), def(r));
+            assert_eq!(pairs_body(&pos, &vals, &g, r), def(r));
             let mut acc = [0u64; BIT_HEAPS];
             pairs_block(&pos, &vals, &g, r, &mut acc);
             let mut port = [0u64; BIT_HEAPS];
-            portable::pairs_block(&pos, &vals, &g, r, &mut port);
+            pairs_block_body(&pos, &vals, &g, r, &mut port);
             for (k, &set) in acc.iter().enumerate() {
                 assert_eq!(set, def(r + k), "round {round} heap {k}");
             }
@@ -171,7 +150,7 @@ mod tests {
             let (left, right) = (&g[lo..hi], &g[r + 1 - hi..=r - lo]);
             let want = (lo..hi).fold(0u64, |m, a| m | 1 << (g[a] ^ g[r - a]));
             assert_eq!(zip(left, right), want, "round {round}");
-            assert_eq!(portable::zip(left, right), want);
+            assert_eq!(zip_body(left, right), want);
             let wide: Vec<u16> = g.iter().map(|&x| u16::from(x)).collect();
             assert_eq!(zip(&wide[lo..hi], &wide[r + 1 - hi..=r - lo]), want);
         }
