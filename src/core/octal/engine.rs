@@ -21,11 +21,12 @@ use super::error::OctalError;
 use super::rules::{Rules, Twos};
 use super::sets::SetState;
 use super::sparse::{best_mask, Sparse};
-use super::sparse_block;
 use super::split::MAX_HEAPS;
 use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
+
+pub mod pipeline;
 
 /// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
 pub type Value = u32;
@@ -49,9 +50,6 @@ const PARALLEL_FROM: usize = 4096;
 /// pairs). Without it the model kept `.007` sparse on two threads, although dense blocks on two
 /// threads finish in half the time (BENCHMARKS.md, "Threads").
 const PHASE_ONE_PAIR_SPEEDUP: f64 = 1.5;
-
-/// Sparse mode shares its rare pairs over threads only from this many pairs per heap.
-const PARALLEL_RARE_PAIRS: usize = 1024;
 
 /// The largest value width (bits) for which a sparse space is looked for.
 const SPARSE_MAX_BITS: u32 = 16;
@@ -122,10 +120,19 @@ pub struct Engine {
     /// Sparse mode may use bit marks while values are below 64 (`bitmarks.rs`); tests switch
     /// it off to compare with the stamp arrays.
     bit_marks: bool,
-    /// Sparse blocks computed with the parallel rare-pair pass (diagnostics, tests).
-    sparse_blocks: u64,
-    /// Least rare pairs per heap for the parallel pass ([`PARALLEL_RARE_PAIRS`]; tests lower it).
-    parallel_rare_pairs: usize,
+    /// Sparse mode on several threads (`engine/pipeline.rs`) where it applies (tests switch it
+    /// off to compare), and its pool of helper threads (made on first use).
+    pipeline: bool,
+    pool: Option<rayon::ThreadPool>,
+    /// The pipeline runs from this heap on ([`pipeline::PIPELINE_FROM`]; tests lower it), with
+    /// the block size and far rows of its plan unless a test fixes them.
+    pipeline_from: usize,
+    plan_override: Option<(usize, bool)>,
+    /// What the pipeline did (diagnostics, tests).
+    pipeline_counts: pipeline::Counts,
+    /// The last heap with a rare value (sparse mode): the pipeline's blocks stay well below
+    /// the distance since (each new rare value costs it a block or two).
+    last_rare: usize,
     /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
     keep: Keep,
     gap: Option<Gap>,
@@ -183,8 +190,12 @@ impl Engine {
             scan_per_heap: None,
             allow_sparse: true,
             bit_marks: true,
-            sparse_blocks: 0,
-            parallel_rare_pairs: PARALLEL_RARE_PAIRS,
+            pipeline: true,
+            pool: None,
+            pipeline_from: pipeline::PIPELINE_FROM,
+            plan_override: None,
+            pipeline_counts: pipeline::Counts::default(),
+            last_rare: 0,
             keep: Keep::All,
             gap: None,
             slide: SLIDE,
@@ -433,12 +444,25 @@ impl Engine {
         self.threads = threads.clamp(1, 64);
     }
 
-    /// Shares the rare pairs over threads from `pairs` rare pairs per heap on (tests: run the
-    /// threaded sparse block pass on small inputs), and the number of such blocks so far.
+    /// Tests: sparse mode on several threads (`engine/pipeline.rs`) where it applies
+    /// (default), or never.
     #[cfg(test)]
-    pub(crate) fn force_parallel_sparse(&mut self, pairs: usize) -> u64 {
-        self.parallel_rare_pairs = pairs;
-        self.sparse_blocks
+    pub(crate) fn set_pipeline(&mut self, on: bool) {
+        self.pipeline = on;
+    }
+
+    /// Tests: the pipeline from heap `from` on, with blocks of `block` heaps and far rows or
+    /// not (`None`: as its plan says).
+    #[cfg(test)]
+    pub(crate) fn force_pipeline(&mut self, from: usize, plan: Option<(usize, bool)>) {
+        self.pipeline_from = from;
+        self.plan_override = plan;
+    }
+
+    /// Tests: what the pipeline did so far.
+    #[cfg(test)]
+    pub(crate) fn pipeline_counts(&self) -> pipeline::Counts {
+        self.pipeline_counts
     }
 
     /// The game.
@@ -612,7 +636,7 @@ impl Engine {
                         .max(self.slide),
                 );
             }
-            let done = self.compute(len, stop_at);
+            let done = self.compute(len, stop_at, should_stop);
             // Every value computed, up to an error too, is counted before it can be dropped.
             self.observe_since(len);
             done?;
@@ -620,16 +644,16 @@ impl Engine {
         Ok(())
     }
 
-    /// One stretch of work from heap `len` towards `stop_at`: a parallel block or a chunk.
-    fn compute(&mut self, len: usize, stop_at: usize) -> Result<(), OctalError> {
-        if self.parallel_sparse(len) {
-            let rare = match &self.mode {
-                Mode::Sparse(sp) => sp.rare.len(),
-                _ => 0,
-            };
-            let by_work = (1usize << 27) / (rare * self.scan_twos.len()).max(1);
-            let block = (len / 32).min(by_work).clamp(64, 1 << 16);
-            self.sparse_block(len, stop_at.min(len + block))
+    /// One stretch of work from heap `len` towards `stop_at`: the parallel pipeline, a parallel
+    /// dense block or a chunk.
+    fn compute(
+        &mut self,
+        len: usize,
+        stop_at: usize,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(), OctalError> {
+        if self.pipeline_ready(len) {
+            self.pipeline(stop_at, should_stop)
         } else if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
             // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
             let by_work = (1usize << 27) / (len * self.scan_twos.len().max(1));
@@ -743,72 +767,6 @@ impl Engine {
         Ok(())
     }
 
-    /// Sparse mode with its rare pairs on several threads (`sparse_block.rs`): worth it when
-    /// there are threads, enough heaps for blocks, and enough rare pairs per heap to share.
-    fn parallel_sparse(&self, len: usize) -> bool {
-        match &self.mode {
-            Mode::Sparse(sp) => {
-                self.threads > 1
-                    && len >= PARALLEL_FROM
-                    && sp.rare.len() * self.scan_twos.len() >= self.parallel_rare_pairs
-            }
-            _ => false,
-        }
-    }
-
-    /// Computes G(start..end) in sparse mode, the rare pairs below `start` on all threads.
-    fn sparse_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
-        let words0 = self.words;
-        let (twos, threads) = (&self.scan_twos, self.threads);
-        let Mode::Sparse(sp) = &mut self.mode else {
-            return Ok(());
-        };
-        let (rare, rare_vals) = (&sp.rare, sp.rare_vals());
-        let gap = self.gap;
-        let pre = with_cells!(self.values.as_ref(), |g| sparse_block::rare_rows(
-            View::of(g, gap),
-            rare,
-            rare_vals,
-            start,
-            end,
-            twos,
-            words0,
-            threads
-        ));
-        sp.set_split_at(start);
-        self.sparse_blocks += 1;
-        for n in start..end {
-            if let Some(sets) = &mut self.sets {
-                let (words, rules) = (self.words, &self.rules);
-                with_cells!(self.values.as_ref(), |g| sets.prepare(g, n, words, rules))?;
-            }
-            self.excl.iter_mut().for_each(|w| *w = 0);
-            let i = n - start;
-            self.excl[..words0].copy_from_slice(&pre[i * words0..(i + 1) * words0]);
-            self.exclude_base(n);
-            let (twos, excl) = (&self.scan_twos, &mut self.excl);
-            let Mode::Sparse(sp) = &mut self.mode else {
-                break; // left sparse mode (a value ≥ 2^16): the rest is computed normally
-            };
-            let mut backing = self.archive.as_deref_mut().map(|archive| Backing {
-                archive,
-                counts: &mut self.read_backs,
-            });
-            let v = with_cells!(self.values.as_ref(), |g| sp.step(
-                View::of(g, gap),
-                n,
-                twos,
-                excl,
-                &mut backing
-            ))?;
-            self.push_value(n, v)?;
-        }
-        if let Mode::Sparse(sp) = &mut self.mode {
-            sp.set_split_at(0);
-        }
-        Ok(())
-    }
-
     fn push_value(&mut self, n: usize, v: u32) -> Result<(), OctalError> {
         if v >> self.vbits != 0 {
             if v >= 1 << 30 {
@@ -844,6 +802,9 @@ impl Engine {
             self.counts[v as usize] += 1;
         }
         if let Mode::Sparse(sp) = &mut self.mode {
+            if sp.is_rare(v) {
+                self.last_rare = n;
+            }
             sp.push(n, v);
             // A mask that has gone stale (many new rare positions) is reviewed early.
             if sp.rare_count() > 2 * self.rare_at_review + 4096 {
@@ -1031,9 +992,10 @@ impl Engine {
 
     /// Re-chooses the two-heap method from the value counts (see `sparse::best_mask`).
     ///
-    /// Threads: dense scans are parallel, and so are the sparse method's rare pairs
-    /// (`sparse_block.rs`); its rare check is sequential. The model divides the parallel work
-    /// by ≈ 0.9·threads, and dense block pairs by a further [`PHASE_ONE_PAIR_SPEEDUP`].
+    /// Threads: dense scans are parallel, and so is the sparse method from
+    /// [`pipeline::PIPELINE_FROM`] heaps on (`engine/pipeline.rs`: its rare pairs and its rare
+    /// checks). The model divides the parallel work by ≈ 0.9·threads, and dense block pairs by
+    /// a further [`PHASE_ONE_PAIR_SPEEDUP`].
     /// (Before, sparse ran on one core and the model rated a parallel dense pair like a
     /// sequential one: for `.007` from ≈ 50,000 heaps — 13,000–17,000 rare positions and
     /// ≈ 16,000 rare-check pairs per heap against n/2 dense pairs — it chose sparse on two
@@ -1079,14 +1041,9 @@ impl Engine {
             1.0
         };
         let dense_cost = n as f64 * k / 2.0 / dense_par;
-        // The rare pairs are shared over the threads too (sparse_block.rs); the rare check is
-        // sequential.
-        let rare_par = if rare as f64 * k >= self.parallel_rare_pairs as f64 {
-            par
-        } else {
-            1.0
-        };
-        let sparse_cost = (rare as f64 * k / rare_par) + self.scan_per_heap.unwrap_or(0.0);
+        // The pipeline shares the rare pairs and the rare checks over the threads.
+        let sparse_par = if n >= self.pipeline_from { par } else { 1.0 };
+        let sparse_cost = (rare as f64 * k + self.scan_per_heap.unwrap_or(0.0)) / sparse_par;
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
             Mode::Sparse(sp)
@@ -1236,7 +1193,7 @@ mod tests {
                 let mut e = Engine::new(&Game::parse(code).unwrap());
                 e.set_threads(threads);
                 if threads > 1 {
-                    e.force_parallel_sparse(1); // every block's rare pairs on the threads
+                    e.force_pipeline(1024, None); // the pipeline from heap 1024 on
                 }
                 e.set_bit_marks(bits);
                 e.extend_to(n, &mut || false).unwrap();
@@ -1311,8 +1268,8 @@ mod tests {
 
     #[test]
     fn parallel_sparse_blocks_agree_with_one_thread() {
-        // (.007 turns sparse only near 50,000 heaps; here the pass runs for any number of
-        // rare positions, on codes that are sparse early.)
+        // (.007 turns sparse only near 50,000 heaps; here the pipeline runs from heap 1024 on,
+        // on codes that are sparse early.)
         // 4.6 has a digit that adds no tokens (u = 0: the per-heap path, not the 4-heap blocks).
         for (code, threads, n) in [
             ("0.6", 2, 20_000),
@@ -1324,9 +1281,9 @@ mod tests {
         ] {
             let mut e = Engine::new(&Game::parse(code).unwrap());
             e.set_threads(threads);
-            e.parallel_rare_pairs = 1;
+            e.force_pipeline(1024, Some((128, true)));
             e.extend_to(n, &mut || false).unwrap();
-            assert!(e.sparse_blocks > 0, "{code}: {:?}", e.stats());
+            assert!(e.pipeline_counts().heaps > 0, "{code}: {:?}", e.stats());
             let mut d = Engine::new(&Game::parse(code).unwrap());
             d.set_allow_sparse(false);
             d.extend_to(n, &mut || false).unwrap();

@@ -335,9 +335,8 @@ fn part_rule_family_matches_naive() {
 
 #[test]
 fn threaded_sparse_blocks_keep_the_part_rule() {
-    // The rare pairs below each block are shared over threads (`sparse_block.rs`) and the
-    // sequential pass skips them (`split_at`) as well as the forbidden window: the values must
-    // not change with the thread count. Reference: the quadratic method on one thread.
+    // The pipeline (`engine/pipeline.rs`): far rows, the spine and the checks all skip the
+    // forbidden window: the values must not change with the thread count. Reference: the quadratic method on one thread.
     // 0.007 with gap 4 fails when `rare_rows` ignores the part rule; the others cover a
     // digit that takes tokens (`.04`) and a heap-1 digit beside the split (`.36`).
     let rule = |code: &str, gap: u32| {
@@ -362,9 +361,9 @@ fn threaded_sparse_blocks_keep_the_part_rule() {
         for threads in [2, 3] {
             let mut e = Engine::new(&game);
             e.set_threads(threads);
-            e.force_parallel_sparse(1);
+            e.force_pipeline(512, Some((128, threads == 2)));
             e.extend_to(n, &mut || false).unwrap();
-            let blocks = e.force_parallel_sparse(1);
+            let blocks = e.pipeline_counts().rounds;
             let got = e.values().to_u32_vec();
             if let Some(k) = (0..n).find(|&k| got[k] != want[k]) {
                 panic!(

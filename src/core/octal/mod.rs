@@ -34,14 +34,18 @@ pub mod error;
 mod grundy_tests;
 pub mod moves;
 pub mod naive;
+mod parallel;
+#[cfg(test)]
+mod pipeline_tests;
 pub mod periodicity;
+mod rare_check;
 mod rules;
 mod sets;
 pub mod solver;
 mod sparse;
-mod sparse_block;
 mod split;
 mod squares;
+mod stamps;
 pub mod statistics;
 pub mod unsolved;
 pub mod value;
@@ -54,6 +58,7 @@ pub use archive::{Archive, MemoryArchive, ReadBacks};
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
 };
+pub use engine::pipeline::dbg_stats;
 pub use engine::{Engine, EngineStats, Value, MAX_VALUES, MAX_WINDOW_N};
 pub use error::OctalError;
 pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};

@@ -32,30 +32,18 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
-use super::archive::{fill, Backing, Run, READ_RUN};
+use super::archive::{Backing, Run};
 use super::bitmarks::{self, bit};
 use super::bitset::mex;
 use super::error::OctalError;
+use super::rare_check::{
+    rare_check, scan_read_back, BitMarker, Ended, Probes, Reads, StampMarker,
+};
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
+use super::stamps::{self, drop_marked, slot, Stamp, MARKS};
 use super::values::Cell;
 use super::window::View;
-
-/// The most splits a rare check's scan past the kept values reads at once (two buffers of
-/// 2 MiB, while it runs).
-const SCAN_RUN: usize = 1 << 20;
-/// Least number of split pairs marked between two filterings of the missing rare values.
-const BATCH: usize = 32;
-// HEAPS (`split.rs`): heaps whose pairs with a rare part are marked in one pass
-// ([`mark_rare_pairs_block`]).
-/// Entries per mark array: every nim-sum of two u16 values, so u16 indices need no bounds
-/// checks (only the low entries, up to the largest value, are ever touched or cached).
-const MARKS: usize = 1 << 16;
-/// One heap's marks.
-type Marks = [Stamp; MARKS];
-/// Stamps are u16 to halve the cache footprint of the mark arrays; they wrap after 65,535
-/// heaps, when the arrays are cleared.
-type Stamp = u16;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Sparse {
@@ -98,9 +86,6 @@ pub(crate) struct Sparse {
     /// model).
     pub scans: u64,
     pub scanned_pairs: u64,
-    /// When nonzero, the pairs with a rare part whose two parts are both below `split_at` are
-    /// already in `excl` (the engine's parallel block pass, `sparse_block.rs`) and are skipped.
-    split_at: usize,
     /// Window mode (`window.rs`): probes only below `probe_limit`; rare positions at or beyond
     /// `rare_limit` (whose partners are not in the tail) are kept in `far`. Both `usize::MAX`
     /// while every value is kept.
@@ -134,10 +119,42 @@ struct Far {
     run: Run,
 }
 
+/// See [`Sparse::round_view`].
+#[derive(Debug)]
+pub(crate) struct RoundView<'a> {
+    pub rare: &'a [u32],
+    pub rare_vals: &'a [u16],
+    pub probes: Probes<'a>,
+    /// The first `head_probes` probes are at positions ≥ [`MAX_HEAPS`] (see `probe_eligible`).
+    pub head_probes: usize,
+    pub far: FarPairs<'a>,
+}
+
+/// The rare positions beyond the window, paired through the archive ([`far_pairs`]).
+#[derive(Debug)]
+pub(crate) struct FarPairs<'a>(&'a mut Vec<Far>);
+
+impl FarPairs<'_> {
+    /// Marks heap n's pairs with the rare positions beyond the window; `g` holds the values
+    /// below `known` (the partners are below it: the positions lie beyond a block).
+    pub(crate) fn pairs<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        backing: &mut Option<Backing<'_>>,
+        n: usize,
+        known: usize,
+        twos: &Twos,
+        mark: impl FnMut(u16),
+    ) -> Result<(), OctalError> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        far_pairs(self.0, g, backing, n, known, &twos.us, twos.gap, mark)
+    }
+}
+
 /// Occurrences per common value in the probe list.
 const PROBES_PER_VALUE: usize = 16;
-/// Bit marks: pairs between two "all missing values seen?" tests (one AND each).
-const BITS_BATCH: usize = 16;
 /// The head of the probe list is marked for a whole block of heaps, like the rare pairs:
 /// four heaps at a time a pair costs about 0.4 of a pair of the per-heap scan, but a heap
 /// whose rare check needs fewer pairs (or none) wastes the rest. With N the pairs a heap
@@ -171,7 +188,6 @@ impl Sparse {
             head: 0,
             scans: 0,
             scanned_pairs: 0,
-            split_at: 0,
             probe_limit: usize::MAX,
             rare_limit: usize::MAX,
             far: Vec::new(),
@@ -190,18 +206,120 @@ impl Sparse {
         s
     }
 
-    /// Rare positions' values (same order as [`Sparse::rare`]).
-    pub(crate) fn rare_vals(&self) -> &[u16] {
-        &self.rare_vals
+    /// What the parallel pipeline (`parallel/`) reads from the tables during a round, and the
+    /// rare positions beyond the window, which only its spine pairs.
+    pub(crate) fn round_view(&mut self) -> RoundView<'_> {
+        RoundView {
+            rare: &self.rare,
+            rare_vals: &self.rare_vals,
+            probes: Probes {
+                pos: &self.probe,
+                vals: &self.probe_vals,
+                min: self.probe_min,
+                max: self.probe_max,
+            },
+            head_probes: self.probe_eligible,
+            far: FarPairs(&mut self.far),
+        }
     }
 
-    /// See the field `split_at` (0: nothing premarked).
-    /// A change drops the current four-heap premark: it skipped the pairs below the old bound.
-    pub(crate) fn set_split_at(&mut self, split_at: usize) {
-        if split_at != self.split_at {
-            self.premarked = None;
-            self.split_at = split_at;
+    /// Tests' switch: every rare check through the archive path.
+    pub(crate) fn force_read_back(&self) -> bool {
+        self.force_read_back
+    }
+
+    /// Forgets the block of heaps premarked by [`Sparse::step`] (values were computed
+    /// elsewhere since: the parallel pipeline).
+    pub(crate) fn forget_block(&mut self) {
+        self.premarked = None;
+    }
+
+    /// The probe list, rebuilt if new positions are due (see [`Sparse::refresh_probe`]).
+    pub(crate) fn refresh_probes(&mut self, n: usize) {
+        self.refresh_probe(n);
+    }
+
+    /// The rare check's head length (see [`HEAD_GROW`]), which the pipeline's verifiers adapt.
+    pub(crate) fn head_len(&self) -> usize {
+        self.head_len
+    }
+
+    /// Sets the head length and adds the work counts of checks made elsewhere (the verifiers).
+    pub(crate) fn after_checks(&mut self, head_len: usize, scans: u64, scanned_pairs: u64) {
+        self.head_len = head_len.min(self.probe.len());
+        self.scans += scans;
+        self.scanned_pairs += scanned_pairs;
+    }
+
+    /// The largest rare position paired from the kept values (0 when none).
+    pub(crate) fn max_rare(&self) -> usize {
+        self.rare.last().map_or(0, |&a| a as usize)
+    }
+
+    /// Per 64 values from 0 (`words` of them): the common ones and the rare ones, as bits.
+    pub(crate) fn class_words(&self, words: usize) -> (Vec<u64>, Vec<u64>) {
+        let (mut common, mut rare) = (vec![0u64; words], vec![0u64; words]);
+        for v in 0..(64 * words) as u32 {
+            let w = if self.is_rare(v) { &mut rare } else { &mut common };
+            w[(v / 64) as usize] |= 1 << (v % 64);
         }
+        (common, rare)
+    }
+
+    /// The rare check of heap `n` with every probe and split, the archive included: G(n) if
+    /// it is rare (some value of `missing` — bits per 64 values from 0 — is excluded by no
+    /// split), `None` if every missing value is found. For heaps the pipeline's verifiers
+    /// deferred.
+    pub(crate) fn check_deferred<T: Cell>(
+        &mut self,
+        g: View<'_, T>,
+        backing: &mut Option<Backing<'_>>,
+        n: usize,
+        twos: &Twos,
+        missing: &[u64],
+    ) -> Result<Option<u32>, OctalError> {
+        let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
+        let reads = Reads {
+            g,
+            backing,
+            defer: false,
+            force_read_back: self.force_read_back,
+        };
+        let probes = Probes {
+            pos: &self.probe,
+            vals: &self.probe_vals,
+            min: self.probe_min,
+            max: self.probe_max,
+        };
+        if self.bits {
+            let mut marker = BitMarker {
+                marks: 0,
+                missing: missing[0],
+            };
+            let ended = rare_check(&mut marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+            return Ok((ended != Ended::Found).then(|| marker.missing.trailing_zeros()));
+        }
+        if self.stamp >= Stamp::MAX - HEAPS as Stamp {
+            self.marks.fill(0);
+            self.stamp = 0;
+            self.premarked = None;
+        }
+        self.stamp += 1;
+        self.missing.clear();
+        for (w, &word) in missing.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                self.missing.push((w * 64) as u16 + b.trailing_zeros() as u16);
+                b &= b - 1;
+            }
+        }
+        let mut marker = StampMarker {
+            mark: slot(&mut self.marks, 0),
+            stamp: self.stamp,
+            missing: &mut self.missing,
+        };
+        let ended = rare_check(&mut marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+        Ok((ended != Ended::Found).then(|| u32::from(self.missing[0])))
     }
 
     /// Window mode: probes only from positions below `probe_limit`; rare positions from
@@ -285,8 +403,7 @@ impl Sparse {
         }
     }
 
-    /// Tests: whether heaps are computed with bit marks now.
-    #[cfg(test)]
+    /// Whether heaps are computed with bit marks now.
     pub(crate) fn bits_in_use(&self) -> bool {
         self.bits
     }
@@ -419,7 +536,7 @@ impl Sparse {
     /// Starts a block of [`Sparse::heaps`] heaps at `n` (see [`batchable`]): chooses the probe head
     /// and hands `f(positions, values, r)` every run of positions whose pairs with the totals
     /// `r..r + HEAPS` the block pass marks — the head, then the rare positions of every digit
-    /// less the gap window and what `split_at` premarked. Each heap adds the rest
+    /// less the gap window. Each heap adds the rest
     /// ([`block_rest`]).
     fn block_pairs(
         &mut self,
@@ -460,19 +577,15 @@ impl Sparse {
             if self.head > 0 {
                 f(&self.probe[..self.head], &self.probe_vals[..self.head], r);
             }
-            // Skip the forbidden window (`block_rest` adds what each heap allows) and the
-            // positions in (r + HEAPS − 1 − split_at, split_at), which pair below split_at for
-            // every heap of the block: already in `excl`.
-            let cut = premarked_cut(&self.rare, self.split_at, r + heaps - 1, start, end);
-            for (i, k) in without(start, end, [window, cut]) {
+            // Skip the forbidden window (`block_rest` adds what each heap allows).
+            for (i, k) in without(start, end, [window, (end, end)]) {
                 f(&self.rare[i..k], &self.rare_vals[i..k], r);
             }
         }
     }
 
     /// One heap's pairs with a rare part, outside a block: `f(positions, values, r)` for every
-    /// run of allowed rare positions of every digit (total r), less those pairing below
-    /// `split_at` (already in `excl`).
+    /// run of allowed rare positions of every digit (total r).
     fn heap_pairs(
         &self,
         n: usize,
@@ -489,8 +602,7 @@ impl Sparse {
             let pos = |x: usize| self.rare.partition_point(|&a| (a as usize) < x);
             let (s1, e1) = (pos(lo), pos(hi + 1));
             let (s2, e2) = (pos(r - hi).max(e1), pos(r - lo + 1));
-            let cut = premarked_cut(&self.rare, self.split_at, r, s1, e2);
-            for (i, k) in without(s1, e2, [(e1, s2), cut]) {
+            for (i, k) in without(s1, e2, [(e1, s2), (e2, e2)]) {
                 f(&self.rare[i..k], &self.rare_vals[i..k], r);
             }
         }
@@ -544,106 +656,54 @@ impl Sparse {
             );
         }
         if !self.far.is_empty() {
-            far_pairs(&mut self.far, g, backing, n, twos, gap, |x| m |= bit(x))?;
+            far_pairs(&mut self.far, g, backing, n, n, twos, gap, |x| m |= bit(x))?;
         }
         // Least common value not excluded (64 when all below 64 are: no pair reaches 64).
         let c = (!m & self.common_bits).trailing_zeros();
         // (2) rare values below c that are not yet excluded.
         let below_c = if c >= 64 { u64::MAX } else { (1u64 << c) - 1 };
-        let mut missing = self.rare_bits & below_c & !m;
-        if missing == 0 {
+        if self.rare_bits & below_c & !m == 0 {
             self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
             return Ok(c);
         }
         self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
         self.scans += 1;
-        let premarked_probes = self.head;
-        'scan: {
-            if self.force_read_back {
-                for &u in twos {
-                    if let Some((r, lo, hi)) = split_range(n, u, gap) {
-                        scan_read_back(g, backing, r, lo, hi, &mut self.scanned_pairs, |l, rr| {
-                            m |= bitmarks::zip(l, rr);
-                            missing &= !m;
-                            missing == 0
-                        })?;
-                        if missing == 0 {
-                            break 'scan;
-                        }
-                    }
-                }
-                break 'scan;
-            }
-            for &u in twos {
-                let Some((r, lo, hi)) = split_range(n, u, gap) else {
-                    continue;
-                };
-                let all_in = self.probe_min >= lo && self.probe_max <= hi;
-                let mut i = premarked_probes;
-                while i < self.probe.len() {
-                    let end = (i + BITS_BATCH).min(self.probe.len());
-                    let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
-                    if all_in {
-                        m |= bitmarks::pairs(pa, pv, g.tail, r - g.base);
-                    } else {
-                        for (&a, &va) in pa.iter().zip(pv) {
-                            let a = a as usize;
-                            if a >= lo && a <= hi {
-                                m |= bit(va ^ g.near(r - a).low16());
-                            }
-                        }
-                    }
-                    self.scanned_pairs += (end - i) as u64;
-                    i = end;
-                    missing &= !m;
-                    if missing == 0 {
-                        break 'scan;
-                    }
-                }
-            }
-            for &u in twos {
-                let Some((r, lo, hi)) = split_range(n, u, gap) else {
-                    continue;
-                };
-                let stop = scan_end(g, r, lo, hi);
-                let mut a = lo;
-                while a < stop {
-                    let end = (a + 4 * BITS_BATCH).min(stop);
-                    let left = &g.front[a..end];
-                    let right = &g.tail[r + 1 - end - g.base..=r - a - g.base];
-                    m |= bitmarks::zip(left, right);
-                    self.scanned_pairs += (end - a) as u64;
-                    a = end;
-                    missing &= !m;
-                    if missing == 0 {
-                        break 'scan;
-                    }
-                }
-                if stop <= hi {
-                    if let Some(b) = backing {
-                        b.counts.deep_scans += 1;
-                    }
-                    scan_read_back(g, backing, r, stop, hi, &mut self.scanned_pairs, |l, rr| {
-                        m |= bitmarks::zip(l, rr);
-                        missing &= !m;
-                        missing == 0
-                    })?;
-                    if missing == 0 {
-                        break 'scan;
-                    }
-                }
-            }
-        }
+        let mut marker = BitMarker {
+            marks: m,
+            missing: self.rare_bits & below_c & !m,
+        };
+        let reads = Reads {
+            g,
+            backing,
+            defer: false,
+            force_read_back: self.force_read_back,
+        };
+        let probes = Probes {
+            pos: &self.probe,
+            vals: &self.probe_vals,
+            min: self.probe_min,
+            max: self.probe_max,
+        };
+        rare_check(
+            &mut marker,
+            probes,
+            self.head,
+            reads,
+            n,
+            twos,
+            gap,
+            &mut self.scanned_pairs,
+        )?;
         // Every missing value is below c: the least of them, if any, is G(n).
-        Ok(if missing == 0 {
+        Ok(if marker.missing == 0 {
             c
         } else {
-            missing.trailing_zeros()
+            marker.missing.trailing_zeros()
         })
     }
 
-    /// [`scan_read_back`] into slot `j` with `stamp`; `until_found`: stop once nothing is
-    /// missing, else mark every pair.
+    /// Every split `(a, r − a)`, `a` in `from..=hi`, read through [`scan_read_back`] (the
+    /// archive where values are not kept) and marked in slot `j` with `stamp`.
     #[allow(clippy::too_many_arguments)]
     fn read_back_stamps<T: Cell>(
         &mut self,
@@ -654,10 +714,8 @@ impl Sparse {
         hi: usize,
         stamp: Stamp,
         j: usize,
-        until_found: bool,
     ) -> Result<(), OctalError> {
         let mark = slot(&mut self.marks, j);
-        let missing = &mut self.missing;
         scan_read_back(
             g,
             backing,
@@ -669,12 +727,10 @@ impl Sparse {
                 for (&x, &y) in left.iter().zip(right.iter().rev()) {
                     mark[usize::from(x ^ y)] = stamp;
                 }
-                until_found && {
-                    drop_marked(missing, mark, stamp);
-                    missing.is_empty()
-                }
+                false
             },
-        )
+        )?;
+        Ok(())
     }
 
     /// G(n), given `excl` with every exclusion except the finite two-heap digits `twos`
@@ -718,7 +774,7 @@ impl Sparse {
                 self.premarked = Some((n, s0));
                 let mut marks = std::mem::take(&mut self.marks);
                 self.block_pairs(n, twos, gap, |pos, vals, r| {
-                    mark_rare_pairs_block(pos, vals, g.tail, r - g.base, &mut marks, s0);
+                    stamps::pairs_block(pos, vals, g.tail, r - g.base, &mut marks, s0);
                 });
                 self.marks = marks;
                 (0, s0)
@@ -732,7 +788,7 @@ impl Sparse {
                 let mut marks = std::mem::take(&mut self.marks);
                 let mark = slot(&mut marks, 0);
                 self.heap_pairs(n, twos, gap, |pos, vals, r| {
-                    mark_rare_pairs(pos, vals, g.tail, r - g.base, mark, stamp);
+                    stamps::pairs(pos, vals, g.tail, r - g.base, mark, stamp);
                 });
                 self.marks = marks;
                 (0, stamp)
@@ -755,7 +811,7 @@ impl Sparse {
         }
         if !self.far.is_empty() {
             let mark = slot(&mut self.marks, j);
-            far_pairs(&mut self.far, g, backing, n, twos, gap, |x| {
+            far_pairs(&mut self.far, g, backing, n, n, twos, gap, |x| {
                 mark[usize::from(x)] = stamp;
             })?;
         }
@@ -780,13 +836,12 @@ impl Sparse {
                 let Some((r, lo, hi)) = split_range(n, u, gap) else {
                     continue;
                 };
-                self.read_back_stamps(g, backing, r, lo, hi, stamp, j, false)?;
+                self.read_back_stamps(g, backing, r, lo, hi, stamp, j)?;
             }
             let mark = slot(&mut self.marks, j);
             return Ok((0..MARKS).find(|&v| mark[v] != stamp).unwrap_or(MARKS) as u32);
         };
         // (2) rare values below c that are not yet excluded.
-        let premarked_probes = self.head;
         let below_c = self.rare_list.partition_point(|&v| u32::from(v) < c);
         self.missing.clear();
         self.missing.extend_from_slice(&self.rare_list[..below_c]);
@@ -797,138 +852,38 @@ impl Sparse {
         }
         self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
         self.scans += 1;
-        let mark = slot(&mut self.marks, j);
         // Every common value below c is excluded already, so only the missing rare values
-        // matter; pairs are marked in batches and the missing list is filtered per batch
-        // (a batch at least as long as the list, so filtering costs at most as much as
-        // marking). First the probe pairs, then (for completeness) every split in order.
-        'scan: {
-            if self.force_read_back {
-                for &u in twos {
-                    if let Some((r, lo, hi)) = split_range(n, u, gap) {
-                        self.read_back_stamps(g, backing, r, lo, hi, stamp, j, true)?;
-                        if self.missing.is_empty() {
-                            break 'scan;
-                        }
-                    }
-                }
-                break 'scan;
-            }
-            for &u in twos {
-                let Some((r, lo, hi)) = split_range(n, u, gap) else {
-                    continue;
-                };
-                // All probes are usually inside [lo, hi]; then the loop needs no test.
-                let all_in = self.probe_min >= lo && self.probe_max <= hi;
-                let mut i = premarked_probes;
-                while i < self.probe.len() {
-                    let end = (i + BATCH.max(self.missing.len())).min(self.probe.len());
-                    let (pa, pv) = (&self.probe[i..end], &self.probe_vals[i..end]);
-                    if all_in {
-                        mark_rare_pairs(pa, pv, g.tail, r - g.base, mark, stamp);
-                    } else {
-                        for (&a, &va) in pa.iter().zip(pv) {
-                            let a = a as usize;
-                            if a >= lo && a <= hi {
-                                mark[usize::from(va ^ g.near(r - a).low16())] = stamp;
-                            }
-                        }
-                    }
-                    self.scanned_pairs += (end - i) as u64;
-                    i = end;
-                    drop_marked(&mut self.missing, mark, stamp);
-                    if self.missing.is_empty() {
-                        break 'scan;
-                    }
-                }
-            }
-            for &u in twos {
-                let Some((r, lo, hi)) = split_range(n, u, gap) else {
-                    continue;
-                };
-                // Every value kept: `stop` is hi + 1. Window mode: the splits whose parts
-                // are both kept (a in the front, r − a in the tail).
-                let stop = scan_end(g, r, lo, hi);
-                let mark = slot(&mut self.marks, j);
-                let mut a = lo;
-                while a < stop {
-                    let end = (a + BATCH.max(self.missing.len())).min(stop);
-                    let left = &g.front[a..end];
-                    let right = &g.tail[r + 1 - end - g.base..=r - a - g.base];
-                    for (&x, &y) in left.iter().zip(right.iter().rev()) {
-                        mark[usize::from(x.low16() ^ y.low16())] = stamp;
-                    }
-                    self.scanned_pairs += (end - a) as u64;
-                    a = end;
-                    drop_marked(&mut self.missing, mark, stamp);
-                    if self.missing.is_empty() {
-                        break 'scan;
-                    }
-                }
-                if stop <= hi {
-                    // Undecided within what is kept: G(n) may be rare, or a witness lies
-                    // further in. The scan goes on through the archive.
-                    if let Some(b) = backing {
-                        b.counts.deep_scans += 1;
-                    }
-                    self.read_back_stamps(g, backing, r, stop, hi, stamp, j, true)?;
-                    if self.missing.is_empty() {
-                        break 'scan;
-                    }
-                }
-            }
-        }
+        // matter (`rare_check.rs`).
+        let mut marker = StampMarker {
+            mark: slot(&mut self.marks, j),
+            stamp,
+            missing: &mut self.missing,
+        };
+        let reads = Reads {
+            g,
+            backing,
+            defer: false,
+            force_read_back: self.force_read_back,
+        };
+        let probes = Probes {
+            pos: &self.probe,
+            vals: &self.probe_vals,
+            min: self.probe_min,
+            max: self.probe_max,
+        };
+        rare_check(
+            &mut marker,
+            probes,
+            self.head,
+            reads,
+            n,
+            twos,
+            gap,
+            &mut self.scanned_pairs,
+        )?;
         // The missing list is ascending; its head (if any) is the least unexcluded value.
         Ok(self.missing.first().map_or(c, |&v| v.into()))
     }
-}
-
-/// The end of the splits `(a, r − a)`, `a` in `lo..=hi`, whose two parts are kept: `hi + 1`
-/// when every value is (no gap), else the least `a` with `a` beyond the front or `r − a`
-/// before the tail.
-#[inline]
-fn scan_end<T: Copy>(g: View<'_, T>, r: usize, lo: usize, hi: usize) -> usize {
-    (hi + 1)
-        .min(g.front_end())
-        .min((r + 1).saturating_sub(g.base))
-        .max(lo)
-}
-
-/// Removes from `missing` the values marked with `stamp`, keeping the order. Branch-free:
-/// whether a value has been found is unpredictable, and mispredictions cost more than the
-/// unconditional copies.
-#[inline]
-fn drop_marked(missing: &mut Vec<u16>, mark: &Marks, stamp: Stamp) {
-    let mut kept = 0;
-    for i in 0..missing.len() {
-        let v = missing[i];
-        missing[kept] = v;
-        kept += usize::from(mark[usize::from(v)] != stamp);
-    }
-    missing.truncate(kept);
-}
-
-/// The rare indices `[cut1, cut2)` within `[start, end)` whose positions a satisfy
-/// `r_max − split_at < a < split_at`: for every total r ≤ r_max their pair (a, r − a) has both
-/// parts below `split_at`, so it was premarked (see `split_at`). `(end, end)` when none.
-fn premarked_cut(
-    rare: &[u32],
-    split_at: usize,
-    r_max: usize,
-    start: usize,
-    end: usize,
-) -> (usize, usize) {
-    let from = (r_max + 1).saturating_sub(split_at);
-    if split_at == 0 || from >= split_at {
-        return (end, end);
-    }
-    let cut1 = rare
-        .partition_point(|&a| (a as usize) < from)
-        .clamp(start, end);
-    let cut2 = rare
-        .partition_point(|&a| (a as usize) < split_at)
-        .clamp(cut1, end);
-    (cut1, cut2)
 }
 
 /// The index range `[start, end)` less the (possibly overlapping or empty) index ranges
@@ -944,77 +899,6 @@ fn without(start: usize, end: usize, mut skips: [(usize, usize); 2]) -> [(usize,
     }
     out[2] = (at, end);
     out
-}
-
-/// Slot `j` of the mark arrays.
-#[inline(always)]
-fn slot(marks: &mut [Stamp], j: usize) -> &mut Marks {
-    (&mut marks[j * MARKS..(j + 1) * MARKS])
-        .try_into()
-        .expect("a slot has MARKS entries")
-}
-
-/// `mark[va ⊕ G(r − a)] = stamp` for each listed position `a` (value `va`).
-/// Kept out of line so that the hot loop gets all registers to itself.
-#[inline(never)]
-fn mark_rare_pairs<T: Cell>(
-    pos: &[u32],
-    vals: &[u16],
-    g: &[T],
-    r: usize,
-    mark: &mut Marks,
-    stamp: Stamp,
-) {
-    for (&a, &va) in pos.iter().zip(vals) {
-        mark[usize::from(va ^ g[r - a as usize].low16())] = stamp;
-    }
-}
-
-/// [`mark_rare_pairs`] for the [`HEAPS`] heaps with totals `r, r+1, …` at once: heap j in
-/// slot j of `marks` with stamp `s0 + j`. Every partner `r − a + j` must be in `g`. The
-/// partners of a position are adjacent, so one pass over the positions serves all heaps.
-#[inline(never)]
-fn mark_rare_pairs_block<T: Cell>(
-    pos: &[u32],
-    vals: &[u16],
-    g: &[T],
-    r: usize,
-    marks: &mut [Stamp],
-    s0: Stamp,
-) {
-    let mut slots = marks
-        .chunks_exact_mut(MARKS)
-        .map(|m| -> &mut Marks { m.try_into().expect("a slot has MARKS entries") });
-    let mut slots: [&mut Marks; HEAPS] =
-        std::array::from_fn(|_| slots.next().expect("HEAPS slots"));
-    if T::BYTES != 2 {
-        for (&a, &va) in pos.iter().zip(vals) {
-            let b = r - a as usize;
-            let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-            for (k, mark) in slots.iter_mut().enumerate() {
-                mark[usize::from(va ^ q[k].low16())] = s0 + k as Stamp;
-            }
-        }
-        return;
-    }
-    // u16 cells (values 256 to 65,535): the four partners as the 16-bit lanes of one word
-    // (one load), XOR-ed with the position's value in every lane at once — 7 % faster on `.6`;
-    // with u8 cells the lanes cost four loads and shifts, and the loop above is faster.
-    let [m0, m1, m2, m3] = slots;
-    let (s1, s2, s3) = (s0 + 1, s0 + 2, s0 + 3);
-    for (&a, &va) in pos.iter().zip(vals) {
-        let b = r - a as usize;
-        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        let x = (u64::from(q[0].low16())
-            | (u64::from(q[1].low16()) << 16)
-            | (u64::from(q[2].low16()) << 32)
-            | (u64::from(q[3].low16()) << 48))
-            ^ (u64::from(va) * 0x0001_0001_0001_0001);
-        m0[usize::from(x as u16)] = s0;
-        m1[usize::from((x >> 16) as u16)] = s1;
-        m2[usize::from((x >> 32) as u16)] = s2;
-        m3[usize::from((x >> 48) as u16)] = s3;
-    }
 }
 
 /// The mask (≥ 1) with the fewest rare occurrences, and that number. `counts[v]` is how often
@@ -1048,12 +932,11 @@ pub(crate) fn best_mask(counts: &[u64]) -> (u32, u64) {
 }
 
 /// The pairs with a rare part of heap `n = first + j` that the block pass
-/// ([`mark_rare_pairs_block`] or [`bitmarks::pairs_block`]) left out when it marked the block
+/// ([`stamps::pairs_block`] or [`bitmarks::pairs_block`]) left out when it marked the block
 /// of `heaps` heaps from `first`: positions a < heaps − u (partner ≥ first, unknown then) and
 /// a ≥ first − u (a itself unknown then). With a part rule (`gap > 0`) it also adds the pairs
 /// of the block's forbidden window ([`gap_window`]) that are allowed for this heap; every
-/// pair marked here is tested. (Pairs already in `excl` through `split_at` may be marked
-/// again: harmless.)
+/// pair marked here is tested.
 ///
 /// [`gap_window`]: super::split::gap_window
 ///
@@ -1102,12 +985,15 @@ struct RestRanges {
 
 /// The pairs `(p, r − p)` of heap `n` with `p` a rare position beyond the window (`far`),
 /// into `mark`: `p` as the smaller or the larger part, as the part rule allows. The partners
-/// come from each far position's run (the archive, a run at a time).
+/// come from each far position's run (the archive, a run at a time), which reads no value from
+/// `known` on.
+#[allow(clippy::too_many_arguments)]
 fn far_pairs<T: Cell>(
     far: &mut [Far],
     g: View<'_, T>,
     backing: &mut Option<Backing<'_>>,
     n: usize,
+    known: usize,
     twos: &[i64],
     gap: usize,
     mut mark: impl FnMut(u16),
@@ -1124,45 +1010,9 @@ fn far_pairs<T: Cell>(
             if (p >= lo && p <= hi) || p >= r - hi {
                 // The runs serve every digit: they start a little before the partner.
                 let x = r - p;
-                let v = f.run.get(g, backing, x, false, n)?;
+                let v = f.run.get(g, backing, x, false, known)?;
                 mark(f.val ^ v);
             }
-        }
-    }
-    Ok(())
-}
-
-/// The rare check's scan past what is kept: splits `(a, r − a)` for `a` from `from` to `hi`,
-/// both sides read a run at a time ([`fill`]: front, archive, tail) and handed to `visit` as
-/// (`left` from heap a, `right` ending at heap r − a); it stops when `visit` says so (every
-/// missing value seen). `scanned` counts the pairs.
-#[allow(clippy::too_many_arguments)]
-fn scan_read_back<T: Cell>(
-    g: View<'_, T>,
-    backing: &mut Option<Backing<'_>>,
-    r: usize,
-    from: usize,
-    hi: usize,
-    scanned: &mut u64,
-    mut visit: impl FnMut(&[u16], &[u16]) -> bool,
-) -> Result<(), OctalError> {
-    let (mut left, mut right) = (Vec::new(), Vec::new());
-    let mut a = from;
-    // Batches of a run, doubling up to SCAN_RUN: few reads for a scan to the end, little
-    // read in vain for one whose witnesses come soon.
-    let mut batch = READ_RUN;
-    while a <= hi {
-        let end = (a + batch).min(hi + 1);
-        batch = (2 * batch).min(SCAN_RUN);
-        let len = end - a;
-        left.resize(len, 0);
-        right.resize(len, 0);
-        fill(g, backing, a, &mut left)?;
-        fill(g, backing, r + 1 - end, &mut right)?;
-        *scanned += len as u64;
-        a = end;
-        if visit(&left, &right) {
-            break;
         }
     }
     Ok(())

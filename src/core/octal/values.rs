@@ -25,10 +25,12 @@ pub trait Cell: Copy + Default + Eq + Send + Sync + std::fmt::Debug + 'static {
     fn low16(self) -> u16 {
         self.get() as u16
     }
+    /// A slice of this width as a [`ValuesRef`].
+    fn wrap(cells: &[Self]) -> ValuesRef<'_>;
 }
 
 macro_rules! cell {
-    ($t:ty) => {
+    ($t:ty, $v:ident) => {
         impl Cell for $t {
             const BYTES: usize = std::mem::size_of::<$t>();
             const MAX: u32 = <$t>::MAX as u32;
@@ -41,12 +43,16 @@ macro_rules! cell {
                 debug_assert!(v <= <Self as Cell>::MAX);
                 v as $t
             }
+            #[inline(always)]
+            fn wrap(cells: &[Self]) -> ValuesRef<'_> {
+                ValuesRef::$v(cells)
+            }
         }
     };
 }
-cell!(u8);
-cell!(u16);
-cell!(u32);
+cell!(u8, U8);
+cell!(u16, U16);
+cell!(u32, U32);
 
 /// An owned G-sequence G(0..len) in 1, 2 or 4 bytes per value.
 #[derive(Debug, Clone, PartialEq, Eq)]

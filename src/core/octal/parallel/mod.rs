@@ -1,0 +1,123 @@
+//! The rare/common method on every core: one game, many threads, every value exact.
+//!
+//! **Where a heap's time goes.** In sparse mode (`sparse.rs`) G(n) comes from (1) the pairs
+//! `(a, r − a)` with a rare part, which give `c`, the least common value not excluded, and (2)
+//! the *rare check*: every rare value below `c` must be excluded by some split, found by
+//! probes and, rarely, a scan (`rare_check.rs`); only if one is not is G(n) rare. (1) reads
+//! the values just behind n — the rare positions of the frontier games are small (`.167`: 59
+//! of them, all below 1,304), so G(n) depends on G(n − 3), …, G(n − 1,306) — and is a true
+//! recurrence: no two heaps can be computed side by side. (2) is most of the work (`.167` at
+//! 2^26: ≈ 100 probe pairs a heap against 118 rare pairs, marked eight heaps at a time) and
+//! decides almost nothing: after the rare positions stop appearing, G(n) is common, i.e. `c`.
+//!
+//! **Speculate, then verify.** So one thread, the *spine* (`spine.rs`), runs (1) alone for a
+//! block of heaps and takes G(n) = c for each, recording `c` and the rare values still missing;
+//! the other threads *verify* (`verify.rs`) the block before it, each a share of its heaps: the
+//! rare check of heap n reads only G(0..n), and whether it ends as the spine assumed does not
+//! depend on any other heap's check. A heap whose check fails (G(n) is a new rare value) is
+//! the first wrong value: everything from it on is dropped, G(n) is set to the rare value the
+//! check found, n joins the rare positions, and the pipeline starts again after it. The values
+//! are therefore exactly the one-thread engine's, whatever the timing.
+//!
+//! **Far rows.** Where rare positions are spread far back (Grundy's game, `.014`: a thousand
+//! and more, up to 10^5), (1) itself is most of the spine's work. Its pairs whose two parts
+//! both lie before the block before the spine's (`split`) read only values known a round
+//! earlier, so the helpers compute them a block ahead (`far_rows.rs`), one *row* per heap, and
+//! the spine adds only the *near* pairs — positions up to two blocks back. Where every rare
+//! position is near (`.167`), there are no far rows and the spine does all of (1).
+//!
+//! **Rows.** A heap's marks are a `u64` while every value is below 64 ([`Bits`], as the bit
+//! marks of `bitmarks.rs`) and a byte array otherwise ([`Bytes`], values below 2^10: a byte
+//! per value, so marking is a store, like the stamps). [`RowKind`] gives both the same loops.
+//!
+//! The driver (rounds, commits, failures, the thread pool) is `Engine::pipeline`
+//! (`engine/pipeline.rs`).
+
+pub(crate) mod far_rows;
+pub(crate) mod spine;
+pub(crate) mod verify;
+
+use super::bitmarks::{self, bit};
+use super::split::{BIT_HEAPS, HEAPS};
+use super::values::Cell;
+
+/// Bytes per byte row: every nim-sum of two values below [`BYTE_LIMIT`].
+pub(crate) const ROW: usize = 2 * BYTE_LIMIT;
+/// Byte rows hold values below this (the parallel path runs while every value is).
+pub(crate) const BYTE_LIMIT: usize = 1 << 10;
+
+/// How a heap's marks are held while the spine, the far rows and the verifiers fill them.
+pub(crate) trait RowKind {
+    /// One heap's marks.
+    type Row: Copy + Send + Sync;
+    /// Heaps marked by one pass of [`RowKind::block`].
+    const HEAPS: usize;
+    /// A row with nothing marked.
+    fn empty() -> Self::Row;
+    /// Marks `va ⊕ G(r + k − a)` into `rows[k]` for each listed position `a`, `k < HEAPS`.
+    fn block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [Self::Row]);
+    /// Marks `x`.
+    fn one(row: &mut Self::Row, x: u16);
+}
+
+/// Bit rows: values below 64.
+#[derive(Debug)]
+pub(crate) struct Bits;
+
+impl RowKind for Bits {
+    type Row = u64;
+    const HEAPS: usize = BIT_HEAPS;
+    #[inline(always)]
+    fn empty() -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [u64]) {
+        let acc: &mut [u64; BIT_HEAPS] = (&mut rows[..BIT_HEAPS]).try_into().expect("a block");
+        bitmarks::pairs_block(pos, vals, g, r, acc);
+    }
+    #[inline(always)]
+    fn one(row: &mut u64, x: u16) {
+        *row |= bit(x);
+    }
+}
+
+/// Byte rows: values below [`BYTE_LIMIT`], `row[x] = 1` ⇔ x excluded.
+#[derive(Debug)]
+pub(crate) struct Bytes;
+
+impl RowKind for Bytes {
+    type Row = [u8; ROW];
+    const HEAPS: usize = HEAPS;
+    #[inline(always)]
+    fn empty() -> [u8; ROW] {
+        [0; ROW]
+    }
+    #[inline(always)]
+    fn block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [[u8; ROW]]) {
+        byte_pairs_block(pos, vals, g, r, rows);
+    }
+    #[inline(always)]
+    fn one(row: &mut [u8; ROW], x: u16) {
+        row[usize::from(x) & (ROW - 1)] = 1;
+    }
+}
+
+/// [`Bytes::block`]: the four heaps' rows, one pass over the positions (as
+/// `stamps::pairs_block`). Indices are masked to the row, so no bounds checks are needed.
+#[inline(never)]
+fn byte_pairs_block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [[u8; ROW]]) {
+    const W: usize = ROW - 1;
+    let [m0, m1, m2, m3] = &mut rows[..HEAPS] else {
+        unreachable!("a block has HEAPS rows")
+    };
+    for (&a, &va) in pos.iter().zip(vals) {
+        let b = r - a as usize;
+        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+        let va = usize::from(va);
+        m0[(va ^ usize::from(q[0].low16())) & W] = 1;
+        m1[(va ^ usize::from(q[1].low16())) & W] = 1;
+        m2[(va ^ usize::from(q[2].low16())) & W] = 1;
+        m3[(va ^ usize::from(q[3].low16())) & W] = 1;
+    }
+}

@@ -1,0 +1,266 @@
+//! The parallel pipeline (`parallel/`, `engine/pipeline.rs`) against the one-thread engine and
+//! the definition: every value equal, on every path it can take — bit rows and byte rows, with
+//! and without far rows, values of one and two bytes, part rules, windows read back from an
+//! archive — and in the cases it exists to survive: a heap found rare inside a block (all that
+//! follows is computed again), a value reaching 64 inside a block (bit marks give way to
+//! stamps), a check that needs the archive, a stop in the middle.
+
+use std::sync::{Arc, Mutex};
+
+use super::archive::{Archive, MemoryArchive};
+use super::code::{Game, PartRule};
+use super::engine::Engine;
+use super::naive::naive_values;
+use super::naive::tests::{random_code, Rng};
+use super::statistics::Statistics;
+use super::values::ValuesRef;
+use super::window::Keep;
+
+/// G(0..n) on one thread, the pipeline off.
+fn one_thread(game: &Game, n: usize) -> Vec<u32> {
+    let mut e = Engine::new(game);
+    e.set_threads(1);
+    e.set_pipeline(false);
+    e.extend_to(n, &mut || false).unwrap();
+    e.into_values().to_u32_vec()
+}
+
+/// An engine on `threads` threads whose pipeline runs from heap `from` on, with a fixed plan
+/// (block, far rows) or its own.
+fn piped(game: &Game, threads: usize, from: usize, plan: Option<(usize, bool)>) -> Engine {
+    let mut e = Engine::new(game);
+    e.set_threads(threads);
+    e.force_pipeline(from, plan);
+    e
+}
+
+fn first_difference(a: &[u32], b: &[u32]) -> Option<(usize, u32, u32)> {
+    if a.len() != b.len() {
+        return Some((a.len().min(b.len()), u32::MAX, u32::MAX));
+    }
+    (0..a.len()).find(|&i| a[i] != b[i]).map(|i| (i, a[i], b[i]))
+}
+
+/// Runs `game` to `n` on 2 and 3 threads under every plan given and compares with one thread.
+/// Returns the pipeline's counts summed over the runs.
+fn agrees(game: &Game, n: usize, from: usize, plans: &[Option<(usize, bool)>]) -> [u64; 5] {
+    let want = one_thread(game, n);
+    let mut sum = [0u64; 5];
+    for &plan in plans {
+        for threads in [2, 3] {
+            let mut e = piped(game, threads, from, plan);
+            e.extend_to(n, &mut || false).unwrap();
+            let c = e.pipeline_counts();
+            let got = e.into_values().to_u32_vec();
+            if let Some((i, x, y)) = first_difference(&got, &want) {
+                panic!(
+                    "{} ({threads} threads, plan {plan:?}, {c:?}): G({i}) = {x} but {y}",
+                    game.canonical()
+                );
+            }
+            for (s, x) in sum.iter_mut().zip([c.heaps, c.rare, c.leftovers, c.deferred, c.far_rounds]) {
+                *s += x;
+            }
+        }
+    }
+    sum
+}
+
+const PLANS: [Option<(usize, bool)>; 4] = [None, Some((64, false)), Some((128, true)), Some((320, true))];
+
+#[test]
+fn the_pipeline_agrees_with_one_thread_and_the_definition() {
+    // Bit rows (.167, .1777, .156 stay below 64), byte rows of one byte (.6, Grundy's game) and
+    // two (.014 from 256 on), a heap-1 digit beside the split (.36), digits 1..3 (.74).
+    for (code, n) in [
+        ("0.167", 20_000),
+        ("0.1777", 12_000),
+        ("0.156", 12_000),
+        ("0.161", 12_000),
+        ("0.6", 12_000),
+        ("grundy", 12_000),
+        ("0.36", 8_000),
+        ("0.74", 8_000),
+        ("0.4007", 8_000),
+    ] {
+        let game = Game::parse(code).unwrap();
+        let sum = agrees(&game, n, 1024, &PLANS);
+        assert!(sum[0] > 0, "{code}: the pipeline computed nothing");
+        let naive = naive_values(&game, 1500, &mut || false).unwrap();
+        assert_eq!(&one_thread(&game, 1500)[..], &naive[..], "{code}");
+    }
+}
+
+#[test]
+fn new_rare_values_inside_blocks_restart_the_pipeline() {
+    // Early on, the rare positions of Officers and Grundy's game still grow: checks find rare
+    // values inside blocks, and everything computed after them is computed again.
+    for code in ["0.6", "grundy"] {
+        let game = Game::parse(code).unwrap();
+        let sum = agrees(&game, 10_000, 256, &[Some((64, false)), Some((64, true))]);
+        assert!(sum[1] > 0, "{code}: no heap was found rare inside a block");
+    }
+}
+
+#[test]
+fn values_reaching_64_inside_blocks_leave_bit_rows() {
+    // Officers and Grundy's game cross 64 with bit marks in use: the heap is left to the
+    // one-thread step and the pipeline goes on with byte rows.
+    for code in ["0.6", "grundy"] {
+        let game = Game::parse(code).unwrap();
+        let sum = agrees(&game, 6_000, 128, &[Some((64, false)), Some((128, true))]);
+        assert!(sum[2] > 0, "{code}: no heap was left to the one-thread step");
+    }
+}
+
+#[test]
+fn byte_rows_agree_where_bit_rows_would_do() {
+    let game = Game::parse("0.167").unwrap();
+    let want = one_thread(&game, 16_000);
+    for plan in PLANS {
+        let mut e = piped(&game, 2, 512, plan);
+        e.set_bit_marks(false);
+        e.extend_to(16_000, &mut || false).unwrap();
+        assert!(e.pipeline_counts().heaps > 0);
+        assert_eq!(e.into_values().to_u32_vec(), want, "{plan:?}");
+    }
+}
+
+#[test]
+fn part_rules_hold_in_the_pipeline() {
+    // Grundy's game and other codes with a rule on the parts: the block passes skip the
+    // forbidden window, the far rows and the spine must too.
+    let rule = |code: &str, gap: u32| {
+        Game::parse(code)
+            .unwrap()
+            .with_part_rule(PartRule::DifferBy(gap))
+            .unwrap()
+    };
+    for game in [rule("0.6", 2), rule("0.16", 3), rule("0.161", 1)] {
+        agrees(&game, 8_000, 512, &PLANS);
+    }
+}
+
+#[test]
+fn random_codes_agree() {
+    let mut rng = Rng(0x7A2A_11E1);
+    let mut piped_runs = 0;
+    for _ in 0..60 {
+        let code = random_code(&mut rng);
+        let game = Game::parse(&code).unwrap();
+        if game.max_heaps() >= 3 || !game.is_finite() {
+            continue;
+        }
+        let sum = agrees(&game, 3_000, 256, &[Some((64, false)), Some((64, true))]);
+        piped_runs += u64::from(sum[0] > 0);
+    }
+    assert!(piped_runs >= 5, "only {piped_runs} codes ran the pipeline");
+}
+
+#[test]
+fn stop_and_resume_inside_the_pipeline() {
+    let game = Game::parse("0.6").unwrap();
+    let want = one_thread(&game, 12_000);
+    let mut e = piped(&game, 2, 1024, Some((64, true)));
+    let mut polls = 0;
+    let r = e.extend_to(12_000, &mut || {
+        polls += 1;
+        polls > 40
+    });
+    assert!(r.is_err(), "the stop was not seen");
+    let part = e.values().to_u32_vec();
+    assert!(part.len() < 12_000 && part.len() > 1024, "{}", part.len());
+    assert_eq!(&part[..], &want[..part.len()]);
+    e.extend_to(12_000, &mut || false).unwrap();
+    assert_eq!(e.into_values().to_u32_vec(), want);
+}
+
+#[test]
+fn statistics_see_every_value_once() {
+    for code in ["0.167", "0.6"] {
+        let game = Game::parse(code).unwrap();
+        let run = |threads: usize| {
+            let mut e = piped(&game, threads, 1024, Some((128, true)));
+            e.set_statistics(Statistics::new()).unwrap();
+            e.extend_to(10_000, &mut || false).unwrap();
+            e.statistics().and_then(Statistics::current).unwrap()
+        };
+        assert_eq!(run(2), run(1), "{code}");
+    }
+}
+
+/// A [`MemoryArchive`] a test can still look at.
+#[derive(Debug, Clone, Default)]
+struct Shared(Arc<Mutex<MemoryArchive>>);
+
+impl Archive for Shared {
+    fn offer(&mut self, from: u64, values: ValuesRef<'_>) -> Result<u64, String> {
+        self.0.lock().unwrap().offer(from, values)
+    }
+    fn read(&mut self, from: u64, out: &mut [u16]) -> Result<(), String> {
+        self.0.lock().unwrap().read(from, out)
+    }
+}
+
+#[test]
+fn windows_read_back_inside_blocks() {
+    // Window mode with the pipeline: checks that need the archive are deferred to the commit
+    // (forced here: every check reads back), and rare positions beyond the window (`.167`'s
+    // 1303 beyond a window of 1024... here the window must hold a block: .6's far positions).
+    // (Without far rows the spine reads back to the largest rare position: `.6`'s reach the
+    // window, so it runs with far rows only.)
+    let both = [Some((64, false)), Some((128, true))];
+    let far = [Some((128, true))];
+    for (code, window, n, force, plans) in [
+        ("0.167", 8192, 30_000, true, &both[..]),
+        ("0.6", 16_384, 60_000, false, &far[..]),
+        ("0.6", 16_384, 40_000, true, &far[..]),
+    ] {
+        let game = Game::parse(code).unwrap();
+        let want = one_thread(&game, n);
+        for &plan in plans {
+            let mut e = piped(&game, 2, 1024, plan);
+            e.set_slide(256);
+            e.set_keep(Keep::Window {
+                front: window,
+                window,
+            })
+            .unwrap();
+            e.set_archive(Box::new(Shared::default()));
+            e.extend_to(2 * window + 1024, &mut || false).unwrap();
+            assert!(e.is_windowed(), "{code}");
+            if force {
+                e.force_read_back();
+            }
+            let before = e.pipeline_counts();
+            e.extend_to(n, &mut || false).unwrap();
+            let c = e.pipeline_counts();
+            assert!(c.heaps > before.heaps, "{code} {plan:?}: {c:?}");
+            if force {
+                assert!(c.deferred > before.deferred, "{code}: nothing deferred ({c:?})");
+            }
+            let (front, tail, base) = e.kept();
+            assert_eq!(e.len(), n);
+            assert_eq!(front.iter().collect::<Vec<_>>(), want[..front.len()], "{code}");
+            assert_eq!(tail.iter().collect::<Vec<_>>(), want[base..], "{code} {plan:?}");
+        }
+    }
+}
+
+/// At scale (release: `cargo test --release -- --ignored`): the frontier games to a few
+/// million heaps on 2 and 3 threads with their own plans — the verifiers' stamps wrap, far
+/// rows and bit rows run for hundreds of thousands of blocks.
+#[test]
+#[ignore = "release only: cargo test --release -- --ignored core::octal"]
+fn the_pipeline_agrees_at_scale() {
+    for (code, n) in [
+        ("0.167", 1 << 22),
+        ("grundy", 1 << 21),
+        ("0.014", 1 << 20),
+        ("0.6", 1 << 20),
+        ("0.161", 1 << 21),
+    ] {
+        let game = Game::parse(code).unwrap();
+        agrees(&game, n, 1 << 15, &[None]);
+    }
+}
