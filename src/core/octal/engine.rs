@@ -124,6 +124,8 @@ pub struct Engine {
     /// off to compare), and its pool of helper threads (made on first use).
     pipeline: bool,
     pool: Option<rayon::ThreadPool>,
+    /// Run on each helper thread as it starts ([`Engine::set_thread_start`]).
+    thread_start: Option<pipeline::ThreadStart>,
     /// The pipeline runs from this heap on ([`pipeline::PIPELINE_FROM`]; tests lower it), with
     /// the block size and far rows of its plan unless a test fixes them.
     pipeline_from: usize,
@@ -192,6 +194,7 @@ impl Engine {
             bit_marks: true,
             pipeline: true,
             pool: None,
+            thread_start: None,
             pipeline_from: pipeline::PIPELINE_FROM,
             plan_override: None,
             pipeline_counts: pipeline::Counts::default(),
@@ -439,9 +442,22 @@ impl Engine {
         }
     }
 
-    /// Sets the number of threads for dense scans (1 = single-threaded).
+    /// Sets the number of threads (1 = single-threaded): dense blocks and the sparse method's
+    /// pipeline (`engine/pipeline.rs`) use them; a change takes effect at the next block.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.clamp(1, 64);
+    }
+
+    /// The number of threads the engine may use.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `hook` on each helper thread the engine starts, first thing (a caller that accounts
+    /// CPU time per thread learns the threads this way: the engine itself does no I/O).
+    pub fn set_thread_start(&mut self, hook: std::sync::Arc<dyn Fn() + Send + Sync>) {
+        self.thread_start = Some(pipeline::ThreadStart(hook));
+        self.pool = None;
     }
 
     /// Tests: sparse mode on several threads (`engine/pipeline.rs`) where it applies

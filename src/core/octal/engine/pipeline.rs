@@ -35,6 +35,16 @@ pub(super) const PIPELINE_FROM: usize = 1 << 12;
 /// Heaps per task (a share of a block's checks or far rows).
 const TASK: usize = 64;
 
+/// See [`Engine::set_thread_start`].
+#[derive(Clone)]
+pub(crate) struct ThreadStart(pub std::sync::Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for ThreadStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ThreadStart")
+    }
+}
+
 /// What the pipeline did (tests and diagnostics).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
@@ -161,11 +171,19 @@ impl Engine {
         let want = self.threads - 1;
         match self.pool.take() {
             Some(p) if p.current_num_threads() == want => Some(p),
-            _ => rayon::ThreadPoolBuilder::new()
-                .num_threads(want)
-                .thread_name(|i| format!("octal-helper-{i}"))
-                .build()
-                .ok(),
+            _ => {
+                let hook = self.thread_start.clone();
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(want)
+                    .thread_name(|i| format!("octal-helper-{i}"))
+                    .start_handler(move |_| {
+                        if let Some(h) = &hook {
+                            (h.0)();
+                        }
+                    })
+                    .build()
+                    .ok()
+            }
         }
     }
 
