@@ -132,9 +132,6 @@ pub struct Engine {
     plan_override: Option<(usize, bool)>,
     /// What the pipeline did (diagnostics, tests).
     pipeline_counts: pipeline::Counts,
-    /// The last heap with a rare value (sparse mode): the pipeline's blocks stay well below
-    /// the distance since (each new rare value costs it a block or two).
-    last_rare: usize,
     /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
     keep: Keep,
     gap: Option<Gap>,
@@ -198,7 +195,6 @@ impl Engine {
             pipeline_from: pipeline::PIPELINE_FROM,
             plan_override: None,
             pipeline_counts: pipeline::Counts::default(),
-            last_rare: 0,
             keep: Keep::All,
             gap: None,
             slide: SLIDE,
@@ -818,9 +814,6 @@ impl Engine {
             self.counts[v as usize] += 1;
         }
         if let Mode::Sparse(sp) = &mut self.mode {
-            if sp.is_rare(v) {
-                self.last_rare = n;
-            }
             sp.push(n, v);
             // A mask that has gone stale (many new rare positions) is reviewed early.
             if sp.rare_count() > 2 * self.rare_at_review + 4096 {

@@ -111,8 +111,17 @@ impl Marker for StampMarker<'_> {
     }
     #[inline(always)]
     fn zip<T: Cell>(&mut self, left: &[T], right: &[T]) {
+        // Four pairs an iteration (one loop test for four stores).
         let (mark, stamp) = (&mut *self.mark, self.stamp);
-        for (&x, &y) in left.iter().zip(right.iter().rev()) {
+        let (lc, rc) = (left.chunks_exact(4), right.rchunks_exact(4));
+        let (lr, rr) = (lc.remainder(), rc.remainder());
+        for (l, r) in lc.zip(rc) {
+            for k in 0..4 {
+                mark[usize::from(l[k].low16() ^ r[3 - k].low16())] = stamp;
+            }
+        }
+        // The remainders: the last few of `left`, the first few of `right` (reversed).
+        for (&x, &y) in lr.iter().zip(rr.iter().rev()) {
             mark[usize::from(x.low16() ^ y.low16())] = stamp;
         }
     }
@@ -158,10 +167,11 @@ pub(crate) struct Reads<'a, 'b, T> {
 
 /// Looks for every missing value of heap `n` (digits `twos`, part rule `gap`): the probes from
 /// `from_probe` on (the earlier ones are already marked), then the kept splits in order, then
-/// the archive. `scanned` counts the pairs marked.
+/// the archive. `scanned` counts the pairs marked. The marker is taken and given back by value
+/// (bit marks then live in registers throughout).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rare_check<T: Cell, M: Marker>(
-    m: &mut M,
+    mut m: M,
     probes: Probes<'_>,
     from_probe: usize,
     reads: Reads<'_, '_, T>,
@@ -169,7 +179,7 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
     twos: &[i64],
     gap: usize,
     scanned: &mut u64,
-) -> Result<Ended, OctalError> {
+) -> Result<(Ended, M), OctalError> {
     let Reads {
         g,
         backing,
@@ -178,7 +188,7 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
     } = reads;
     if force_read_back {
         if defer {
-            return Ok(Ended::Deferred);
+            return Ok((Ended::Deferred, m));
         }
         for &u in twos {
             if let Some((r, lo, hi)) = split_range(n, u, gap) {
@@ -186,11 +196,11 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
                     m.zip(l, rr);
                     m.settle()
                 })? {
-                    return Ok(Ended::Found);
+                    return Ok((Ended::Found, m));
                 }
             }
         }
-        return Ok(Ended::Exhausted);
+        return Ok((Ended::Exhausted, m));
     }
     for &u in twos {
         let Some((r, lo, hi)) = split_range(n, u, gap) else {
@@ -215,7 +225,7 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
             *scanned += (end - i) as u64;
             i = end;
             if m.settle() {
-                return Ok(Ended::Found);
+                return Ok((Ended::Found, m));
             }
         }
     }
@@ -235,14 +245,14 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
             *scanned += (end - a) as u64;
             a = end;
             if m.settle() {
-                return Ok(Ended::Found);
+                return Ok((Ended::Found, m));
             }
         }
         if stop <= hi {
             // Undecided within what is kept: G(n) may be rare, or a witness lies further
             // in. The scan goes on through the archive.
             if defer {
-                return Ok(Ended::Deferred);
+                return Ok((Ended::Deferred, m));
             }
             if let Some(b) = backing {
                 b.counts.deep_scans += 1;
@@ -251,11 +261,11 @@ pub(crate) fn rare_check<T: Cell, M: Marker>(
                 m.zip(l, rr);
                 m.settle()
             })? {
-                return Ok(Ended::Found);
+                return Ok((Ended::Found, m));
             }
         }
     }
-    Ok(Ended::Exhausted)
+    Ok((Ended::Exhausted, m))
 }
 
 /// The end of the splits `(a, r − a)`, `a` in `lo..=hi`, whose two parts are kept: `hi + 1`

@@ -251,6 +251,13 @@ impl Sparse {
         self.scanned_pairs += scanned_pairs;
     }
 
+    /// The last heap whose value is rare (0 when none): the pipeline's blocks stay well below
+    /// the distance since (each new rare value costs it a block or two).
+    pub(crate) fn last_rare(&self) -> usize {
+        let kept = self.rare.last().map_or(0, |&a| a as usize);
+        self.far.last().map_or(kept, |f| f.pos.max(kept))
+    }
+
     /// The largest rare position paired from the kept values (0 when none).
     pub(crate) fn max_rare(&self) -> usize {
         self.rare.last().map_or(0, |&a| a as usize)
@@ -292,11 +299,12 @@ impl Sparse {
             max: self.probe_max,
         };
         if self.bits {
-            let mut marker = BitMarker {
+            let marker = BitMarker {
                 marks: 0,
                 missing: missing[0],
             };
-            let ended = rare_check(&mut marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+            let (ended, marker) =
+                rare_check(marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
             return Ok((ended != Ended::Found).then(|| marker.missing.trailing_zeros()));
         }
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
@@ -313,12 +321,13 @@ impl Sparse {
                 b &= b - 1;
             }
         }
-        let mut marker = StampMarker {
+        let marker = StampMarker {
             mark: slot(&mut self.marks, 0),
             stamp: self.stamp,
             missing: &mut self.missing,
         };
-        let ended = rare_check(&mut marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+        let (ended, _) =
+            rare_check(marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
         Ok((ended != Ended::Found).then(|| u32::from(self.missing[0])))
     }
 
@@ -668,7 +677,7 @@ impl Sparse {
         }
         self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
         self.scans += 1;
-        let mut marker = BitMarker {
+        let marker = BitMarker {
             marks: m,
             missing: self.rare_bits & below_c & !m,
         };
@@ -684,8 +693,8 @@ impl Sparse {
             min: self.probe_min,
             max: self.probe_max,
         };
-        rare_check(
-            &mut marker,
+        let (_, marker) = rare_check(
+            marker,
             probes,
             self.head,
             reads,
@@ -854,7 +863,7 @@ impl Sparse {
         self.scans += 1;
         // Every common value below c is excluded already, so only the missing rare values
         // matter (`rare_check.rs`).
-        let mut marker = StampMarker {
+        let marker = StampMarker {
             mark: slot(&mut self.marks, j),
             stamp,
             missing: &mut self.missing,
@@ -872,7 +881,7 @@ impl Sparse {
             max: self.probe_max,
         };
         rare_check(
-            &mut marker,
+            marker,
             probes,
             self.head,
             reads,

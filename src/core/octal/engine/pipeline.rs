@@ -162,7 +162,7 @@ impl Engine {
         let n = self.len();
         let block = block
             .min(n / 16 / TASK * TASK)
-            .min((n - self.last_rare.min(n)) / 8 / TASK * TASK);
+            .min((n - sp.last_rare().min(n)) / 8 / TASK * TASK);
         Plan { block, far }
     }
 

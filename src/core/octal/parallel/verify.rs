@@ -121,7 +121,7 @@ impl Verify for Bits {
             }
             for j in 0..w {
                 let n = m + j;
-                let mut marker = BitMarker {
+                let marker = BitMarker {
                     marks: acc[j],
                     missing: missing[i + j],
                 };
@@ -139,7 +139,7 @@ impl Verify for Bits {
                     force_read_back: ch.force_read_back,
                 };
                 let ended = rare_check(
-                    &mut marker,
+                    marker,
                     ch.probes,
                     k,
                     reads,
@@ -147,9 +147,12 @@ impl Verify for Bits {
                     ch.twos,
                     ch.gap,
                     &mut counts.scanned_pairs,
-                )
-                .unwrap_or(Ended::Deferred);
-                out[i + j] = verdict(ended, || marker.missing.trailing_zeros());
+                );
+                // (No archive is read: the only errors are its.)
+                out[i + j] = match ended {
+                    Ok((ended, m)) => verdict(ended, || m.missing.trailing_zeros()),
+                    Err(_) => Verdict::Deferred,
+                };
             }
             i += w;
         }
@@ -249,7 +252,7 @@ fn verify_stamps<T: Cell>(
                 force_read_back: ch.force_read_back,
             };
             let ended = rare_check(
-                &mut marker,
+                marker,
                 ch.probes,
                 k,
                 reads,
@@ -258,7 +261,7 @@ fn verify_stamps<T: Cell>(
                 ch.gap,
                 &mut counts.scanned_pairs,
             )
-            .unwrap_or(Ended::Deferred);
+            .map_or(Ended::Deferred, |(e, _)| e);
             let least = s.missing.first().map_or(0, |&v| u32::from(v));
             out[i + j] = verdict(ended, || least);
         }
