@@ -14,29 +14,37 @@ use super::values::Cell;
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.
 /// `g` holds G(0..start); values are below `32·words`.
+/// The rows are shared between the calling thread and the threads of `pool` (the engine's;
+/// none: the calling thread alone).
 pub(crate) fn phase_one<T: Cell>(
     g: &[T],
     start: usize,
     end: usize,
     twos: &Twos,
     words: usize,
-    threads: usize,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Vec<u64> {
     let count = end - start;
     let mut rows = vec![0u64; count * words];
-    let threads = threads.clamp(1, count.max(1));
-    let per = count.div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut chunks = rows.chunks_mut(per * words).enumerate();
-        // The calling thread takes the first chunk itself.
-        let first = chunks.next();
-        for (t, chunk) in chunks {
-            scope.spawn(move || fill(g, start + t * per, chunk, start, twos, words));
-        }
+    let threads = pool.map_or(1, |p| p.current_num_threads() + 1);
+    let per = count.div_ceil(threads.clamp(1, count.max(1)));
+    let mut chunks = rows.chunks_mut(per * words).enumerate();
+    // The calling thread takes the first chunk itself.
+    let first = chunks.next();
+    let mine = move || {
         if let Some((_, chunk)) = first {
             fill(g, start, chunk, start, twos, words);
         }
-    });
+    };
+    match pool {
+        Some(pool) => pool.in_place_scope(|scope| {
+            for (t, chunk) in chunks {
+                scope.spawn(move |_| fill(g, start + t * per, chunk, start, twos, words));
+            }
+            mine();
+        }),
+        None => mine(),
+    }
     rows
 }
 

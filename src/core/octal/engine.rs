@@ -444,6 +444,24 @@ impl Engine {
         self.threads = threads.clamp(1, 64);
     }
 
+    /// Runs `f` with the engine's pool of helper threads (made if need be; none on one
+    /// thread): the detector's long-period sweep shares the engine's threads.
+    pub(crate) fn with_pool<R>(
+        &mut self,
+        f: impl FnOnce(&Engine, Option<&rayon::ThreadPool>) -> R,
+    ) -> R {
+        let pool = if self.threads > 1 {
+            self.take_pool()
+        } else {
+            None
+        };
+        let r = f(self, pool.as_ref());
+        if pool.is_some() {
+            self.pool = pool;
+        }
+        r
+    }
+
     /// The number of threads the engine may use.
     pub fn threads(&self) -> usize {
         self.threads
@@ -756,10 +774,17 @@ impl Engine {
     /// Computes G(start..end) in dense mode with parallel phase one.
     fn dense_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
         let words0 = self.words;
-        let (twos, threads) = (&self.scan_twos, self.threads);
+        let pool = self.take_pool();
+        let twos = &self.scan_twos;
         let pre = with_cells!(self.values.as_ref(), |g| dense::phase_one(
-            g, start, end, twos, words0, threads
+            g,
+            start,
+            end,
+            twos,
+            words0,
+            pool.as_ref()
         ));
+        self.pool = pool;
         for n in start..end {
             if let Some(sets) = &mut self.sets {
                 let (words, rules) = (self.words, &self.rules);

@@ -35,9 +35,9 @@ mod grundy_tests;
 pub mod moves;
 pub mod naive;
 mod parallel;
+pub mod periodicity;
 #[cfg(test)]
 mod pipeline_tests;
-pub mod periodicity;
 mod rare_check;
 mod rules;
 mod sets;

@@ -193,7 +193,15 @@ impl Detector {
 
     /// Rate-limited check of `values` (G(0..len)); once proved the answer never changes.
     pub fn check<'a>(&mut self, values: impl Into<ValuesRef<'a>>) -> &Periodicity {
-        let values = values.into();
+        self.check_in(values.into(), None)
+    }
+
+    /// [`Detector::check`], the long-period sweep on the threads of `pool` (when given).
+    fn check_in(
+        &mut self,
+        values: ValuesRef<'_>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> &Periodicity {
         let len = values.len();
         if matches!(self.result, Periodicity::Unknown) {
             let kmp = (len >= self.checked + (self.checked / 16).max(64)
@@ -203,7 +211,7 @@ impl Detector {
                 && (len >= self.swept + (self.swept >> SWEEP_GROWTH_SHIFT).max(1024)
                     || len >= self.due_sweep);
             if kmp || sweep {
-                self.run(values, sweep);
+                self.run(values, sweep, pool);
             }
         }
         &self.result
@@ -211,10 +219,17 @@ impl Detector {
 
     /// Unconditional check.
     pub fn check_now<'a>(&mut self, values: impl Into<ValuesRef<'a>>) -> &Periodicity {
-        let values = values.into();
+        self.check_now_in(values.into(), None)
+    }
+
+    fn check_now_in(
+        &mut self,
+        values: ValuesRef<'_>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> &Periodicity {
         if matches!(self.result, Periodicity::Unknown) {
             let sweep = self.sweep_due(values.len()) && values.len() != self.swept;
-            self.run(values, sweep);
+            self.run(values, sweep, pool);
         }
         &self.result
     }
@@ -230,12 +245,23 @@ impl Detector {
         base: usize,
         now: bool,
     ) -> &Periodicity {
-        let tail = tail.into();
+        self.check_tail_in(tail.into(), base, now, None)
+    }
+
+    /// [`Detector::check_tail`], the long-period sweep on the threads of `pool` (when given:
+    /// the engine's, see [`super::Solver`]).
+    pub(crate) fn check_tail_in(
+        &mut self,
+        tail: ValuesRef<'_>,
+        base: usize,
+        now: bool,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> &Periodicity {
         if base == 0 {
             return if now {
-                self.check_now(tail)
+                self.check_now_in(tail, pool)
             } else {
-                self.check(tail)
+                self.check_in(tail, pool)
             };
         }
         let len = base + tail.len();
@@ -255,13 +281,13 @@ impl Detector {
         self.long && len > self.window + 3
     }
 
-    fn run(&mut self, values: ValuesRef<'_>, sweep: bool) {
+    fn run(&mut self, values: ValuesRef<'_>, sweep: bool, pool: Option<&rayon::ThreadPool>) {
         self.checked = values.len();
         if sweep {
             self.swept = values.len();
         }
         let (game, window) = (&self.game, self.window);
-        let pass = with_cells!(values, |g| detect_in(game, g, window, sweep));
+        let pass = with_cells!(values, |g| detect_in(game, g, window, sweep, pool));
         self.runs += 1;
         self.result = pass.result;
         // A candidate seen before its proof was due: check again exactly when it is (a KMP
@@ -283,7 +309,7 @@ impl Detector {
 
 /// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
 pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
-    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true)).result
+    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true, None)).result
 }
 
 /// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
@@ -321,7 +347,13 @@ impl Pass {
     }
 }
 
-fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Pass {
+fn detect_in<T: Cell>(
+    game: &Game,
+    g: &[T],
+    window: usize,
+    long: bool,
+    pool: Option<&rayon::ThreadPool>,
+) -> Pass {
     let len = g.len();
     if len < 3 || game.part_rule() != PartRule::Any {
         return Pass::unknown();
@@ -364,7 +396,7 @@ fn detect_in<T: Cell>(game: &Game, g: &[T], window: usize, long: bool) -> Pass {
     if long {
         // Periods the window cannot show (above window/2): square suffixes of δ, exactly
         // confirmed (squares.rs).
-        for tail in square_tails(g, w / 2 + 1, &known) {
+        for tail in square_tails(g, w / 2 + 1, &known, pool) {
             if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
                 return Pass::proved(proof);
             }

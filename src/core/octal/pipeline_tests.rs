@@ -38,7 +38,9 @@ fn first_difference(a: &[u32], b: &[u32]) -> Option<(usize, u32, u32)> {
     if a.len() != b.len() {
         return Some((a.len().min(b.len()), u32::MAX, u32::MAX));
     }
-    (0..a.len()).find(|&i| a[i] != b[i]).map(|i| (i, a[i], b[i]))
+    (0..a.len())
+        .find(|&i| a[i] != b[i])
+        .map(|i| (i, a[i], b[i]))
 }
 
 /// Runs `game` to `n` on 2 and 3 threads under every plan given and compares with one thread.
@@ -58,7 +60,10 @@ fn agrees(game: &Game, n: usize, from: usize, plans: &[Option<(usize, bool)>]) -
                     game.canonical()
                 );
             }
-            for (s, x) in sum.iter_mut().zip([c.heaps, c.rare, c.leftovers, c.deferred, c.far_rounds]) {
+            for (s, x) in
+                sum.iter_mut()
+                    .zip([c.heaps, c.rare, c.leftovers, c.deferred, c.far_rounds])
+            {
                 *s += x;
             }
         }
@@ -66,7 +71,12 @@ fn agrees(game: &Game, n: usize, from: usize, plans: &[Option<(usize, bool)>]) -
     sum
 }
 
-const PLANS: [Option<(usize, bool)>; 4] = [None, Some((64, false)), Some((128, true)), Some((320, true))];
+const PLANS: [Option<(usize, bool)>; 4] = [
+    None,
+    Some((64, false)),
+    Some((128, true)),
+    Some((320, true)),
+];
 
 #[test]
 fn the_pipeline_agrees_with_one_thread_and_the_definition() {
@@ -109,7 +119,10 @@ fn values_reaching_64_inside_blocks_leave_bit_rows() {
     for code in ["0.6", "grundy"] {
         let game = Game::parse(code).unwrap();
         let sum = agrees(&game, 6_000, 128, &[Some((64, false)), Some((128, true))]);
-        assert!(sum[2] > 0, "{code}: no heap was left to the one-thread step");
+        assert!(
+            sum[2] > 0,
+            "{code}: no heap was left to the one-thread step"
+        );
     }
 }
 
@@ -237,12 +250,23 @@ fn windows_read_back_inside_blocks() {
             let c = e.pipeline_counts();
             assert!(c.heaps > before.heaps, "{code} {plan:?}: {c:?}");
             if force {
-                assert!(c.deferred > before.deferred, "{code}: nothing deferred ({c:?})");
+                assert!(
+                    c.deferred > before.deferred,
+                    "{code}: nothing deferred ({c:?})"
+                );
             }
             let (front, tail, base) = e.kept();
             assert_eq!(e.len(), n);
-            assert_eq!(front.iter().collect::<Vec<_>>(), want[..front.len()], "{code}");
-            assert_eq!(tail.iter().collect::<Vec<_>>(), want[base..], "{code} {plan:?}");
+            assert_eq!(
+                front.iter().collect::<Vec<_>>(),
+                want[..front.len()],
+                "{code}"
+            );
+            assert_eq!(
+                tail.iter().collect::<Vec<_>>(),
+                want[base..],
+                "{code} {plan:?}"
+            );
         }
     }
 }

@@ -91,10 +91,15 @@ impl Solver {
         Ok(self.check(true))
     }
 
-    /// The detector on the kept values (all of them, or in window mode the tail).
+    /// The detector on the kept values (all of them, or in window mode the tail), its
+    /// long-period sweep on the engine's threads.
     fn check(&mut self, now: bool) -> &Periodicity {
-        let (_, tail, base) = self.engine.kept();
-        self.detector.check_tail(tail, base, now)
+        let detector = &mut self.detector;
+        self.engine.with_pool(|engine, pool| {
+            let (_, tail, base) = engine.kept();
+            detector.check_tail_in(tail, base, now, pool);
+        });
+        self.detector.result()
     }
 
     /// G(heap) for any heap (see [`value_at`]).

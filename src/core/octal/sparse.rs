@@ -36,9 +36,7 @@ use super::archive::{Backing, Run};
 use super::bitmarks::{self, bit};
 use super::bitset::mex;
 use super::error::OctalError;
-use super::rare_check::{
-    rare_check, scan_read_back, BitMarker, Ended, Probes, Reads, StampMarker,
-};
+use super::rare_check::{rare_check, scan_read_back, BitMarker, Ended, Probes, Reads, StampMarker};
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
 use super::stamps::{self, drop_marked, slot, Stamp, MARKS};
@@ -267,7 +265,11 @@ impl Sparse {
     pub(crate) fn class_words(&self, words: usize) -> (Vec<u64>, Vec<u64>) {
         let (mut common, mut rare) = (vec![0u64; words], vec![0u64; words]);
         for v in 0..(64 * words) as u32 {
-            let w = if self.is_rare(v) { &mut rare } else { &mut common };
+            let w = if self.is_rare(v) {
+                &mut rare
+            } else {
+                &mut common
+            };
             w[(v / 64) as usize] |= 1 << (v % 64);
         }
         (common, rare)
@@ -303,8 +305,16 @@ impl Sparse {
                 marks: 0,
                 missing: missing[0],
             };
-            let (ended, marker) =
-                rare_check(marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+            let (ended, marker) = rare_check(
+                marker,
+                probes,
+                0,
+                reads,
+                n,
+                twos,
+                gap,
+                &mut self.scanned_pairs,
+            )?;
             return Ok((ended != Ended::Found).then(|| marker.missing.trailing_zeros()));
         }
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
@@ -317,7 +327,8 @@ impl Sparse {
         for (w, &word) in missing.iter().enumerate() {
             let mut b = word;
             while b != 0 {
-                self.missing.push((w * 64) as u16 + b.trailing_zeros() as u16);
+                self.missing
+                    .push((w * 64) as u16 + b.trailing_zeros() as u16);
                 b &= b - 1;
             }
         }
@@ -326,8 +337,16 @@ impl Sparse {
             stamp: self.stamp,
             missing: &mut self.missing,
         };
-        let (ended, _) =
-            rare_check(marker, probes, 0, reads, n, twos, gap, &mut self.scanned_pairs)?;
+        let (ended, _) = rare_check(
+            marker,
+            probes,
+            0,
+            reads,
+            n,
+            twos,
+            gap,
+            &mut self.scanned_pairs,
+        )?;
         Ok((ended != Ended::Found).then(|| u32::from(self.missing[0])))
     }
 

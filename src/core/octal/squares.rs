@@ -82,16 +82,58 @@ pub(crate) struct SquareTail {
     pub period: usize,
 }
 
+/// `B^e mod P`.
+fn pow(mut e: usize) -> u64 {
+    let (mut acc, mut b) = (1u64, BASE);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = mul(acc, b);
+        }
+        b = mul(b, b);
+        e >>= 1;
+    }
+    acc
+}
+
+/// The sweep's state after half-length p: `ra = R(p)`, `pa = B^p`, `rb = R(2p)`.
+#[derive(Debug, Clone, Copy)]
+struct State {
+    ra: u64,
+    pa: u64,
+    rb: u64,
+}
+
+/// Below this many differences the sweep runs on one thread.
+const PARALLEL_SWEEP: usize = 1 << 22;
+
 /// Every p with `p_min ≤ p ≤ D/2` such that δ of `g` ends with a square of half-length p,
 /// least first, each with its exact last irregular index. `known` lists `(q, m)`: δ is
 /// q-periodic on its last m values (short periods the caller has examined). A p that is a
 /// multiple of such a q (or of an accepted smaller p) with `p ≤ m` is skipped: its square would
 /// lie inside that q-periodic stretch, which the caller has already judged. So a short-period
 /// tail (where every multiple is a square) costs no memory and no comparisons.
+///
+/// With a `pool` (long sequences) the half-lengths are split into one range per thread: each
+/// range starts from `R(p)` and `R(2p)` at its first p, which come from hashes of pieces of δ
+/// computed side by side and joined (`R(a + b) = R(a)·B^b + R(piece)`); each range proposes and
+/// confirms its own squares, and the ranges' results are merged in order — the same list as on
+/// one thread (see the merge).
 pub(crate) fn square_tails<T: Cell>(
     g: &[T],
     p_min: usize,
     known: &[(usize, usize)],
+    pool: Option<&rayon::ThreadPool>,
+) -> Vec<SquareTail> {
+    tails(g, p_min, known, pool, PARALLEL_SWEEP)
+}
+
+/// [`square_tails`], on the pool's threads from `parallel_from` differences on (tests: any).
+fn tails<T: Cell>(
+    g: &[T],
+    p_min: usize,
+    known: &[(usize, usize)],
+    pool: Option<&rayon::ThreadPool>,
+    parallel_from: usize,
 ) -> Vec<SquareTail> {
     let Some(d) = g.len().checked_sub(1) else {
         return Vec::new();
@@ -100,13 +142,73 @@ pub(crate) fn square_tails<T: Cell>(
     if d < 2 * p_min {
         return Vec::new();
     }
-    let x = |j: usize| delta(g, d - 1 - j);
-    let mut skip: Vec<(usize, usize)> = known.iter().copied().filter(|&(q, _)| q >= 1).collect();
+    let known: Vec<(usize, usize)> = known.iter().copied().filter(|&(q, _)| q >= 1).collect();
+    let threads = pool.map_or(1, |p| p.current_num_threads() + 1);
+    let start = State {
+        ra: 0,
+        pa: 1,
+        rb: 0,
+    };
+    let ranges = match pool {
+        Some(pool) if threads > 1 && d >= parallel_from => sweep_parallel(g, p_min, &known, pool),
+        _ => return sweep(g, 1, d / 2, start, p_min, &known),
+    };
+    // Merge in order. A range's own skipping matches one thread's unless a square it accepted
+    // is ruled out by an earlier range's (a multiple inside its stretch): then its later
+    // decisions may differ, and the range is swept again knowing every earlier square.
+    let mut skip = known;
     let mut accepted: Vec<SquareTail> = Vec::new();
-    // Invariants after the update for p: ra = R(p), pa = B^p, rb = R(2p).
-    let (mut ra, mut pa, mut rb) = (0u64, 1u64, 0u64);
+    for range in ranges {
+        let ruled_out = |t: &SquareTail| {
+            skip.iter()
+                .any(|&(q, m)| t.period % q == 0 && t.period <= m)
+        };
+        let found = if range.found.iter().any(ruled_out) {
+            sweep(g, range.from, range.to, range.start, p_min, &skip)
+        } else {
+            range.found
+        };
+        for tail in found {
+            // δ is p-periodic on its last d − e − 1 values.
+            skip.push((tail.period, (d as i64 - tail.e - 1) as usize));
+            accepted.push(tail);
+        }
+    }
+    accepted
+}
+
+/// What [`sweep_parallel`] found in one range of half-lengths, and where the range starts.
+#[derive(Debug)]
+struct Range {
+    from: usize,
+    to: usize,
+    start: State,
+    found: Vec<SquareTail>,
+}
+
+/// The half-lengths `from..=to` from the state after `from − 1`: every p ≥ `p_min` whose
+/// fingerprints match and that `known` does not rule out, confirmed (with its last irregular
+/// index). Accepted squares also rule out their multiples here, as on one thread; the caller's
+/// merge does the same across ranges.
+fn sweep<T: Cell>(
+    g: &[T],
+    from: usize,
+    to: usize,
+    start: State,
+    p_min: usize,
+    known: &[(usize, usize)],
+) -> Vec<SquareTail> {
+    let d = g.len() - 1;
+    let x = |j: usize| delta(g, d - 1 - j);
+    let mut skip: Vec<(usize, usize)> = known.to_vec();
+    let mut found: Vec<SquareTail> = Vec::new();
+    let State {
+        mut ra,
+        mut pa,
+        mut rb,
+    } = start;
     let b2 = mul(BASE, BASE);
-    for p in 1..=d / 2 {
+    for p in from..=to {
         ra = add(mul(ra, BASE), x(p - 1));
         pa = mul(pa, BASE);
         rb = add(mul(rb, b2), add(mul(x(2 * p - 2), BASE), x(2 * p - 1)));
@@ -115,13 +217,92 @@ pub(crate) fn square_tails<T: Cell>(
             && !skip.iter().any(|&(q, m)| p % q == 0 && p <= m)
         {
             if let Some(e) = confirm(g, p) {
-                accepted.push(SquareTail { e, period: p });
-                // δ is p-periodic on its last d − e − 1 values.
+                found.push(SquareTail { e, period: p });
                 skip.push((p, (d as i64 - e - 1) as usize));
             }
         }
     }
-    accepted
+    found
+}
+
+/// [`sweep`] over every half-length, one range per thread of `pool` and the caller.
+fn sweep_parallel<T: Cell>(
+    g: &[T],
+    p_min: usize,
+    known: &[(usize, usize)],
+    pool: &rayon::ThreadPool,
+) -> Vec<Range> {
+    let d = g.len() - 1;
+    let half = d / 2;
+    let threads = pool.current_num_threads() + 1;
+    // Range t covers half-lengths (starts[t], starts[t + 1]].
+    let starts: Vec<usize> = (0..=threads).map(|t| half * t / threads).collect();
+    // The prefix hashes needed: R(s) and R(2s) at every range's start, from pieces of x that
+    // end at those points, split further so that every thread hashes about as much.
+    let mut cuts: Vec<usize> = starts[1..threads]
+        .iter()
+        .flat_map(|&s| [s, 2 * s])
+        .collect();
+    let end = cuts.iter().copied().max().unwrap_or(0);
+    cuts.extend((0..=2 * threads).map(|k| end * k / (2 * threads)));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let x = |j: usize| delta(g, d - 1 - j);
+    let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut hashes = vec![0u64; pieces.len()];
+    pool.in_place_scope(|scope| {
+        for (h, &(a, b)) in hashes.iter_mut().zip(&pieces) {
+            scope.spawn(move |_| {
+                let mut r = 0u64;
+                for j in a..b {
+                    r = add(mul(r, BASE), x(j));
+                }
+                *h = r;
+            });
+        }
+    });
+    // R at every cut, joining the pieces in order.
+    let mut prefix = vec![(0usize, 0u64)];
+    for (&(a, b), &h) in pieces.iter().zip(&hashes) {
+        let r = prefix.last().expect("a first cut").1;
+        debug_assert_eq!(prefix.last().expect("a first cut").0, a);
+        prefix.push((b, add(mul(r, pow(b - a)), h)));
+    }
+    let at = |m: usize| {
+        prefix
+            .binary_search_by_key(&m, |&(c, _)| c)
+            .map(|i| prefix[i].1)
+            .expect("every range start is a cut")
+    };
+    let mut ranges: Vec<Range> = (0..threads)
+        .map(|t| {
+            let s = starts[t];
+            Range {
+                from: s + 1,
+                to: starts[t + 1],
+                start: if s == 0 {
+                    State {
+                        ra: 0,
+                        pa: 1,
+                        rb: 0,
+                    }
+                } else {
+                    State {
+                        ra: at(s),
+                        pa: pow(s),
+                        rb: at(2 * s),
+                    }
+                },
+                found: Vec::new(),
+            }
+        })
+        .collect();
+    pool.in_place_scope(|scope| {
+        for r in ranges.iter_mut() {
+            scope.spawn(move |_| r.found = sweep(g, r.from, r.to, r.start, p_min, known));
+        }
+    });
+    ranges
 }
 
 /// Exact check that δ ends with a square of half-length p; then the last irregular index.
@@ -172,7 +353,7 @@ mod tests {
         for &(pre, p) in &[(0usize, 37usize), (1, 1000), (500, 777), (3000, 2048)] {
             let len = pre + 2 * p + 2 + (rng.next() % 50) as usize;
             let g = periodic(&mut rng, pre, p, len, 5);
-            let tails = square_tails(&g, 8, &[]);
+            let tails = square_tails(&g, 8, &[], None);
             assert_eq!(tails.first().map(|t| t.period), Some(p), "pre {pre} p {p}");
             // The last irregular value of G is pre − 1 (δ index pre − 2 when pre ≥ 2 ...): check
             // against a direct definition.
@@ -185,6 +366,49 @@ mod tests {
     }
 
     #[test]
+    fn the_parallel_sweep_finds_what_one_thread_does() {
+        // Ranges of half-lengths on 2–4 threads, merged: the same tails, including multiples
+        // of a period whose stretch is shorter than theirs (the merge sweeps a range again).
+        let pools: Vec<rayon::ThreadPool> = (1..=3)
+            .map(|t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let mut rng = Rng(0x5EED_0041);
+        let mut cases: Vec<Vec<u16>> = Vec::new();
+        for &(pre, p, len) in &[(0usize, 37usize, 600usize), (100, 51, 1500), (7, 300, 2000)] {
+            cases.push(periodic(&mut rng, pre, p, len, 4));
+        }
+        // A period-12 tail inside a longer period-36 tail (36 ⊂ stretch of 12 only near the
+        // end): squares at 12, 24, 36, ... with different stretches.
+        let mut g = periodic(&mut rng, 50, 36, 1200, 3);
+        for i in 900..1200 {
+            g[i] = g[i - 12];
+        }
+        cases.push(g);
+        for _ in 0..20 {
+            let p = 1 + (rng.next() % 60) as usize;
+            let len = 4 * p + 20 + (rng.next() % 400) as usize;
+            let pre = (rng.next() % 40) as usize;
+            cases.push(periodic(&mut rng, pre, p, len, 2));
+        }
+        for (i, g) in cases.iter().enumerate() {
+            for p_min in [1, 5, 20] {
+                for known in [&[][..], &[(4usize, 100usize)][..]] {
+                    let want = tails(g, p_min, known, None, 0);
+                    for pool in &pools {
+                        let got = tails(g, p_min, known, Some(pool), 0);
+                        assert_eq!(got, want, "case {i} p_min {p_min} known {known:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn no_square_no_claim() {
         let mut rng = Rng(7);
         let p = 1500;
@@ -193,10 +417,10 @@ mod tests {
         // One mismatch inside the last p values: no square of half-length p ends the sequence.
         let x = len - p / 2;
         g[x] = (g[x] + 1) % 3;
-        assert!(square_tails(&g, 8, &[]).iter().all(|t| t.period != p));
+        assert!(square_tails(&g, 8, &[], None).iter().all(|t| t.period != p));
         // Short sequences and the empty one.
-        assert!(square_tails::<u16>(&[], 1, &[]).is_empty());
-        assert!(square_tails(&[0u8, 1], 1, &[]).is_empty());
+        assert!(square_tails::<u16>(&[], 1, &[], None).is_empty());
+        assert!(square_tails(&[0u8, 1], 1, &[], None).is_empty());
     }
 
     #[test]
@@ -225,17 +449,21 @@ mod tests {
                     want.push(SquareTail { e, period: q });
                 }
             }
-            assert_eq!(square_tails(&g, p_min, &[]), want, "{g:?} p_min {p_min}");
+            assert_eq!(
+                square_tails(&g, p_min, &[], None),
+                want,
+                "{g:?} p_min {p_min}"
+            );
         }
     }
 
     #[test]
     fn constant_tail_has_period_one_only() {
         let g = vec![0u32, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3];
-        let t = square_tails(&g, 1, &[]);
+        let t = square_tails(&g, 1, &[], None);
         assert_eq!(t, vec![SquareTail { e: 2, period: 1 }]);
         // A known short period suppresses its multiples.
-        assert!(square_tails(&g, 1, &[(1, 7)]).is_empty());
-        assert_eq!(square_tails(&g, 1, &[(2, 8)]), t);
+        assert!(square_tails(&g, 1, &[(1, 7)], None).is_empty());
+        assert_eq!(square_tails(&g, 1, &[(2, 8)], None), t);
     }
 }

@@ -167,7 +167,7 @@ impl Engine {
     }
 
     /// The pool of `threads − 1` helper threads (the calling thread is the spine).
-    fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
+    pub(super) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
         let want = self.threads - 1;
         match self.pool.take() {
             Some(p) if p.current_num_threads() == want => Some(p),
@@ -471,7 +471,14 @@ impl Engine {
             let t_round = std::time::Instant::now();
             let spine_out = pool.in_place_scope(|scope| {
                 for _ in 1..threads {
-                    scope.spawn(|_| { let t = std::time::Instant::now(); work(); dbg_stats::HELP.fetch_add(t.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed); });
+                    scope.spawn(|_| {
+                        let t = std::time::Instant::now();
+                        work();
+                        dbg_stats::HELP.fetch_add(
+                            t.elapsed().as_nanos() as u64,
+                            std::sync::atomic::Ordering::Relaxed,
+                        );
+                    });
                 }
                 let t_sp = std::time::Instant::now();
                 let out = if rows.is_empty() {
@@ -502,13 +509,22 @@ impl Engine {
                         &mut far_fn,
                     )
                 };
-                dbg_stats::SPINE.fetch_add(t_sp.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+                dbg_stats::SPINE.fetch_add(
+                    t_sp.elapsed().as_nanos() as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
                 let t_w = std::time::Instant::now();
                 work();
-                dbg_stats::MAINHELP.fetch_add(t_w.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+                dbg_stats::MAINHELP.fetch_add(
+                    t_w.elapsed().as_nanos() as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
                 out
             });
-            dbg_stats::ROUND.fetch_add(t_round.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+            dbg_stats::ROUND.fetch_add(
+                t_round.elapsed().as_nanos() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
             dbg_stats::ROUNDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let done = *spine_out.as_ref().unwrap_or(&0);
             let new: Vec<u32> = win[first - win_base..first - win_base + done]
@@ -637,6 +653,13 @@ pub mod dbg_stats {
     pub fn print() {
         use std::sync::atomic::Ordering::Relaxed;
         let f = |a: &AtomicU64| a.load(Relaxed) as f64 * 1e-9;
-        eprintln!("rounds={} round={:.3}s spine={:.3}s mainhelp={:.3}s help={:.3}s", ROUNDS.load(Relaxed), f(&ROUND), f(&SPINE), f(&MAINHELP), f(&HELP));
+        eprintln!(
+            "rounds={} round={:.3}s spine={:.3}s mainhelp={:.3}s help={:.3}s",
+            ROUNDS.load(Relaxed),
+            f(&ROUND),
+            f(&SPINE),
+            f(&MAINHELP),
+            f(&HELP)
+        );
     }
 }

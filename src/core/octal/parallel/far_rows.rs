@@ -37,7 +37,7 @@ pub(crate) fn far_rows<K: RowKind, T: Cell>(
         let m = first + i;
         for &u in twos.iter() {
             let u = u as usize; // u ≥ 0 on the parallel path
-            // The block pass: positions far for all w heaps, [r_{h−1} − split + 1, hi_0].
+                                // The block pass: positions far for all w heaps, [r_{h−1} − split + 1, hi_0].
             let mut shared = None;
             if w == h && m >= u + 2 {
                 let r0 = m - u;

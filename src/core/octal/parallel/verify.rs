@@ -8,9 +8,7 @@
 
 use std::cell::RefCell;
 
-use super::super::rare_check::{
-    rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker,
-};
+use super::super::rare_check::{rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker};
 use super::super::stamps::{self, slot, Stamp, MARKS};
 use super::super::values::Cell;
 use super::super::window::View;
@@ -73,12 +71,19 @@ pub(crate) trait Verify: RowKind {
 
 /// The probes marked for the block of heaps from `m`: none unless every probe lies inside
 /// every heap's split range.
-fn head_for<T: Cell>(ch: &Checks<'_, T>, m: usize, head: usize, width: usize, count: usize) -> usize {
+fn head_for<T: Cell>(
+    ch: &Checks<'_, T>,
+    m: usize,
+    head: usize,
+    width: usize,
+    count: usize,
+) -> usize {
     if count < width {
         return 0;
     }
     let in_range = ch.twos.iter().all(|&u| {
-        split_range(m, u, ch.gap).is_some_and(|(_, lo, hi)| ch.probes.min >= lo && ch.probes.max <= hi)
+        split_range(m, u, ch.gap)
+            .is_some_and(|(_, lo, hi)| ch.probes.min >= lo && ch.probes.max <= hi)
     });
     if in_range {
         head.min(ch.head_probes)
@@ -226,7 +231,10 @@ fn verify_stamps<T: Cell>(
             let stamp = s0 + j as Stamp;
             // The missing values, ascending.
             s.missing.clear();
-            for (wi, &word) in missing[(i + j) * words..(i + j + 1) * words].iter().enumerate() {
+            for (wi, &word) in missing[(i + j) * words..(i + j + 1) * words]
+                .iter()
+                .enumerate()
+            {
                 let mut b = word;
                 while b != 0 {
                     s.missing.push((wi * 64) as u16 + b.trailing_zeros() as u16);
