@@ -130,6 +130,9 @@ pub struct Engine {
     /// the block size and far rows of its plan unless a test fixes them.
     pipeline_from: usize,
     plan_override: Option<(usize, bool)>,
+    /// Tests: byte rows of the widest kind whatever the values (every row width runs the
+    /// same code with another `N`).
+    widest_rows: bool,
     /// What the pipeline did (diagnostics, tests).
     pipeline_counts: pipeline::Counts,
     /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
@@ -194,6 +197,7 @@ impl Engine {
             thread_start: None,
             pipeline_from: pipeline::PIPELINE_FROM,
             plan_override: None,
+            widest_rows: false,
             pipeline_counts: pipeline::Counts::default(),
             keep: Keep::All,
             gap: None,
@@ -487,6 +491,12 @@ impl Engine {
     pub(crate) fn force_pipeline(&mut self, from: usize, plan: Option<(usize, bool)>) {
         self.pipeline_from = from;
         self.plan_override = plan;
+    }
+
+    /// Tests: the widest byte rows whatever the values.
+    #[cfg(test)]
+    pub(crate) fn force_widest_rows(&mut self) {
+        self.widest_rows = true;
     }
 
     /// Tests: what the pipeline did so far.

@@ -80,7 +80,7 @@ const PLANS: [Option<(usize, bool)>; 4] = [
 
 #[test]
 fn the_pipeline_agrees_with_one_thread_and_the_definition() {
-    // Bit rows (.167, .1777, .156 stay below 64), byte rows of one byte (.6, Grundy's game) and
+    // Bit rows (.167, .1777, .156 stay below 64), byte rows of one-byte values (.6, Grundy's game) and
     // two (.014 from 256 on), a heap-1 digit beside the split (.36), digits 1..3 (.74).
     for (code, n) in [
         ("0.167", 20_000),
@@ -136,6 +136,22 @@ fn byte_rows_agree_where_bit_rows_would_do() {
         e.extend_to(16_000, &mut || false).unwrap();
         assert!(e.pipeline_counts().heaps > 0);
         assert_eq!(e.into_values().to_u32_vec(), want, "{plan:?}");
+    }
+}
+
+#[test]
+fn the_widest_rows_agree() {
+    // Rows of 2,048 bytes (values up to 1,023) for values that need 512: the same values.
+    for code in ["0.6", "grundy"] {
+        let game = Game::parse(code).unwrap();
+        let want = one_thread(&game, 12_000);
+        for plan in [Some((64, false)), Some((128, true))] {
+            let mut e = piped(&game, 2, 1024, plan);
+            e.force_widest_rows();
+            e.extend_to(12_000, &mut || false).unwrap();
+            assert!(e.pipeline_counts().heaps > 0);
+            assert_eq!(e.into_values().to_u32_vec(), want, "{code} {plan:?}");
+        }
     }
 }
 

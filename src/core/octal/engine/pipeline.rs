@@ -142,6 +142,9 @@ impl Engine {
 
     fn plan_for(&self, sp: &crate::core::octal::sparse::Sparse) -> Plan {
         if let Some((block, far)) = self.plan_override {
+            // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
+            // rounds: far rows made for one block size meet another).
+            let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
             return Plan { block, far };
         }
         let k = self.scan_twos.len().max(1);
@@ -149,8 +152,9 @@ impl Engine {
         // Far rows pay where rare positions reach far beyond two blocks.
         let far = sp.max_rare() > 8 * 1024;
         let block = if far {
-            // Rounds of ≈ 0.5 ms: a heap costs about a pair per rare pair, 256 besides.
-            ((1usize << 19) / (rare * k + 256)).clamp(TASK, 4096) / TASK * TASK
+            // Rounds of ≈ 2 ms (a heap costs about a nanosecond per rare pair, and 256 more):
+            // long enough that waking the helpers (tens of µs) costs little.
+            ((1usize << 21) / (rare * k + 256)).clamp(TASK, 4096) / TASK * TASK
         } else if sp.bits_in_use() {
             8192
         } else {
@@ -207,10 +211,13 @@ impl Engine {
             }
             _ => false,
         };
-        let r = if bits {
-            self.pipeline_with::<Bits>(&pool, stop_at, should_stop)
-        } else {
-            self.pipeline_with::<Bytes>(&pool, stop_at, should_stop)
+        // Rows as wide as the values need (nim-sums below 2^(vbits + 1)).
+        let vbits = if self.widest_rows { 10 } else { self.vbits };
+        let r = match (bits, vbits) {
+            (true, _) => self.pipeline_with::<Bits>(&pool, stop_at, should_stop),
+            (false, ..=8) => self.pipeline_with::<Bytes<512>>(&pool, stop_at, should_stop),
+            (false, 9) => self.pipeline_with::<Bytes<1024>>(&pool, stop_at, should_stop),
+            (false, _) => self.pipeline_with::<Bytes<2048>>(&pool, stop_at, should_stop),
         };
         self.pool = Some(pool);
         r
@@ -257,7 +264,11 @@ impl Engine {
                 }
                 return Ok(());
             }
-            let cold = b > 0 && plan.far && far.as_ref().is_none_or(|f| f.start != s);
+            // Far rows made for this block fix its length (the plan may have changed since);
+            // without them, a plan with far rows starts cold: a round of far rows only.
+            let far_here = far.take().filter(|f| f.start == s && b > 0);
+            let b = far_here.as_ref().map_or(b, |f| b.min(f.rows.len()));
+            let cold = b > 0 && plan.far && far_here.is_none();
             // The far rows of the next block: computed in this round from the values below
             // `s` (the spine's block is not among them yet).
             let (next_start, next_len) = if cold {
@@ -270,16 +281,15 @@ impl Engine {
             let spine_len = if cold { 0 } else { b };
             let mut next_rows = vec![K::empty(); next_len];
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
-            let mut rows = match far.take() {
-                Some(f) if f.start == s && !cold => {
-                    let split = f.split;
+            let mut rows = match far_here {
+                Some(f) if !cold => {
                     let mut rows = f.rows;
                     rows.truncate(spine_len);
-                    (rows, split)
+                    (rows, f.split)
                 }
                 _ => (vec![K::empty(); spine_len], 0),
             };
-            rows.0.resize(spine_len, K::empty());
+            debug_assert_eq!(rows.0.len(), spine_len);
             let mut missing = Vec::with_capacity(spine_len * K::MISSING_WORDS);
             self.pipeline_counts.rounds += 1;
             self.pipeline_counts.cold_starts += u64::from(cold);

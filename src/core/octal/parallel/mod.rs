@@ -27,8 +27,10 @@
 //! position is near (`.167`), there are no far rows and the spine does all of (1).
 //!
 //! **Rows.** A heap's marks are a `u64` while every value is below 64 ([`Bits`], as the bit
-//! marks of `bitmarks.rs`) and a byte array otherwise ([`Bytes`], values below 2^10: a byte
-//! per value, so marking is a store, like the stamps). [`RowKind`] gives both the same loops.
+//! marks of `bitmarks.rs`) and otherwise a byte per value ([`Bytes`], values below 2^10, rows of
+//! 512, 1,024 or 2,048 bytes as the values need): marking is a plain store, like the stamps
+//! (rows of bits, marked by read-modify-writes, made Grundy's game 13 % slower on two threads).
+//! [`RowKind`] gives both the same loops.
 //!
 //! The driver (rounds, commits, failures, the thread pool) is `Engine::pipeline`
 //! (`engine/pipeline.rs`).
@@ -41,10 +43,10 @@ use super::bitmarks::{self, bit};
 use super::split::{BIT_HEAPS, HEAPS};
 use super::values::Cell;
 
-/// Bytes per byte row: every nim-sum of two values below [`BYTE_LIMIT`].
-pub(crate) const ROW: usize = 2 * BYTE_LIMIT;
 /// Byte rows hold values below this (the parallel path runs while every value is).
 pub(crate) const BYTE_LIMIT: usize = 1 << 10;
+/// Words of missing values recorded for the widest rows (every value below 2·BYTE_LIMIT).
+pub(crate) const WIDEST: usize = 2 * BYTE_LIMIT / 64;
 
 /// How a heap's marks are held while the spine, the far rows and the verifiers fill them.
 pub(crate) trait RowKind {
@@ -82,32 +84,38 @@ impl RowKind for Bits {
     }
 }
 
-/// Byte rows: values below [`BYTE_LIMIT`], `row[x] = 1` ⇔ x excluded.
+/// Byte rows: `N` bytes, values below `N/2` (their nim-sums below `N`); `row[x] = 1` ⇔ x is
+/// excluded.
 #[derive(Debug)]
-pub(crate) struct Bytes;
+pub(crate) struct Bytes<const N: usize>;
 
-impl RowKind for Bytes {
-    type Row = [u8; ROW];
+impl<const N: usize> RowKind for Bytes<N> {
+    type Row = [u8; N];
     const HEAPS: usize = HEAPS;
     #[inline(always)]
-    fn empty() -> [u8; ROW] {
-        [0; ROW]
+    fn empty() -> [u8; N] {
+        [0; N]
     }
     #[inline(always)]
-    fn block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [[u8; ROW]]) {
+    fn block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [[u8; N]]) {
         byte_pairs_block(pos, vals, g, r, rows);
     }
     #[inline(always)]
-    fn one(row: &mut [u8; ROW], x: u16) {
-        row[usize::from(x) & (ROW - 1)] = 1;
+    fn one(row: &mut [u8; N], x: u16) {
+        row[usize::from(x) & (N - 1)] = 1;
     }
 }
 
 /// [`Bytes::block`]: the four heaps' rows, one pass over the positions (as
 /// `stamps::pairs_block`). Indices are masked to the row, so no bounds checks are needed.
 #[inline(never)]
-fn byte_pairs_block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows: &mut [[u8; ROW]]) {
-    const W: usize = ROW - 1;
+fn byte_pairs_block<T: Cell, const N: usize>(
+    pos: &[u32],
+    vals: &[u16],
+    g: &[T],
+    r: usize,
+    rows: &mut [[u8; N]],
+) {
     let [m0, m1, m2, m3] = &mut rows[..HEAPS] else {
         unreachable!("a block has HEAPS rows")
     };
@@ -115,9 +123,9 @@ fn byte_pairs_block<T: Cell>(pos: &[u32], vals: &[u16], g: &[T], r: usize, rows:
         let b = r - a as usize;
         let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
         let va = usize::from(va);
-        m0[(va ^ usize::from(q[0].low16())) & W] = 1;
-        m1[(va ^ usize::from(q[1].low16())) & W] = 1;
-        m2[(va ^ usize::from(q[2].low16())) & W] = 1;
-        m3[(va ^ usize::from(q[3].low16())) & W] = 1;
+        m0[(va ^ usize::from(q[0].low16())) & (N - 1)] = 1;
+        m1[(va ^ usize::from(q[1].low16())) & (N - 1)] = 1;
+        m2[(va ^ usize::from(q[2].low16())) & (N - 1)] = 1;
+        m3[(va ^ usize::from(q[3].low16())) & (N - 1)] = 1;
     }
 }

@@ -16,7 +16,7 @@
 
 use super::super::error::OctalError;
 use super::super::values::Cell;
-use super::{Bits, Bytes, RowKind, ROW};
+use super::{Bits, Bytes, RowKind, WIDEST};
 use crate::core::octal::rules::Twos;
 
 /// What the spine needs besides the rows and the values.
@@ -63,10 +63,10 @@ impl Analyse for Bits {
     }
 }
 
-impl Analyse for Bytes {
-    const MISSING_WORDS: usize = ROW / 64;
+impl<const N: usize> Analyse for Bytes<N> {
+    const MISSING_WORDS: usize = N / 64;
     #[inline(always)]
-    fn analyse(row: &[u8; ROW], sp: &Spine<'_>, missing: &mut [u64]) -> Option<u32> {
+    fn analyse(row: &[u8; N], sp: &Spine<'_>, missing: &mut [u64]) -> Option<u32> {
         for (w, chunk) in row.chunks_exact(64).enumerate().take(sp.common.len()) {
             let mut free = 0u64;
             for (b, &x) in chunk.iter().enumerate() {
@@ -109,7 +109,7 @@ pub(crate) fn run<K: Analyse, T: Cell>(
     let h = K::HEAPS;
     let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
     let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
-    let mut words = [0u64; ROW / 64];
+    let mut words = [0u64; WIDEST];
     let words = &mut words[..K::MISSING_WORDS];
     // Per digit: the positions marked for a whole block, as an index range, and the index
     // of the first position a block covers (positions below are the heap-by-heap ones).

@@ -12,9 +12,9 @@ use super::super::rare_check::{rare_check, BitMarker, Ended, Marker, Probes, Rea
 use super::super::stamps::{self, slot, Stamp, MARKS};
 use super::super::values::Cell;
 use super::super::window::View;
-use super::spine::Analyse;
 use super::{Bits, Bytes, RowKind};
 use crate::core::octal::split::split_range;
+use crate::core::octal::split::HEAPS;
 
 /// How a heap's rare check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -175,7 +175,7 @@ thread_local! {
     static SCRATCH: RefCell<Option<StampScratch>> = const { RefCell::new(None) };
 }
 
-impl Verify for Bytes {
+impl<const N: usize> Verify for Bytes<N> {
     fn verify<T: Cell>(
         ch: &Checks<'_, T>,
         first: usize,
@@ -186,11 +186,11 @@ impl Verify for Bytes {
     ) {
         SCRATCH.with_borrow_mut(|scratch| {
             let s = scratch.get_or_insert_with(|| StampScratch {
-                marks: vec![0; Bytes::HEAPS * MARKS],
+                marks: vec![0; HEAPS * MARKS],
                 stamp: 0,
                 missing: Vec::new(),
             });
-            verify_stamps(ch, first, missing, head, out, counts, s);
+            verify_stamps(ch, first, missing, N / 64, head, out, counts, s);
         });
     }
 }
@@ -200,13 +200,13 @@ fn verify_stamps<T: Cell>(
     ch: &Checks<'_, T>,
     first: usize,
     missing: &[u64],
+    words: usize,
     head: &mut usize,
     out: &mut [Verdict],
     counts: &mut Counts,
     s: &mut StampScratch,
 ) {
-    let h = Bytes::HEAPS;
-    let words = Bytes::MISSING_WORDS;
+    let h = HEAPS;
     let mut i = 0;
     while i < out.len() {
         let w = h.min(out.len() - i);
