@@ -7,6 +7,7 @@
 //! whose larger part lies inside the block, then takes the mex. With `B ≈ N/32` the sequential
 //! share is about 3 %.
 
+use super::parallel::share;
 use super::rules::Twos;
 use super::split::split_range;
 use super::values::Cell;
@@ -27,23 +28,16 @@ pub(crate) fn phase_one<T: Cell>(
     let count = end - start;
     let mut rows = vec![0u64; count * words];
     let threads = pool.map_or(1, |p| p.current_num_threads() + 1);
-    let per = count.div_ceil(threads.clamp(1, count.max(1)));
-    let mut chunks = rows.chunks_mut(per * words).enumerate();
-    // The calling thread takes the first chunk itself.
-    let first = chunks.next();
-    let mine = move || {
-        if let Some((_, chunk)) = first {
-            fill(g, start, chunk, start, twos, words);
-        }
+    // Four shares a thread: later heaps cost more (more splits), and a thread that is done
+    // takes the next.
+    let per = count.div_ceil(4 * threads).max(1);
+    let chunks: Vec<(usize, &mut [u64])> = rows.chunks_mut(per * words).enumerate().collect();
+    let fill_chunk = |(t, chunk): (usize, &mut [u64])| {
+        fill(g, start + t * per, chunk, start, twos, words);
     };
     match pool {
-        Some(pool) => pool.in_place_scope(|scope| {
-            for (t, chunk) in chunks {
-                scope.spawn(move |_| fill(g, start + t * per, chunk, start, twos, words));
-            }
-            mine();
-        }),
-        None => mine(),
+        Some(pool) => share(pool, chunks, &fill_chunk),
+        None => chunks.into_iter().for_each(fill_chunk),
     }
     rows
 }

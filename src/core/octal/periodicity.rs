@@ -423,14 +423,16 @@ fn due_41<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> usize {
 /// the longest suffix length m with least period q and m ≥ 2q, for each such q (per(m) is
 /// non-decreasing in m, so each q has one stretch).
 fn kmp_candidates(delta: impl Fn(usize) -> u32, dlen: usize, w: usize) -> Vec<(usize, usize)> {
-    let s = |k: usize| delta(dlen - 1 - k);
+    // The reversed tail once, contiguous: the prefix function reads each entry many times.
+    let s: Vec<u32> = (0..w).map(|k| delta(dlen - 1 - k)).collect();
     let mut pi = vec![0u32; w];
     for k in 1..w {
+        let sk = s[k];
         let mut j = pi[k - 1] as usize;
-        while j > 0 && s(k) != s(j) {
+        while j > 0 && sk != s[j] {
             j = pi[j - 1] as usize;
         }
-        if s(k) == s(j) {
+        if sk == s[j] {
             j += 1;
         }
         pi[k] = j as u32;

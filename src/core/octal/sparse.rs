@@ -133,6 +133,11 @@ pub(crate) struct RoundView<'a> {
 pub(crate) struct FarPairs<'a>(&'a mut Vec<Far>);
 
 impl FarPairs<'_> {
+    /// True when no rare position lies beyond the window.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Marks heap n's pairs with the rare positions beyond the window; `g` holds the values
     /// below `known` (the partners are below it: the positions lie beyond a block).
     pub(crate) fn pairs<T: Cell>(

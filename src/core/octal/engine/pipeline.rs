@@ -505,6 +505,7 @@ impl Engine {
                         common: &common,
                         rare_words: &rare_words,
                     };
+                    let any_far = !far_pairs.is_empty();
                     let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
                         far_pairs.pairs(view, &mut backing, n, first, twos, mark)
                     };
@@ -516,7 +517,7 @@ impl Engine {
                         &mut win,
                         win_base,
                         missing,
-                        &mut far_fn,
+                        if any_far { Some(&mut far_fn) } else { None },
                     )
                 };
                 dbg_stats::SPINE.fetch_add(

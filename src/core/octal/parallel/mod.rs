@@ -35,6 +35,8 @@
 //! The driver (rounds, commits, failures, the thread pool) is `Engine::pipeline`
 //! (`engine/pipeline.rs`).
 
+use std::sync::Mutex;
+
 pub(crate) mod far_rows;
 pub(crate) mod spine;
 pub(crate) mod verify;
@@ -42,6 +44,26 @@ pub(crate) mod verify;
 use super::bitmarks::{self, bit};
 use super::split::{BIT_HEAPS, HEAPS};
 use super::values::Cell;
+
+/// Runs `f` on every item, shared between the calling thread and the threads of `pool`: each
+/// takes the next item when it is done with one (so the calling thread works too, and a slow
+/// item does not hold up the others).
+pub(crate) fn share<I: Send>(pool: &rayon::ThreadPool, items: Vec<I>, f: &(dyn Fn(I) + Sync)) {
+    let queue = Mutex::new(items.into_iter());
+    let work = || loop {
+        let item = queue.lock().expect("a shared queue").next();
+        match item {
+            Some(item) => f(item),
+            None => break,
+        }
+    };
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| work());
+        }
+        work();
+    });
+}
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
 pub(crate) const BYTE_LIMIT: usize = 1 << 10;
@@ -54,6 +76,8 @@ pub(crate) trait RowKind {
     type Row: Copy + Send + Sync;
     /// Heaps marked by one pass of [`RowKind::block`].
     const HEAPS: usize;
+    /// Whether a row is small enough to be copied into a register while it is marked.
+    const COPY: bool;
     /// A row with nothing marked.
     fn empty() -> Self::Row;
     /// Marks `va ⊕ G(r + k − a)` into `rows[k]` for each listed position `a`, `k < HEAPS`.
@@ -69,6 +93,7 @@ pub(crate) struct Bits;
 impl RowKind for Bits {
     type Row = u64;
     const HEAPS: usize = BIT_HEAPS;
+    const COPY: bool = true;
     #[inline(always)]
     fn empty() -> u64 {
         0
@@ -92,6 +117,7 @@ pub(crate) struct Bytes<const N: usize>;
 impl<const N: usize> RowKind for Bytes<N> {
     type Row = [u8; N];
     const HEAPS: usize = HEAPS;
+    const COPY: bool = false;
     #[inline(always)]
     fn empty() -> [u8; N] {
         [0; N]

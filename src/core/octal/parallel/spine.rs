@@ -103,48 +103,64 @@ pub(crate) fn run<K: Analyse, T: Cell>(
     win: &mut Vec<T>,
     win_base: usize,
     missing: &mut Vec<u64>,
-    far: &mut dyn FnMut(usize, &mut dyn FnMut(u16)) -> Result<(), OctalError>,
+    mut far: Option<&mut dyn FnMut(usize, &mut dyn FnMut(u16)) -> Result<(), OctalError>>,
 ) -> Result<usize, OctalError> {
     debug_assert_eq!(win_base + win.len(), first);
     let h = K::HEAPS;
     let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
     let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
+    let max_rare = rare.last().map_or(0, |&a| a as usize);
     let mut words = [0u64; WIDEST];
     let words = &mut words[..K::MISSING_WORDS];
-    // Per digit: the positions marked for a whole block, as an index range, and the index
-    // of the first position a block covers (positions below are the heap-by-heap ones).
-    let mut shared = vec![(0usize, 0usize, 0usize); sp.twos.len()];
+    // Per digit: u, the first position a block pass covers (`h − u`: the partners of the
+    // smaller ones lie in the block itself) and its index, and the end of the positions the
+    // last block pass covered (a cursor: the bound only grows).
+    let mut digits: Vec<(usize, usize, usize)> = sp
+        .twos
+        .iter()
+        .map(|&u| {
+            let u = u as usize; // u ≥ 0 on the parallel path
+            let lb = 1.max(h.saturating_sub(u));
+            (u, idx(lb), idx(lb))
+        })
+        .collect();
     let mut i = 0;
     while i < rows.len() {
         let w = h.min(rows.len() - i);
         let m = first + i;
-        for (d, &u) in sp.twos.iter().enumerate() {
-            let u = u as usize; // u ≥ 0 on the parallel path
-            let r0 = m - u;
-            let lb = 1.max(h.saturating_sub(u));
+        for (u, i_lb, i1) in digits.iter_mut() {
+            let r0 = m - *u;
+            let lb = 1.max(h.saturating_sub(*u));
             let mut hb = r0.saturating_sub(gap) / 2;
             if sp.split > 0 {
                 hb = hb.min(r0.saturating_sub(sp.split));
             }
-            let i_lb = idx(lb);
-            shared[d] = (i_lb, i_lb, i_lb);
+            *i1 = (*i1).max(*i_lb);
+            while *i1 < rare.len() && rare[*i1] as usize <= hb {
+                *i1 += 1;
+            }
             if w == h && lb <= hb {
-                let i1 = idx(hb + 1);
                 K::block(
-                    &rare[i_lb..i1],
-                    &vals[i_lb..i1],
+                    &rare[*i_lb..*i1],
+                    &vals[*i_lb..*i1],
                     win,
                     r0 - win_base,
                     &mut rows[i..i + h],
                 );
-                shared[d] = (i_lb, i1, i_lb);
+            } else {
+                *i1 = *i_lb; // no block pass: every position heap by heap
             }
         }
         for j in 0..w {
             let n = m + j;
-            let row = &mut rows[i + j];
-            for (d, &u) in sp.twos.iter().enumerate() {
-                let u = u as usize;
+            // Bit rows live in a register while the heap's pairs are added.
+            let mut local = rows[i + j];
+            let row = if K::COPY {
+                &mut local
+            } else {
+                &mut rows[i + j]
+            };
+            for &(u, i_lb, i1) in digits.iter() {
                 let Some(r) = n.checked_sub(u) else { continue };
                 let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
                     continue;
@@ -154,7 +170,6 @@ pub(crate) fn run<K: Analyse, T: Cell>(
                 } else {
                     hi
                 };
-                let (i0, i1, i_lb) = shared[d];
                 let mut mark = |k: usize| {
                     let a = rare[k] as usize;
                     K::one(row, vals[k] ^ win[r - a - win_base].low16());
@@ -167,14 +182,14 @@ pub(crate) fn run<K: Analyse, T: Cell>(
                     }
                     mark(k);
                 }
-                let mut k = i1.max(i0);
+                let mut k = i1;
                 while k < rare.len() && rare[k] as usize <= top {
                     mark(k);
                     k += 1;
                 }
                 // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
                 let p0 = (r - hi).max(hi + 1);
-                if sp.split == 0 && rare.last().is_some_and(|&a| a as usize >= p0) {
+                if sp.split == 0 && max_rare >= p0 {
                     for k in idx(p0)..idx(r) {
                         let p = rare[k] as usize;
                         K::one(row, vals[k] ^ front[r - p].low16());
@@ -187,11 +202,17 @@ pub(crate) fn run<K: Analyse, T: Cell>(
                 }
                 K::one(row, win[n - u - win_base].low16());
             }
-            if sp.take_all.get(n).is_some_and(|&t| t) {
+            if n < sp.take_all.len() && sp.take_all[n] {
                 K::one(row, 0);
             }
-            far(n, &mut |x| K::one(row, x))?;
-            let Some(c) = K::analyse(row, sp, words).filter(|&c| c < sp.limit) else {
+            if let Some(far) = far.as_mut() {
+                far(n, &mut |x| K::one(row, x))?;
+            }
+            let c = K::analyse(row, sp, words).filter(|&c| c < sp.limit);
+            if K::COPY {
+                rows[i + j] = local;
+            }
+            let Some(c) = c else {
                 return Ok(i + j);
             };
             win.push(T::from_u32(c));
