@@ -234,6 +234,9 @@ impl Engine {
         // A heap the spine left to the one-thread step: flush, then compute it.
         let mut leftover = false;
         let mut stopped = false;
+        // Row buffers are reused from round to round (the far rows' tasks clear what they
+        // fill): no allocation, and a row is cleared once.
+        let mut spare: Vec<K::Row> = Vec::new();
         loop {
             let s = self.len();
             let verified = self.verified(&pending);
@@ -279,7 +282,8 @@ impl Engine {
                 (s + b, 0)
             };
             let spine_len = if cold { 0 } else { b };
-            let mut next_rows = vec![K::empty(); next_len];
+            let mut next_rows = std::mem::take(&mut spare);
+            next_rows.resize(next_len, K::empty());
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
             let mut rows = match far_here {
                 Some(f) if !cold => {
@@ -301,6 +305,8 @@ impl Engine {
                 (s, &mut rows.0, rows.1, &mut missing),
                 (next_start, s, &mut next_rows),
             );
+            // The spine's rows are done with: the next round's far rows reuse them.
+            spare = std::mem::take(&mut rows.0);
             // Commit: the checks of the block before, then the spine's block.
             let failed = match pending.take() {
                 Some(p) => self.commit_checks(&p, &verdicts)?,

@@ -145,13 +145,31 @@ fn byte_pairs_block<T: Cell, const N: usize>(
     let [m0, m1, m2, m3] = &mut rows[..HEAPS] else {
         unreachable!("a block has HEAPS rows")
     };
+    if T::BYTES != 2 {
+        for (&a, &va) in pos.iter().zip(vals) {
+            let b = r - a as usize;
+            let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+            let va = usize::from(va);
+            m0[(va ^ usize::from(q[0].low16())) & (N - 1)] = 1;
+            m1[(va ^ usize::from(q[1].low16())) & (N - 1)] = 1;
+            m2[(va ^ usize::from(q[2].low16())) & (N - 1)] = 1;
+            m3[(va ^ usize::from(q[3].low16())) & (N - 1)] = 1;
+        }
+        return;
+    }
+    // u16 cells: the four partners as the 16-bit lanes of one word, XOR-ed with the position's
+    // value in every lane at once (as `stamps::pairs_block`).
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
         let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        let va = usize::from(va);
-        m0[(va ^ usize::from(q[0].low16())) & (N - 1)] = 1;
-        m1[(va ^ usize::from(q[1].low16())) & (N - 1)] = 1;
-        m2[(va ^ usize::from(q[2].low16())) & (N - 1)] = 1;
-        m3[(va ^ usize::from(q[3].low16())) & (N - 1)] = 1;
+        let x = (u64::from(q[0].low16())
+            | (u64::from(q[1].low16()) << 16)
+            | (u64::from(q[2].low16()) << 32)
+            | (u64::from(q[3].low16()) << 48))
+            ^ (u64::from(va) * 0x0001_0001_0001_0001);
+        m0[(x as usize) & (N - 1)] = 1;
+        m1[((x >> 16) as usize) & (N - 1)] = 1;
+        m2[((x >> 32) as usize) & (N - 1)] = 1;
+        m3[((x >> 48) as usize) & (N - 1)] = 1;
     }
 }
