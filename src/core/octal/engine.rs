@@ -26,7 +26,7 @@ use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
 
-pub mod pipeline;
+mod pipeline;
 
 /// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
 pub type Value = u32;

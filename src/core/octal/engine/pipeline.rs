@@ -484,19 +484,10 @@ impl Engine {
                     (r.1, r.2) = last;
                 }
             };
-            let t_round = std::time::Instant::now();
             let spine_out = pool.in_place_scope(|scope| {
                 for _ in 1..threads {
-                    scope.spawn(|_| {
-                        let t = std::time::Instant::now();
-                        work();
-                        dbg_stats::HELP.fetch_add(
-                            t.elapsed().as_nanos() as u64,
-                            std::sync::atomic::Ordering::Relaxed,
-                        );
-                    });
+                    scope.spawn(|_| work());
                 }
-                let t_sp = std::time::Instant::now();
                 let out = if rows.is_empty() {
                     Ok(0)
                 } else {
@@ -526,23 +517,9 @@ impl Engine {
                         if any_far { Some(&mut far_fn) } else { None },
                     )
                 };
-                dbg_stats::SPINE.fetch_add(
-                    t_sp.elapsed().as_nanos() as u64,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-                let t_w = std::time::Instant::now();
                 work();
-                dbg_stats::MAINHELP.fetch_add(
-                    t_w.elapsed().as_nanos() as u64,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
                 out
             });
-            dbg_stats::ROUND.fetch_add(
-                t_round.elapsed().as_nanos() as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-            dbg_stats::ROUNDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let done = *spine_out.as_ref().unwrap_or(&0);
             let new: Vec<u32> = win[first - win_base..first - win_base + done]
                 .iter()
@@ -659,24 +636,3 @@ impl Engine {
     }
 }
 
-pub mod dbg_stats {
-    use std::sync::atomic::AtomicU64;
-    pub static SPINE: AtomicU64 = AtomicU64::new(0);
-    pub static HELP: AtomicU64 = AtomicU64::new(0);
-    pub static MAINHELP: AtomicU64 = AtomicU64::new(0);
-    pub static ROUND: AtomicU64 = AtomicU64::new(0);
-    pub static ROUNDS: AtomicU64 = AtomicU64::new(0);
-    pub static OUTSIDE: AtomicU64 = AtomicU64::new(0);
-    pub fn print() {
-        use std::sync::atomic::Ordering::Relaxed;
-        let f = |a: &AtomicU64| a.load(Relaxed) as f64 * 1e-9;
-        eprintln!(
-            "rounds={} round={:.3}s spine={:.3}s mainhelp={:.3}s help={:.3}s",
-            ROUNDS.load(Relaxed),
-            f(&ROUND),
-            f(&SPINE),
-            f(&MAINHELP),
-            f(&HELP)
-        );
-    }
-}
