@@ -4,9 +4,12 @@
 //!
 //! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
 //! * [`naive_values`] (`naive.rs`): the definition, as a reference for tests and benchmarks.
-//! * [`Engine`] (`engine.rs` with `sparse.rs` and `bitmarks.rs`, `dense.rs`, `sets.rs`): the
-//!   fast incremental, resumable, stoppable computation (rare/common method, parallel dense
-//!   scans, full exclusion sets for three-heap splits and recurring codes).
+//! * [`Engine`] (`engine.rs` with `sparse.rs`, `rare_check.rs`, `bitmarks.rs` and `stamps.rs`,
+//!   `dense.rs`, `sets.rs`): the fast incremental, resumable, stoppable computation
+//!   (rare/common method, parallel dense scans, full exclusion sets for three-heap splits and
+//!   recurring codes); on several threads the rare/common method runs as a pipeline that
+//!   speculates and verifies (`parallel/`, `engine/pipeline.rs`), every value exactly the
+//!   one-thread engine's.
 //! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
 //!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values; long
 //!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).
@@ -19,8 +22,9 @@
 //! * [`Statistics`] (`statistics.rs`): the published tables' statistics of a G-sequence prefix;
 //!   [`unsolved`] (`unsolved.rs`): the unsolved games and their published computations.
 //!
-//! Pure computation: no I/O, no async; parallelism only through `std::thread::scope`; every
-//! long computation polls a `should_stop` callback; all failures are [`OctalError`]s.
+//! Pure computation: no I/O, no async; parallelism only on the engine's own pool of helper
+//! threads (rayon, borrowed data in scopes: no locks around the values); every long computation
+//! polls a `should_stop` callback; all failures are [`OctalError`]s.
 #[cfg(test)]
 mod acceptance_tests;
 pub mod archive;

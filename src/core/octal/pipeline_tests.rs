@@ -287,6 +287,62 @@ fn windows_read_back_inside_blocks() {
     }
 }
 
+/// An archive that stops answering after a number of reads.
+#[derive(Debug, Clone, Default)]
+struct Failing {
+    inner: Shared,
+    reads_left: Arc<Mutex<u32>>,
+}
+
+impl Archive for Failing {
+    fn offer(&mut self, from: u64, values: ValuesRef<'_>) -> Result<u64, String> {
+        self.inner.offer(from, values)
+    }
+    fn read(&mut self, from: u64, out: &mut [u16]) -> Result<(), String> {
+        let mut left = self.reads_left.lock().unwrap();
+        if *left == 0 {
+            return Err("the archive is gone".into());
+        }
+        *left -= 1;
+        self.inner.read(from, out)
+    }
+}
+
+#[test]
+fn an_archive_failing_inside_a_block_leaves_only_verified_values() {
+    // Every check reads back (forced), so the commit's checks hit the failing archive: the
+    // error comes back, and what the engine holds is exact — no value of the block after it.
+    let game = Game::parse("0.167").unwrap();
+    let want = one_thread(&game, 40_000);
+    for reads in [0, 5, 200] {
+        let mut e = piped(&game, 2, 1024, Some((64, false)));
+        e.set_slide(256);
+        e.set_keep(Keep::Window {
+            front: 8192,
+            window: 8192,
+        })
+        .unwrap();
+        let archive = Failing {
+            reads_left: Arc::new(Mutex::new(u32::MAX)),
+            ..Failing::default()
+        };
+        e.set_archive(Box::new(archive.clone()));
+        e.extend_to(20_000, &mut || false).unwrap();
+        e.force_read_back();
+        *archive.reads_left.lock().unwrap() = reads;
+        let r = e.extend_to(40_000, &mut || false);
+        assert!(r.is_err(), "reads {reads}: {r:?}");
+        let (front, tail, base) = e.kept();
+        assert!(e.len() < 40_000);
+        assert_eq!(front.iter().collect::<Vec<_>>(), want[..front.len()]);
+        assert_eq!(
+            tail.iter().collect::<Vec<_>>(),
+            want[base..e.len()],
+            "reads {reads}: a value past the last verified one"
+        );
+    }
+}
+
 /// At scale (release: `cargo test --release -- --ignored`): the frontier games to a few
 /// million heaps on 2 and 3 threads with their own plans — the verifiers' stamps wrap, far
 /// rows and bit rows run for hundreds of thousands of blocks.

@@ -558,7 +558,15 @@ impl Engine {
                 Verdict::Rare(v) => Some(*v),
                 Verdict::Deferred => {
                     self.pipeline_counts.deferred += 1;
-                    self.check_deferred(n, &p.missing[i * per..(i + 1) * per])?
+                    match self.check_deferred(n, &p.missing[i * per..(i + 1) * per]) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            // The archive failed: keep what is verified, nothing after it.
+                            self.account(p.start, n);
+                            self.truncate_heaps(n);
+                            return Err(e);
+                        }
+                    }
                 }
             };
             if let Some(v) = rare {
@@ -635,4 +643,3 @@ impl Engine {
         self.values.truncate(at);
     }
 }
-

@@ -102,6 +102,10 @@ impl<const N: usize> Analyse for Bytes<N> {
     }
 }
 
+/// Marks heap n's pairs with the rare positions beyond the window (`FarPairs`, read back).
+pub(crate) type FarMarks<'a> =
+    &'a mut dyn FnMut(usize, &mut dyn FnMut(u16)) -> Result<(), OctalError>;
+
 /// Bit i set ⇔ `chunk[i]` is marked (bytes are 0 or 1), for 64 bytes: eight at a time, the
 /// low bits of a word's bytes gathered into its top byte by one multiplication.
 #[inline(always)]
@@ -132,7 +136,7 @@ pub(crate) fn run<K: Analyse, T: Cell>(
     win: &mut Vec<T>,
     win_base: usize,
     missing: &mut Vec<u64>,
-    mut far: Option<&mut dyn FnMut(usize, &mut dyn FnMut(u16)) -> Result<(), OctalError>>,
+    mut far: Option<FarMarks<'_>>,
 ) -> Result<usize, OctalError> {
     debug_assert_eq!(win_base + win.len(), first);
     let h = K::HEAPS;
@@ -205,10 +209,7 @@ pub(crate) fn run<K: Analyse, T: Cell>(
                 };
                 // The smallest positions (partners in this block), then those past the block
                 // pass's bound up to this heap's.
-                for k in 0..i_lb {
-                    if rare[k] as usize > top {
-                        break;
-                    }
+                for k in (0..i_lb).take_while(|&k| rare[k] as usize <= top) {
                     mark(k);
                 }
                 let mut k = i1;
