@@ -109,7 +109,11 @@ async fn life_cycle_on_sqlite() {
 #[tokio::test]
 async fn results_survive_a_restart() {
     let url = common::temp_sqlite_url();
-    let env = [("GRUNDY_DATABASE_URL", url.clone())];
+    // (`auto`, the default said out loud, is accepted.)
+    let env = [
+        ("GRUNDY_DATABASE_URL", url.clone()),
+        ("GRUNDY_JOB_THREADS", "auto".to_owned()),
+    ];
     let mut a = Process::spawn(&env).await;
     let before = a
         .server()
@@ -228,11 +232,11 @@ async fn metrics_report_jobs_and_cache() {
     }
 }
 
-/// `GRUNDY_JOB_THREADS` outside 1..=64 (or not a number) stops the server at start-up with a
-/// message naming the variable.
+/// `GRUNDY_JOB_THREADS` outside 1..=64 (or neither a number nor `auto`) stops the server at
+/// start-up with a message naming the variable.
 #[test]
 fn bad_job_threads_are_a_startup_error() {
-    for bad in ["0", "65", "many", "-1"] {
+    for bad in ["0", "65", "many", "-1", "Auto", "4 threads"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
             .env("GRUNDY_JOB_THREADS", bad)
             .env("GRUNDY_DATABASE_URL", "none")

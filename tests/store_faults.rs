@@ -382,7 +382,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
 async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
     let url = common::temp_sqlite_url();
     let mut config = fast(url.clone());
-    config.job_threads = 1;
+    config.job_threads = grundy::config::JobThreads::Fixed(1);
     let mut live = start(config).await;
     let store = live.store();
     let n = 400_000u64;

@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
 use super::job_retry::{mark_stalled, retrying, Backoff};
+use super::job_threads::{JobSeat, JobShape};
 use super::octal::OctalServiceError;
 use super::state::AppState;
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
@@ -111,12 +112,18 @@ async fn worker(
                 if let Ok(mut h) = held.lock() {
                     h.insert(id.clone());
                 }
+                // The job counts among those sharing the cores until its run ends.
+                let seat = app.job_threads.join(match job.kind {
+                    JobKind::Sequence => JobShape::Threads,
+                    JobKind::MisereQuotient => JobShape::Single,
+                });
                 let result = match job.kind {
-                    JobKind::Sequence => run(&app, &store, job, &shutdown).await,
+                    JobKind::Sequence => run(&app, &store, job, &shutdown, &seat).await,
                     JobKind::MisereQuotient => {
                         super::misere_jobs::run(&app, &store, job, &shutdown).await
                     }
                 };
+                drop(seat);
                 if let Err(e) = result {
                     tracing::error!(job = %id, error = %e, "job run failed (the lease will expire and another worker retries)");
                 }
@@ -319,6 +326,8 @@ struct Run<'a> {
     job: &'a Job,
     owner: &'a str,
     shutdown: &'a Arc<AtomicBool>,
+    /// Its share of the cores, asked before each slice.
+    seat: &'a JobSeat,
 }
 
 /// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
@@ -328,6 +337,7 @@ async fn run(
     store: &Store,
     job: Job,
     shutdown: &Arc<AtomicBool>,
+    seat: &JobSeat,
 ) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
     let run = Run {
@@ -336,6 +346,7 @@ async fn run(
         job: &job,
         owner: &owner,
         shutdown,
+        seat,
     };
     let epoch = store.epoch();
     let game = match Game::parse(&job.code) {
@@ -414,6 +425,10 @@ async fn run(
             Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
             _ => max_n,
         };
+        // The job's share of the cores now: jobs that started or ended since the last slice
+        // change it (the engine takes it at its next block).
+        let threads = run.seat.threads();
+        solver.engine_mut().set_threads(threads);
         let outcome = match run.slice(solver, until).await {
             Ok((s, outcome)) => {
                 solver = s;
@@ -569,7 +584,7 @@ impl Run<'_> {
             }
             None => None,
         };
-        let threads = self.app.config.job_threads;
+        let threads = self.seat.threads();
         let stored_heaps = kept.as_ref().map_or(0, |k| k.state.computed);
         let mut engine = match kept {
             None => Engine::new(game),
@@ -676,7 +691,7 @@ impl Run<'_> {
         // The job owns its solver outright: it moves into each slice's blocking task and
         // back, so there is no lock to poison (see `super::octal` for the policy).
         let mut solver = resumed.solver;
-        solver.engine_mut().set_threads(self.app.config.job_threads);
+        solver.engine_mut().set_threads(self.seat.threads());
         let Some(stats) = self.saved_statistics().await else {
             return Ok(None);
         };
