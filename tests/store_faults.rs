@@ -92,6 +92,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .expect_err("a full store refuses the checkpoint");
@@ -141,6 +142,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .unwrap();
@@ -180,6 +182,7 @@ async fn a_tail_without_its_prefix_is_refused() {
             periodicity: None,
             rate: None,
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .expect_err("prefix missing");
