@@ -106,6 +106,47 @@ async fn life_cycle_on_sqlite() {
     common::assert_problem(&s.get("/v1/octal/jobs?cursor=zzz").await, 422, "cursor");
 }
 
+/// Issue 41: a job's document says what computed it — the threads, the CPU time, the engine
+/// (crate version and git commit) — null before it first ran. Alone on its replica, a job
+/// gets every core (`GRUNDY_JOB_THREADS` unset: `auto`).
+#[tokio::test]
+async fn a_job_cites_its_threads_cpu_time_and_engine() {
+    let s = common::start_with(fast_jobs()).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 200000}))
+        .await;
+    assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+    for field in ["threads", "cpu_seconds", "engine"] {
+        assert!(r.body[field].is_null(), "{field} before it ran: {}", r.text);
+    }
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let done = wait_job(&s, &id, 120).await;
+    assert_eq!(done["status"], "done", "{done}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        done["threads"].as_u64(),
+        Some(cores.min(64) as u64),
+        "alone, a job computes on every core: {done}"
+    );
+    let cpu = done["cpu_seconds"].as_f64().expect("cpu_seconds measured");
+    assert!(cpu > 0.0, "{done}");
+    assert_eq!(
+        done["engine"]["version"],
+        env!("CARGO_PKG_VERSION"),
+        "{done}"
+    );
+    let commit = done["engine"]["commit"].as_str().unwrap();
+    assert_eq!(commit, grundy::core::octal::ENGINE_COMMIT, "{done}");
+    assert!(!commit.is_empty());
+    // The list shows the same document.
+    let list = s.get("/v1/octal/jobs").await.body;
+    let listed = &list["jobs"][0];
+    assert_eq!(listed["id"], id.as_str());
+    for field in ["threads", "cpu_seconds", "engine"] {
+        assert_eq!(listed[field], done[field], "{field}");
+    }
+}
+
 #[tokio::test]
 async fn results_survive_a_restart() {
     let url = common::temp_sqlite_url();
@@ -154,7 +195,7 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     let id = r.body["id"].as_str().unwrap().to_owned();
     // Wait until some checkpoints are stored, then crash.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
+    let before_crash = loop {
         let j = a.server().get(&format!("/v1/octal/jobs/{id}")).await.body;
         let c = j["progress"]["computed"].as_u64().unwrap_or(0);
         assert_ne!(
@@ -162,17 +203,27 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
             "the job finished before the crash; make it longer"
         );
         if c > 0 || std::time::Instant::now() > deadline {
-            break;
+            break j;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    };
     a.kill9();
+    // GRUNDY_JOB_THREADS=1: one thread, whatever the cores.
+    assert_eq!(before_crash["threads"], 1, "{before_crash}");
+    let cpu_before = before_crash["cpu_seconds"].as_f64().unwrap_or(0.0);
     // Restart (a new replica id): the lease expires and the job is taken over and finished.
     let b = Process::spawn(&env).await;
     let done = wait_job(&b.server(), &id, 240).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
+    assert_eq!(done["threads"], 1, "{done}");
+    // The CPU time goes on from the crashed run's last checkpoint.
+    let cpu = done["cpu_seconds"].as_f64().expect("cpu_seconds measured");
+    assert!(
+        cpu > cpu_before,
+        "{cpu} after the resume, {cpu_before} before: {done}"
+    );
     // Values equal an uninterrupted computation (a fresh in-memory run).
     let resumed = b
         .server()
