@@ -147,6 +147,80 @@ async fn a_job_cites_its_threads_cpu_time_and_engine() {
     }
 }
 
+/// Issue 41: by default the cores are divided among the running jobs and re-balanced as jobs
+/// start and end: two jobs share them (the first started gets the odd core), and once one
+/// ends the other gets every core again, each within a few checkpoint intervals.
+#[tokio::test]
+async fn running_jobs_share_the_cores_and_rebalance() {
+    let s = common::start_with(Config {
+        job_workers: 2,
+        ..fast_jobs()
+    })
+    .await;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (alone, first, second) = (
+        cores.min(64) as u64,
+        (cores - cores / 2).clamp(1, 64) as u64,
+        (cores / 2).clamp(1, 64) as u64,
+    );
+    let submit = |code: &'static str| {
+        let s = &s;
+        async move {
+            let r = s
+                .post(
+                    "/v1/octal/jobs",
+                    &json!({"code": code, "max_n": 100_000_000}),
+                )
+                .await;
+            assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+            r.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    // Polls until the jobs show these threads (the last documents on timeout).
+    let until = |want: Vec<(String, u64)>| {
+        let s = &s;
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                let mut docs = Vec::new();
+                for (id, _) in &want {
+                    docs.push(s.get(&format!("/v1/octal/jobs/{id}")).await.body);
+                }
+                let got: Vec<Option<u64>> = docs.iter().map(|d| d["threads"].as_u64()).collect();
+                if want.iter().zip(&got).all(|((_, t), g)| Some(*t) == *g)
+                    || std::time::Instant::now() > deadline
+                {
+                    return (got, docs);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    let a = submit("0.6").await;
+    let (got, docs) = until(vec![(a.clone(), alone)]).await;
+    assert_eq!(got, [Some(alone)], "alone: {docs:?}");
+    let b = submit("0.16").await;
+    let (got, docs) = until(vec![(a.clone(), first), (b.clone(), second)]).await;
+    assert_eq!(got, [Some(first), Some(second)], "two jobs: {docs:?}");
+    let cancel = |id: String| {
+        let s = &s;
+        async move {
+            let r = s
+                .client
+                .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            wait_job(s, &id, 20).await
+        }
+    };
+    assert_eq!(cancel(b).await["status"], "cancelled");
+    let (got, docs) = until(vec![(a.clone(), alone)]).await;
+    assert_eq!(got, [Some(alone)], "alone again: {docs:?}");
+    assert_eq!(cancel(a).await["status"], "cancelled");
+}
+
 #[tokio::test]
 async fn results_survive_a_restart() {
     let url = common::temp_sqlite_url();
