@@ -1,5 +1,6 @@
 # grundy — multi-stage build: dependencies cached by cargo-chef, small non-root runtime.
-# Build: docker build -t grundy .     Run: docker run -p 8080:8080 -v grundy-data:/var/lib/grundy/data grundy
+# Build: docker build --build-arg GRUNDY_GIT_COMMIT="$(git rev-parse HEAD)" -t grundy .
+# Run: docker run -p 8080:8080 -v grundy-data:/var/lib/grundy/data grundy
 # Jobs need API keys on 0.0.0.0 (else job writes are refused; README "API keys"):
 #   docker run --rm grundy keys new --name alice --scope jobs      # key, then its key-file line
 #   docker run -p 8080:8080 -v grundy-data:/var/lib/grundy/data -v "$PWD/api-keys:/run/secrets/grundy-api-keys:ro" \
@@ -17,6 +18,11 @@ FROM chef AS builder
 COPY --from=planner /app/recipe.json recipe.json
 # Dependencies only: this layer is reused until Cargo.toml / Cargo.lock change.
 RUN cargo chef cook --release --recipe-path recipe.json
+# The git commit job documents cite as their engine's (build.rs; the context has no .git):
+#   docker build --build-arg GRUNDY_GIT_COMMIT="$(git rev-parse HEAD)" -t grundy .
+# Declared after the dependencies' layer, so that a new commit rebuilds only the crate.
+ARG GRUNDY_GIT_COMMIT=unknown
+ENV GRUNDY_GIT_COMMIT=${GRUNDY_GIT_COMMIT}
 COPY . .
 RUN cargo build --release --locked --bin grundy
 

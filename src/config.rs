@@ -64,9 +64,10 @@ pub struct Config {
     pub values_max_count: u64,
     /// `GRUNDY_JOB_WORKERS` — jobs computed at once by this replica (default: cores; 0 = none).
     pub job_workers: usize,
-    /// `GRUNDY_JOB_THREADS` — threads one job's solver computes on (default: the cores this
-    /// process may use, at most 64; accepted 1..=64).
-    pub job_threads: usize,
+    /// `GRUNDY_JOB_THREADS` — threads each job computes on: `auto` (the default) divides the
+    /// cores this process may use among the jobs running on this replica, re-balanced as jobs
+    /// start and end (`crate::service::job_threads`); a number (1..=64) fixes it per job.
+    pub job_threads: JobThreads,
     /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
     pub job_max_n: u64,
     /// `GRUNDY_JOB_WINDOW`: the front and window a `"keep": "window"` job keeps by default.
@@ -154,9 +155,7 @@ impl Default for Config {
             octal_moves_budget: 20_000_000,
             values_max_count: 1_000_000_000,
             job_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            job_threads: std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(MAX_JOB_THREADS),
+            job_threads: JobThreads::Auto,
             job_max_n: 1_000_000_000,
             job_window: 1 << 24,
             job_max_window: 1 << 28,
@@ -184,6 +183,30 @@ impl Default for Config {
 
 /// Most threads one job's solver may use (`GRUNDY_JOB_THREADS`; the engine's own cap).
 pub const MAX_JOB_THREADS: usize = 64;
+
+/// `GRUNDY_JOB_THREADS`: how many threads each job computes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JobThreads {
+    /// `auto` (or unset): the cores this process may use, divided among the jobs running on
+    /// this replica at each checkpoint (`crate::service::job_threads`).
+    #[default]
+    Auto,
+    /// That many threads per job (1..=[`MAX_JOB_THREADS`]), whatever else runs.
+    Fixed(usize),
+}
+
+impl std::str::FromStr for JobThreads {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "auto" {
+            return Ok(JobThreads::Auto);
+        }
+        s.parse::<usize>().map(JobThreads::Fixed).map_err(|_| {
+            format!("expected `auto` or a number of threads from 1 to {MAX_JOB_THREADS}")
+        })
+    }
+}
 
 /// The longest `GRUNDY_SHUTDOWN_GRACE_MS` (10 minutes): beyond, a value is taken for a unit
 /// mistake rather than a wish to keep a stopping replica for hours.
@@ -399,12 +422,14 @@ impl Config {
                 reason: format!("must be at most {}", crate::core::octal::MAX_WINDOW_N),
             });
         }
-        if !(1..=MAX_JOB_THREADS).contains(&cfg.job_threads) {
-            return Err(ConfigError {
-                name: "GRUNDY_JOB_THREADS",
-                value: cfg.job_threads.to_string(),
-                reason: format!("must be between 1 and {MAX_JOB_THREADS}"),
-            });
+        if let JobThreads::Fixed(n) = cfg.job_threads {
+            if !(1..=MAX_JOB_THREADS).contains(&n) {
+                return Err(ConfigError {
+                    name: "GRUNDY_JOB_THREADS",
+                    value: n.to_string(),
+                    reason: format!("must be `auto` or between 1 and {MAX_JOB_THREADS}"),
+                });
+            }
         }
         if cfg.job_lease <= cfg.job_checkpoint {
             return Err(ConfigError {

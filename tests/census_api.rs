@@ -25,7 +25,7 @@ fn fast_jobs() -> Config {
     Config {
         job_checkpoint: Duration::from_millis(200),
         job_lease: Duration::from_millis(2000),
-        job_threads: 1,
+        job_threads: grundy::config::JobThreads::Fixed(1),
         ..Config::default()
     }
 }

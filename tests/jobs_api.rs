@@ -106,10 +106,129 @@ async fn life_cycle_on_sqlite() {
     common::assert_problem(&s.get("/v1/octal/jobs?cursor=zzz").await, 422, "cursor");
 }
 
+/// Issue 41: a job's document says what computed it — the threads, the CPU time, the engine
+/// (crate version and git commit) — null before it first ran. Alone on its replica, a job
+/// gets every core (`GRUNDY_JOB_THREADS` unset: `auto`).
+#[tokio::test]
+async fn a_job_cites_its_threads_cpu_time_and_engine() {
+    let s = common::start_with(fast_jobs()).await;
+    let r = s
+        .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 200000}))
+        .await;
+    assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+    for field in ["threads", "cpu_seconds", "engine"] {
+        assert!(r.body[field].is_null(), "{field} before it ran: {}", r.text);
+    }
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let done = wait_job(&s, &id, 120).await;
+    assert_eq!(done["status"], "done", "{done}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        done["threads"].as_u64(),
+        Some(cores.min(64) as u64),
+        "alone, a job computes on every core: {done}"
+    );
+    let cpu = done["cpu_seconds"].as_f64().expect("cpu_seconds measured");
+    assert!(cpu > 0.0, "{done}");
+    assert_eq!(
+        done["engine"]["version"],
+        env!("CARGO_PKG_VERSION"),
+        "{done}"
+    );
+    let commit = done["engine"]["commit"].as_str().unwrap();
+    assert_eq!(commit, grundy::core::octal::ENGINE_COMMIT, "{done}");
+    assert!(!commit.is_empty());
+    // The list shows the same document.
+    let list = s.get("/v1/octal/jobs").await.body;
+    let listed = &list["jobs"][0];
+    assert_eq!(listed["id"], id.as_str());
+    for field in ["threads", "cpu_seconds", "engine"] {
+        assert_eq!(listed[field], done[field], "{field}");
+    }
+}
+
+/// Issue 41: by default the cores are divided among the running jobs and re-balanced as jobs
+/// start and end: two jobs share them (the first started gets the odd core), and once one
+/// ends the other gets every core again, each within a few checkpoint intervals.
+#[tokio::test]
+async fn running_jobs_share_the_cores_and_rebalance() {
+    let s = common::start_with(Config {
+        job_workers: 2,
+        ..fast_jobs()
+    })
+    .await;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (alone, first, second) = (
+        cores.min(64) as u64,
+        (cores - cores / 2).clamp(1, 64) as u64,
+        (cores / 2).clamp(1, 64) as u64,
+    );
+    let submit = |code: &'static str| {
+        let s = &s;
+        async move {
+            let r = s
+                .post(
+                    "/v1/octal/jobs",
+                    &json!({"code": code, "max_n": 100_000_000}),
+                )
+                .await;
+            assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+            r.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    // Polls until the jobs show these threads (the last documents on timeout).
+    let until = |want: Vec<(String, u64)>| {
+        let s = &s;
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                let mut docs = Vec::new();
+                for (id, _) in &want {
+                    docs.push(s.get(&format!("/v1/octal/jobs/{id}")).await.body);
+                }
+                let got: Vec<Option<u64>> = docs.iter().map(|d| d["threads"].as_u64()).collect();
+                if want.iter().zip(&got).all(|((_, t), g)| Some(*t) == *g)
+                    || std::time::Instant::now() > deadline
+                {
+                    return (got, docs);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    let a = submit("0.6").await;
+    let (got, docs) = until(vec![(a.clone(), alone)]).await;
+    assert_eq!(got, [Some(alone)], "alone: {docs:?}");
+    let b = submit("0.16").await;
+    let (got, docs) = until(vec![(a.clone(), first), (b.clone(), second)]).await;
+    assert_eq!(got, [Some(first), Some(second)], "two jobs: {docs:?}");
+    let cancel = |id: String| {
+        let s = &s;
+        async move {
+            let r = s
+                .client
+                .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            wait_job(s, &id, 20).await
+        }
+    };
+    assert_eq!(cancel(b).await["status"], "cancelled");
+    let (got, docs) = until(vec![(a.clone(), alone)]).await;
+    assert_eq!(got, [Some(alone)], "alone again: {docs:?}");
+    assert_eq!(cancel(a).await["status"], "cancelled");
+}
+
 #[tokio::test]
 async fn results_survive_a_restart() {
     let url = common::temp_sqlite_url();
-    let env = [("GRUNDY_DATABASE_URL", url.clone())];
+    // (`auto`, the default said out loud, is accepted.)
+    let env = [
+        ("GRUNDY_DATABASE_URL", url.clone()),
+        ("GRUNDY_JOB_THREADS", "auto".to_owned()),
+    ];
     let mut a = Process::spawn(&env).await;
     let before = a
         .server()
@@ -150,7 +269,7 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
     let id = r.body["id"].as_str().unwrap().to_owned();
     // Wait until some checkpoints are stored, then crash.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
+    let before_crash = loop {
         let j = a.server().get(&format!("/v1/octal/jobs/{id}")).await.body;
         let c = j["progress"]["computed"].as_u64().unwrap_or(0);
         assert_ne!(
@@ -158,17 +277,27 @@ async fn kill_9_mid_job_resumes_from_the_checkpoint() {
             "the job finished before the crash; make it longer"
         );
         if c > 0 || std::time::Instant::now() > deadline {
-            break;
+            break j;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    };
     a.kill9();
+    // GRUNDY_JOB_THREADS=1: one thread, whatever the cores.
+    assert_eq!(before_crash["threads"], 1, "{before_crash}");
+    let cpu_before = before_crash["cpu_seconds"].as_f64().unwrap_or(0.0);
     // Restart (a new replica id): the lease expires and the job is taken over and finished.
     let b = Process::spawn(&env).await;
     let done = wait_job(&b.server(), &id, 240).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
+    assert_eq!(done["threads"], 1, "{done}");
+    // The CPU time goes on from the crashed run's last checkpoint.
+    let cpu = done["cpu_seconds"].as_f64().expect("cpu_seconds measured");
+    assert!(
+        cpu > cpu_before,
+        "{cpu} after the resume, {cpu_before} before: {done}"
+    );
     // Values equal an uninterrupted computation (a fresh in-memory run).
     let resumed = b
         .server()
@@ -228,11 +357,11 @@ async fn metrics_report_jobs_and_cache() {
     }
 }
 
-/// `GRUNDY_JOB_THREADS` outside 1..=64 (or not a number) stops the server at start-up with a
-/// message naming the variable.
+/// `GRUNDY_JOB_THREADS` outside 1..=64 (or neither a number nor `auto`) stops the server at
+/// start-up with a message naming the variable.
 #[test]
 fn bad_job_threads_are_a_startup_error() {
-    for bad in ["0", "65", "many", "-1"] {
+    for bad in ["0", "65", "many", "-1", "Auto", "4 threads"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
             .env("GRUNDY_JOB_THREADS", bad)
             .env("GRUNDY_DATABASE_URL", "none")

@@ -603,6 +603,10 @@ async fn background_quotients_are_jobs() {
     ));
     let location = r.body["quotient"]["location"].as_str().unwrap().to_owned();
     assert_eq!(location, "/v1/octal/misere/quotient?code=0.123&max_heap=19");
+    // As submitted it has not run: no threads, CPU time or engine yet.
+    for field in ["threads", "cpu_seconds", "engine"] {
+        assert!(r.body[field].is_null(), "{field}: {}", r.text);
+    }
     // Its events end with `done`, whose data is the finished job.
     let events = s
         .client
@@ -629,6 +633,19 @@ async fn background_quotients_are_jobs() {
         (&json!(20), &json!(5))
     );
     assert_eq!(done["progress"]["computed"], 19);
+    // It computed on one thread, with this engine; its CPU time is measured (ticks of 10 ms:
+    // a small quotient may take less than one).
+    assert_eq!(done["threads"], 1, "{done}");
+    assert_eq!(
+        done["engine"]["version"],
+        env!("CARGO_PKG_VERSION"),
+        "{done}"
+    );
+    assert!(
+        !done["engine"]["commit"].as_str().unwrap().is_empty(),
+        "{done}"
+    );
+    assert!(done["cpu_seconds"].as_f64().unwrap() >= 0.0, "{done}");
     let r = s.get(&format!("{location}&table_rows=3")).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let app = common::app().await;
@@ -818,6 +835,17 @@ async fn one_computation_per_quotient_and_each_key_its_own_job() {
             assert_eq!(jb["attempts"], 0, "bob's job was never computed: {jb}");
             assert_eq!(jb["quotient"]["q_size"], 552, "{jb}");
             assert_eq!(jb["quotient"]["p_size"], 93, "{jb}");
+            // It never ran: no threads nor CPU time of its own; its quotient's engine is
+            // the computing job's.
+            assert!(
+                jb["threads"].is_null() && jb["cpu_seconds"].is_null(),
+                "{jb}"
+            );
+            assert_eq!(
+                jb["engine"]["commit"],
+                grundy::core::octal::ENGINE_COMMIT,
+                "{jb}"
+            );
             break;
         }
         assert_eq!(jb["status"], "queued", "{jb}");
@@ -834,6 +862,10 @@ async fn one_computation_per_quotient_and_each_key_its_own_job() {
     assert_eq!(ja["status"], "done", "{ja}");
     assert_eq!(ja["attempts"], 1, "{ja}");
     assert_eq!(ja["quotient"]["q_size"], 552, "{ja}");
+    assert_eq!(ja["threads"], 1, "{ja}");
+    let engine = json!({"version": grundy::core::octal::ENGINE_VERSION,
+        "commit": grundy::core::octal::ENGINE_COMMIT});
+    assert_eq!(ja["engine"], engine, "{ja}");
     let r = s
         .get("/v1/octal/misere/quotient?code=0.07&max_heap=32")
         .await;

@@ -11,7 +11,10 @@ mod common;
 
 use grundy::core::octal::{Game, Solver, Values};
 use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V2};
-use grundy::store::{Checkpoint, CheckpointArgs, JobStatus, NewJob, Store, StoreError, CHUNK};
+use grundy::store::{
+    Checkpoint, CheckpointArgs, JobQuota, JobStatus, NewJob, QuotientAdmission, QuotientCheckpoint,
+    QuotientProgress, RunRecord, Store, StoreError, CHUNK,
+};
 use sqlx::Row;
 
 async fn sqlite() -> Store {
@@ -330,7 +333,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: None,
-                lease_ms: 60_000
+                lease_ms: 60_000,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -349,7 +353,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: Some(1e5),
-                lease_ms: 60_000
+                lease_ms: 60_000,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -368,7 +373,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: None,
-                lease_ms: 60_000
+                lease_ms: 60_000,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -392,7 +398,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: None,
-                lease_ms: 60_000
+                lease_ms: 60_000,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -421,7 +428,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: None,
-                lease_ms: -1
+                lease_ms: -1,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -444,7 +452,8 @@ async fn exercise_jobs(store: &Store) {
                 statistics: None,
                 periodicity: None,
                 rate: None,
-                lease_ms: 60_000
+                lease_ms: 60_000,
+                run: Default::default()
             })
             .await
             .unwrap(),
@@ -631,6 +640,7 @@ async fn exercise_windows(store: &Store) {
                 periodicity: None,
                 rate: Some(1.0),
                 lease_ms: 60_000,
+                run: Default::default(),
             })
             .await
             .unwrap()
@@ -1053,4 +1063,196 @@ async fn sqlite_quotients() {
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn postgres_quotients() {
     exercise_quotients(&postgres().await).await;
+}
+
+/// Issue 41: what computed a job — its threads, CPU time and engine — is saved with each
+/// checkpoint and read back as written; a checkpoint that says nothing of them (`None`) keeps
+/// what is stored, so a run that cannot measure CPU time never erases the earlier runs'; the
+/// next owner of a job reads the CPU time to go on from. A misère-quotient job's go with its
+/// checkpoints and its end, and a job waiting for the same quotient gets the engine only.
+async fn exercise_run_records(store: &Store) {
+    let new = NewJob {
+        code: "0.6".into(),
+        max_n: 5000,
+        keep_window: None,
+        store_values: true,
+    };
+    let created = store.create_job(&new, "job-r", 0).await.unwrap();
+    let fields = |j: &grundy::store::Job| {
+        (
+            j.threads,
+            j.cpu_ms,
+            j.engine_version.clone(),
+            j.engine_commit.clone(),
+        )
+    };
+    assert_eq!(fields(&created), (None, None, None, None));
+    store.claim_job("r1", 60_000).await.unwrap().unwrap();
+    let values: Vec<u32> = (0..100).map(|i| i % 5).collect();
+    let checkpoint = |run: RunRecord<'static>, owner: &'static str, lease_ms: i64| {
+        let values = values.clone();
+        async move {
+            store
+                .checkpoint(CheckpointArgs {
+                    job_id: "job-r",
+                    owner,
+                    code: "0.6",
+                    offset: 0,
+                    tail: (&values[..]).into(),
+                    computed: values.len() as u64,
+                    window: None,
+                    statistics: None,
+                    periodicity: None,
+                    rate: None,
+                    lease_ms,
+                    run,
+                })
+                .await
+                .unwrap()
+        }
+    };
+    let get = || async { fields(&store.get_job("job-r").await.unwrap().unwrap()) };
+    // NULLs first, then numbers: the PostgreSQL statement cache must take both.
+    assert_eq!(
+        checkpoint(RunRecord::default(), "r1", 60_000).await,
+        Checkpoint::Continue
+    );
+    assert_eq!(get().await, (None, None, None, None));
+    let engine = ("0.1.0", "0123456789abcdef0123456789abcdef01234567-dirty");
+    let run = RunRecord {
+        threads: Some(6),
+        cpu_ms: Some(1_234),
+        engine: Some(engine),
+    };
+    assert_eq!(checkpoint(run, "r1", 60_000).await, Checkpoint::Continue);
+    let want = (
+        Some(6),
+        Some(1_234),
+        Some(engine.0.to_owned()),
+        Some(engine.1.to_owned()),
+    );
+    assert_eq!(get().await, want);
+    assert_eq!(
+        checkpoint(RunRecord::default(), "r1", -1).await,
+        Checkpoint::Continue,
+        "nothing said, nothing changed"
+    );
+    assert_eq!(get().await, want);
+    // The lease lapsed: the next owner reads the CPU time so far, and adds its own.
+    let taken = store.claim_job("r2", 60_000).await.unwrap().unwrap();
+    assert_eq!(fields(&taken), want);
+    let run = RunRecord {
+        threads: Some(1),
+        cpu_ms: Some(taken.cpu_ms.unwrap() + 10),
+        engine: Some(("0.2.0", "unknown")),
+    };
+    assert_eq!(checkpoint(run, "r2", 60_000).await, Checkpoint::Continue);
+    let late = RunRecord {
+        threads: Some(64),
+        ..RunRecord::default()
+    };
+    assert_eq!(checkpoint(late, "r1", 60_000).await, Checkpoint::Lost);
+    let back = store.get_job("job-r").await.unwrap().unwrap();
+    assert_eq!(
+        fields(&back),
+        (
+            Some(1),
+            Some(1_244),
+            Some("0.2.0".to_owned()),
+            Some("unknown".to_owned())
+        )
+    );
+
+    // A quotient job, and another key's job waiting for the same quotient.
+    let quota = JobQuota {
+        active_jobs: 10,
+        heaps_per_day: 1_000,
+    };
+    let job = |a: QuotientAdmission| match a {
+        QuotientAdmission::Created(j) => *j,
+        other => panic!("{other:?}"),
+    };
+    let q = job(store
+        .create_quotient_job("0.07", 20, "q-a", Some(("alice", quota)))
+        .await
+        .unwrap());
+    job(store
+        .create_quotient_job("0.07", 20, "q-b", Some(("bob", quota)))
+        .await
+        .unwrap());
+    assert_eq!(fields(&q), (None, None, None, None));
+    let claimed = store.claim_job("r1", 60_000).await.unwrap().unwrap();
+    assert_eq!(claimed.id, "q-a");
+    let progress = QuotientProgress {
+        heap: 7,
+        ..QuotientProgress::default()
+    };
+    let run = RunRecord {
+        threads: Some(1),
+        cpu_ms: Some(30),
+        engine: Some(engine),
+    };
+    let cp = store
+        .checkpoint_quotient(QuotientCheckpoint {
+            job_id: "q-a",
+            owner: "r1",
+            code: "0.07",
+            bound: 20,
+            progress: &progress,
+            state: None,
+            lease_ms: 60_000,
+            run,
+        })
+        .await
+        .unwrap();
+    assert_eq!(cp, Checkpoint::Continue);
+    let a = store.get_job("q-a").await.unwrap().unwrap();
+    let b = store.get_job("q-b").await.unwrap().unwrap();
+    let with_engine = |threads, cpu| {
+        (
+            threads,
+            cpu,
+            Some(engine.0.to_owned()),
+            Some(engine.1.to_owned()),
+        )
+    };
+    assert_eq!(fields(&a), with_engine(Some(1), Some(30)));
+    assert_eq!(
+        fields(&b),
+        with_engine(None, None),
+        "waiting: the engine only"
+    );
+    let end = RunRecord {
+        cpu_ms: Some(45),
+        ..run
+    };
+    let failed = store
+        .finish_quotient_job(
+            &a,
+            "r1",
+            JobStatus::Failed,
+            &progress,
+            Some("test"),
+            None,
+            end,
+        )
+        .await
+        .unwrap();
+    assert!(failed);
+    let a = store.get_job("q-a").await.unwrap().unwrap();
+    let b = store.get_job("q-b").await.unwrap().unwrap();
+    assert_eq!((a.status, b.status), (JobStatus::Failed, JobStatus::Failed));
+    assert_eq!(fields(&a), with_engine(Some(1), Some(45)));
+    assert_eq!(fields(&b), with_engine(None, None));
+}
+
+#[tokio::test]
+async fn sqlite_run_records() {
+    exercise_run_records(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_run_records() {
+    exercise_run_records(&postgres().await).await;
 }

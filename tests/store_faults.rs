@@ -92,6 +92,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .expect_err("a full store refuses the checkpoint");
@@ -141,6 +142,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
             periodicity: None,
             rate: Some(1.0),
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .unwrap();
@@ -180,6 +182,7 @@ async fn a_tail_without_its_prefix_is_refused() {
             periodicity: None,
             rate: None,
             lease_ms: 60_000,
+            run: Default::default(),
         })
         .await
         .expect_err("prefix missing");
@@ -382,7 +385,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
 async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
     let url = common::temp_sqlite_url();
     let mut config = fast(url.clone());
-    config.job_threads = 1;
+    config.job_threads = grundy::config::JobThreads::Fixed(1);
     let mut live = start(config).await;
     let store = live.store();
     let n = 400_000u64;

@@ -153,7 +153,8 @@ pub(super) fn quotient_location(code: &str, max_heap: u64) -> String {
 #[schema(example = json!({"id": "3f1c…", "kind": "sequence", "code": "0.6", "max_n": 10000000, "status": "running",
     "progress": {"computed": 1200000, "max_n": 10000000, "heaps_per_second": 400000.0, "eta_seconds": 22.0},
     "periodicity": {"status": "unknown", "preperiod": null, "period": null, "saltus": null, "proved_at": null, "theorem": null},
-    "error": null, "cancel_requested": false, "attempts": 1, "created_at_ms": 1795000000000u64, "started_at_ms": 1795000000100u64, "finished_at_ms": null}))]
+    "error": null, "cancel_requested": false, "attempts": 1, "created_at_ms": 1795000000000u64, "started_at_ms": 1795000000100u64, "finished_at_ms": null,
+    "threads": 6, "cpu_seconds": 17.4, "engine": {"version": "0.1.0", "commit": "c02342765517cb34bc2ff1c4f75114ef3670d59d"}}))]
 pub struct JobResponse {
     pub id: String,
     /// What the job computes: `sequence` (G-values to `max_n`) or `misere_quotient` (the
@@ -204,6 +205,36 @@ pub struct JobResponse {
     /// `queued` showing that computation's progress, and ends with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quotient: Option<QuotientJobProgress>,
+    /// The threads the job computes on now (while it runs), or ran on last; null before it
+    /// first ran. `GRUNDY_JOB_THREADS` sets it: by default the cores of the replica divided
+    /// among the jobs running there, re-balanced at each checkpoint as jobs start and end; a
+    /// `misere_quotient` job computes on one.
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 64)]
+    pub threads: Option<u64>,
+    /// The CPU time the job has used in all, in seconds: every thread it computed on, over
+    /// every run on every replica (saved with each checkpoint, so a run's last seconds before
+    /// a crash are not counted). Null where it was never measured (a replica without Linux's
+    /// `/proc`).
+    #[serde(default)]
+    #[schema(minimum = 0)]
+    pub cpu_seconds: Option<f64>,
+    /// The engine that computed the job's latest values, to cite with a result; null before
+    /// the job first ran.
+    #[serde(default)]
+    pub engine: Option<EngineInfo>,
+}
+
+/// The engine that computed a job: the service's crate version and the git commit it was
+/// built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"version": "0.1.0", "commit": "c02342765517cb34bc2ff1c4f75114ef3670d59d"}))]
+pub struct EngineInfo {
+    /// The crate version (`grundy` in Cargo.toml).
+    pub version: String,
+    /// The git commit of the build (`-dirty` when built from a work tree with changes;
+    /// `unknown` for a build without git that was not given `GRUNDY_GIT_COMMIT`).
+    pub commit: String,
 }
 
 /// A window job's values on disk and its read-backs (over every run of the job).
@@ -339,6 +370,12 @@ impl From<Job> for JobResponse {
             }),
             owner: j.owner,
             stalled: None,
+            threads: j.threads,
+            cpu_seconds: j.cpu_ms.map(|ms| ms as f64 / 1000.0),
+            engine: match (j.engine_version, j.engine_commit) {
+                (Some(version), Some(commit)) => Some(EngineInfo { version, commit }),
+                _ => None,
+            },
         }
     }
 }

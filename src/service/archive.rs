@@ -215,6 +215,7 @@ mod tests {
                 periodicity: None,
                 rate: None,
                 lease_ms: 60_000,
+                run: Default::default(),
             })
             .await
             .unwrap();

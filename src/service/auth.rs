@@ -501,6 +501,10 @@ mod tests {
             owner: owner.map(str::to_owned),
             archive_bytes: 0,
             archive: None,
+            threads: None,
+            cpu_ms: None,
+            engine_version: None,
+            engine_commit: None,
         }
     }
 

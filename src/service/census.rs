@@ -492,6 +492,10 @@ mod tests {
             owner: None,
             archive_bytes: 0,
             archive: None,
+            threads: None,
+            cpu_ms: None,
+            engine_version: None,
+            engine_commit: None,
         }
     }
 

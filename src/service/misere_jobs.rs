@@ -21,13 +21,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::cpu::JobCpu;
 use super::job_retry::{mark_stalled, retrying};
 use super::misere::{job_budget, MAX_BOUND};
 use super::state::AppState;
 use crate::core::misere::{MisereEngine, MisereError, MisereQuotient, QuotientParts};
-use crate::core::octal::Game;
+use crate::core::octal::{Game, ENGINE_COMMIT, ENGINE_VERSION};
 use crate::store::{
-    Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientProgress, Stall, Store, StoreError,
+    Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientProgress, RunRecord, Stall, Store,
+    StoreError,
 };
 
 /// How often a running quotient job checkpoints its progress and looks for a cancel request.
@@ -78,6 +80,9 @@ struct QuotientRun<'a> {
     owner: String,
     shutdown: &'a Arc<AtomicBool>,
     progress: QuotientProgress,
+    /// The CPU time of the engine's thread, once this run computes (`computing`).
+    cpu: JobCpu,
+    computing: bool,
 }
 
 /// Runs a claimed misère-quotient job to its end: done, failed, cancelled, given back at
@@ -96,6 +101,8 @@ pub(super) async fn run(
         owner: app.config.replica_id.clone(),
         shutdown,
         progress: QuotientProgress::of(&job),
+        cpu: JobCpu::new(),
+        computing: false,
     };
     let bound = job.max_n;
     let game = match Game::parse(&job.code) {
@@ -232,9 +239,14 @@ impl QuotientRun<'_> {
         let used_steps = self.progress.steps;
         let bound = self.job.max_n;
         let id = self.job.id.clone();
+        self.computing = true;
         let handle = {
             let (shared, shutdown) = (shared.clone(), self.shutdown.clone());
+            let cpu = self.cpu.clone();
             tokio::task::spawn_blocking(move || -> Computed {
+                // The engine computes on this one thread: its CPU time is the job's until
+                // the closure returns (the thread then goes back to the blocking pool).
+                let _on_this_thread = cpu.enter();
                 let mut stop = || {
                     shared.stop.load(Ordering::Relaxed)
                         || shutdown.load(Ordering::Relaxed)
@@ -419,8 +431,9 @@ impl QuotientRun<'_> {
         Ok(())
     }
 
-    /// Takes the engine's progress into the job's.
+    /// Takes the engine's progress into the job's (and its thread's CPU time into the count).
     fn observe(&mut self, shared: &Shared, compute_ms: u64, used_steps: u64) {
+        self.cpu.collect();
         let p = &mut self.progress;
         p.heap = shared.heap.load(Ordering::Acquire);
         p.q_size = shared.q_size.load(Ordering::Acquire);
@@ -444,6 +457,22 @@ impl QuotientRun<'_> {
         }
     }
 
+    /// What a checkpoint says about this run: one thread, the job's CPU time in all, this
+    /// engine — once it computes (a job done at once from a stored quotient computed nothing).
+    fn run_record(&self) -> RunRecord<'static> {
+        if !self.computing {
+            return RunRecord::default();
+        }
+        RunRecord {
+            threads: Some(1),
+            cpu_ms: self
+                .cpu
+                .millis()
+                .map(|ms| self.job.cpu_ms.unwrap_or(0) + ms),
+            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
+        }
+    }
+
     async fn checkpoint(&self, state: Option<&QuotientParts>) -> Result<Checkpoint, StoreError> {
         self.store
             .checkpoint_quotient(QuotientCheckpoint {
@@ -454,6 +483,7 @@ impl QuotientRun<'_> {
                 progress: &self.progress,
                 state,
                 lease_ms: self.app.config.job_lease.as_millis() as i64,
+                run: self.run_record(),
             })
             .await
     }
@@ -483,14 +513,14 @@ impl QuotientRun<'_> {
         quotient: Option<&MisereQuotient>,
     ) -> bool {
         let (store, job, owner) = (self.store, self.job, self.owner.as_str());
-        let progress = &self.progress;
+        let (progress, run) = (&self.progress, self.run_record());
         let finished = retrying(
             self.app,
             store,
             &job.id,
             progress.heap,
             self.shutdown,
-            || store.finish_quotient_job(job, owner, status, progress, error, quotient),
+            || store.finish_quotient_job(job, owner, status, progress, error, quotient, run),
         )
         .await;
         if finished != Some(true) {

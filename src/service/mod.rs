@@ -6,7 +6,9 @@ pub mod auth; // who may do what with jobs: access modes, callers, scopes, owner
 pub mod cache; // the response cache: canonical request → serialized body (moka, TinyLFU)
 pub mod census; // censuses: one job per game, created together within quotas, read as a table with verified verdicts
 pub mod compute_pool; // the compute pool: a fixed thread per core for the large computations of requests
+pub mod cpu; // a job's CPU time from /proc's per-thread counters: the slice's thread and the engine's helpers
 mod job_retry; // what a job worker does while the store fails: back-off, retries, the stall it shows
+pub mod job_threads; // GRUNDY_JOB_THREADS: the cores divided among the running jobs, re-balanced at each slice
 pub mod keys; // API keys: scopes, the key file of hashes, a fresh key, constant-time lookup
 pub mod misere; // verified misère quotients per (code, bound): cached, stored, computed within the time limit
 mod misere_jobs; // misère-quotient jobs: resumed from a verified quotient, checkpointed, cancelled

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::auth::Auth;
 use super::cache::ResponseCache;
 use super::compute_pool::ComputePool;
+use super::job_threads::JobThreadPool;
 use super::misere::MisereService;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;
@@ -38,6 +39,8 @@ pub struct Shared {
     pub misere: MisereService,
     /// Wakes this replica's job workers when a job is submitted here.
     pub job_notify: Arc<tokio::sync::Notify>,
+    /// The jobs running on this replica, and the threads each computes on.
+    pub job_threads: JobThreadPool,
     /// Set once this replica begins to shut down (`/readyz` answers 503 from then on).
     pub draining: Draining,
     /// Who may do what with jobs: the access mode (keys, open, job writes refused) and quotas.
@@ -77,6 +80,7 @@ impl AppState {
         let misere = MisereService::new(config.octal_sync_time, store.clone());
         let auth = Auth::from_config(&config);
         let compute = ComputePool::new(config.compute_threads);
+        let job_threads = JobThreadPool::new(config.job_threads, JobThreadPool::available_cores());
         AppState(Arc::new(Shared {
             auth,
             config: Arc::new(config),
@@ -85,6 +89,7 @@ impl AppState {
             octal,
             misere,
             job_notify: Arc::default(),
+            job_threads,
             draining: Draining::default(),
             store,
         }))

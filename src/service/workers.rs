@@ -4,6 +4,13 @@
 //! It stops early once periodicity is proved, promptly on cancel, and at shutdown it saves a
 //! final checkpoint and gives the job back to the queue.
 //!
+//! A claimed job holds a seat among the jobs sharing this replica's cores
+//! (`super::job_threads`) and takes its share before each slice, so the threads follow the jobs
+//! starting and ending here within one checkpoint interval. Its slices' CPU time — the slice's
+//! thread and the engine's helper threads (`super::cpu`) — is added to what earlier runs used,
+//! and each checkpoint saves it with the threads and the engine's version, for the job document
+//! to cite.
+//!
 //! A crashed replica's jobs are picked up when their lease expires (or at once by the same
 //! replica restarted with the same `GRUNDY_REPLICA_ID`), resuming from the last checkpoint.
 //!
@@ -25,14 +32,16 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
+use super::cpu::JobCpu;
 use super::job_retry::{mark_stalled, retrying, Backoff};
+use super::job_threads::{JobSeat, JobShape};
 use super::octal::OctalServiceError;
 use super::state::AppState;
-use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
+use crate::core::octal::{Engine, Keep, Statistics, ValuesRef, ENGINE_COMMIT, ENGINE_VERSION};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::store::{
     tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobKind, JobStatus,
-    PeriodicityRecord, Stall, Store, StoreError, WindowState, WindowWrite,
+    PeriodicityRecord, RunRecord, Stall, Store, StoreError, WindowState, WindowWrite,
 };
 
 /// Handles of the running workers, to stop them at shutdown.
@@ -111,12 +120,18 @@ async fn worker(
                 if let Ok(mut h) = held.lock() {
                     h.insert(id.clone());
                 }
+                // The job counts among those sharing the cores until its run ends.
+                let seat = app.job_threads.join(match job.kind {
+                    JobKind::Sequence => JobShape::Threads,
+                    JobKind::MisereQuotient => JobShape::Single,
+                });
                 let result = match job.kind {
-                    JobKind::Sequence => run(&app, &store, job, &shutdown).await,
+                    JobKind::Sequence => run(&app, &store, job, &shutdown, &seat).await,
                     JobKind::MisereQuotient => {
                         super::misere_jobs::run(&app, &store, job, &shutdown).await
                     }
                 };
+                drop(seat);
                 if let Err(e) = result {
                     tracing::error!(job = %id, error = %e, "job run failed (the lease will expire and another worker retries)");
                 }
@@ -163,9 +178,27 @@ struct Saver<'a> {
     /// read-back report of earlier runs of the job.
     stored: Option<Arc<AtomicU64>>,
     report: ArchiveReport,
+    /// This run's CPU time, and the job's before it (`Job::cpu_ms`).
+    cpu: JobCpu,
+    cpu_before: Option<u64>,
+    /// The threads of the latest slice (`None` until this run computed one).
+    threads: Option<u64>,
 }
 
 impl Saver<'_> {
+    /// What the next checkpoint says about this run: its threads, the job's CPU time in all,
+    /// and this engine.
+    fn run_record(&self) -> RunRecord<'static> {
+        RunRecord {
+            threads: self.threads,
+            cpu_ms: self
+                .cpu
+                .millis()
+                .map(|ms| self.cpu_before.unwrap_or(0) + ms),
+            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
+        }
+    }
+
     /// Saves the solver's values beyond what is stored, renewing the lease; retries with
     /// back-off while the store fails (the job is marked stalled meanwhile, and computes
     /// nothing further). `None` on shutdown while the store still fails.
@@ -252,6 +285,7 @@ impl Saver<'_> {
                     periodicity: json.as_deref(),
                     rate,
                     lease_ms: self.lease_ms,
+                    run: self.run_record(),
                 })
                 .await;
             let e = match result {
@@ -319,6 +353,10 @@ struct Run<'a> {
     job: &'a Job,
     owner: &'a str,
     shutdown: &'a Arc<AtomicBool>,
+    /// Its share of the cores, asked before each slice.
+    seat: &'a JobSeat,
+    /// The CPU time of its slices and of its engine's helper threads.
+    cpu: JobCpu,
 }
 
 /// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
@@ -328,6 +366,7 @@ async fn run(
     store: &Store,
     job: Job,
     shutdown: &Arc<AtomicBool>,
+    seat: &JobSeat,
 ) -> Result<(), StoreError> {
     let owner = app.config.replica_id.clone();
     let run = Run {
@@ -336,6 +375,8 @@ async fn run(
         job: &job,
         owner: &owner,
         shutdown,
+        seat,
+        cpu: JobCpu::new(),
     };
     let epoch = store.epoch();
     let game = match Game::parse(&job.code) {
@@ -368,6 +409,8 @@ async fn run(
     else {
         return Ok(());
     };
+    // The engine's helper threads count for the job's CPU time as they start.
+    solver.engine_mut().set_thread_start(run.cpu.hook());
     let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
     let mut saver = Saver {
         app,
@@ -383,6 +426,9 @@ async fn run(
         sequence_ok,
         stored,
         report,
+        cpu: run.cpu.clone(),
+        cpu_before: job.cpu_ms,
+        threads: None,
     };
     loop {
         let len = solver.engine().len();
@@ -414,9 +460,14 @@ async fn run(
             Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
             _ => max_n,
         };
+        // The job's share of the cores now: jobs that started or ended since the last slice
+        // change it (the engine takes it at its next block).
+        let threads = run.seat.threads();
+        solver.engine_mut().set_threads(threads);
         let outcome = match run.slice(solver, until).await {
             Ok((s, outcome)) => {
                 solver = s;
+                saver.threads = Some(solver.engine().threads() as u64);
                 outcome
             }
             Err(msg) => {
@@ -569,7 +620,7 @@ impl Run<'_> {
             }
             None => None,
         };
-        let threads = self.app.config.job_threads;
+        let threads = self.seat.threads();
         let stored_heaps = kept.as_ref().map_or(0, |k| k.state.computed);
         let mut engine = match kept {
             None => Engine::new(game),
@@ -676,7 +727,7 @@ impl Run<'_> {
         // The job owns its solver outright: it moves into each slice's blocking task and
         // back, so there is no lock to poison (see `super::octal` for the policy).
         let mut solver = resumed.solver;
-        solver.engine_mut().set_threads(self.app.config.job_threads);
+        solver.engine_mut().set_threads(self.seat.threads());
         let Some(stats) = self.saved_statistics().await else {
             return Ok(None);
         };
@@ -697,10 +748,14 @@ impl Run<'_> {
     }
 
     /// One slice of about a checkpoint interval on the blocking pool; `Err` if it panicked.
+    /// Its thread's CPU time counts for the job while it runs, and the engine's helpers' is
+    /// read at its end (before the next slice may change the threads: see `super::cpu`).
     async fn slice(&self, mut solver: Solver, max_n: usize) -> Result<(Solver, Slice), String> {
         let slice_time = self.app.config.job_checkpoint;
         let sd = self.shutdown.clone();
+        let cpu = self.cpu.clone();
         tokio::task::spawn_blocking(move || {
+            let on_this_thread = cpu.enter();
             let deadline = Instant::now() + slice_time;
             let mut stop = || Instant::now() >= deadline || sd.load(Ordering::SeqCst);
             let outcome = match solver.run(max_n, true, &mut stop) {
@@ -716,6 +771,8 @@ impl Run<'_> {
                 }
                 Err(e) => Slice::Failed(e.to_string()),
             };
+            cpu.collect();
+            drop(on_this_thread);
             (solver, outcome)
         })
         .await

@@ -113,6 +113,57 @@ pub struct Job {
     pub archive: Option<String>,
     /// A misère-quotient job's progress as JSON (`misere_jobs.rs`).
     pub quotient: Option<String>,
+    /// The threads the job's engine runs on now, or ran on last (`None` before it first ran).
+    pub threads: Option<u64>,
+    /// CPU milliseconds the job used in all, over every run (`None`: never measured).
+    pub cpu_ms: Option<u64>,
+    /// The engine that computed the job's latest values: crate version and git commit.
+    pub engine_version: Option<String>,
+    pub engine_commit: Option<String>,
+}
+
+/// What a run of a job computes on and what it has cost, saved with its checkpoints; `None`
+/// keeps what the row holds (a run that never measured CPU time leaves the earlier runs').
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunRecord<'a> {
+    /// The threads the engine runs on now.
+    pub threads: Option<u64>,
+    /// CPU milliseconds the job used in all: the earlier runs' ([`Job::cpu_ms`]) and this one's.
+    pub cpu_ms: Option<u64>,
+    /// The engine: crate version and git commit (`grundy::core::octal::ENGINE_VERSION`,
+    /// `ENGINE_COMMIT`).
+    pub engine: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> RunRecord<'a> {
+    /// The values to bind, in the order of [`run_set`]'s placeholders.
+    fn binds(&self) -> (Option<i64>, Option<i64>, Option<&'a str>, Option<&'a str>) {
+        let big = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        (
+            self.threads.map(big),
+            self.cpu_ms.map(big),
+            self.engine.map(|e| e.0),
+            self.engine.map(|e| e.1),
+        )
+    }
+}
+
+/// The `SET` list that saves a [`RunRecord`] bound at `$first..$first + 3`.
+pub(super) fn run_set(first: usize) -> String {
+    let (a, b, c, d) = (first, first + 1, first + 2, first + 3);
+    format!(
+        "threads = COALESCE(${a}, threads), cpu_ms = COALESCE(${b}, cpu_ms), \
+         engine_version = COALESCE(${c}, engine_version), engine_commit = COALESCE(${d}, engine_commit)"
+    )
+}
+
+/// Binds a [`RunRecord`] (four placeholders, see [`run_set`]).
+pub(super) fn bind_run<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    run: &RunRecord<'q>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let (threads, cpu_ms, version, commit) = run.binds();
+    q.bind(threads).bind(cpu_ms).bind(version).bind(commit)
 }
 
 /// What a client asks for.
@@ -128,7 +179,8 @@ pub struct NewJob {
 pub(super) const COLUMNS: &str =
     "id, code, max_n, status, computed, rate, error, periodicity, cancel_requested, \
                        lease_owner, attempts, created_at, started_at, finished_at, updated_at, \
-                       keep_window, store_values, owner, archive_bytes, archive, kind, quotient";
+                       keep_window, store_values, owner, archive_bytes, archive, kind, quotient, \
+                       threads, cpu_ms, engine_version, engine_commit";
 
 pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
     let status: String = row.try_get("status")?;
@@ -159,6 +211,14 @@ pub(super) fn job_from_row(row: &AnyRow) -> Result<Job, StoreError> {
         archive_bytes: row.try_get::<i64, _>("archive_bytes")?.max(0) as u64,
         archive: row.try_get("archive")?,
         quotient: row.try_get("quotient")?,
+        threads: row
+            .try_get::<Option<i64>, _>("threads")?
+            .map(|t| t.max(0) as u64),
+        cpu_ms: row
+            .try_get::<Option<i64>, _>("cpu_ms")?
+            .map(|t| t.max(0) as u64),
+        engine_version: row.try_get("engine_version")?,
+        engine_commit: row.try_get("engine_commit")?,
     })
 }
 
@@ -199,6 +259,8 @@ pub struct CheckpointArgs<'a> {
     /// Heaps per second over the last interval (`None` keeps the stored rate).
     pub rate: Option<f64>,
     pub lease_ms: i64,
+    /// The threads, CPU time and engine of the run (`Default`: keep what is stored).
+    pub run: RunRecord<'a>,
 }
 
 impl Store {
@@ -250,6 +312,10 @@ impl Store {
             archive_bytes: 0,
             archive: None,
             quotient: None,
+            threads: None,
+            cpu_ms: None,
+            engine_version: None,
+            engine_commit: None,
         })
     }
 
@@ -485,11 +551,13 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let r = async {
             let c = tx.conn();
-            let row = sqlx::query(
+            let sql = format!(
                 "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
-                 updated_at = $4, statistics = COALESCE($7, statistics) \
+                 updated_at = $4, statistics = COALESCE($7, statistics), {} \
                  WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
-            )
+                run_set(8)
+            );
+            let q = sqlx::query(&sql)
             .bind(len as i64)
             // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
             // prepared statement keeps that type and the next real f64 is then refused.
@@ -498,9 +566,8 @@ impl Store {
             .bind(now)
             .bind(a.job_id)
             .bind(a.owner)
-            .bind(a.statistics)
-            .fetch_optional(&mut *c)
-            .await?;
+            .bind(a.statistics);
+            let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
             let Some(row) = row else {
                 let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
                     .bind(a.job_id)
@@ -549,8 +616,10 @@ impl Store {
         let now = now_ms();
         let r = sqlx::query(
             "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at, keep_window, store_values, owner, kind, quotient) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING",
+               attempts, created_at, started_at, updated_at, keep_window, store_values, owner, kind, quotient, \
+               threads, cpu_ms, engine_version, engine_commit) \
+             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
+               $15, $16, $17, $18) ON CONFLICT DO NOTHING",
         )
         .bind(job.id.as_str())
         .bind(job.code.as_str())
@@ -566,6 +635,10 @@ impl Store {
         .bind(job.owner.as_deref())
         .bind(job.kind.as_str())
         .bind(job.quotient.as_deref())
+        .bind(job.threads.map(|t| t as i64))
+        .bind(job.cpu_ms.map(|t| t as i64))
+        .bind(job.engine_version.as_deref())
+        .bind(job.engine_commit.as_deref())
         .execute(&self.pool())
         .await;
         self.track_commit(r.map_err(StoreError::from))?;

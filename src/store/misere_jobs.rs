@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
-use super::jobs::{job_from_row, Checkpoint, JobStatus, COLUMNS};
+use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, JobStatus, RunRecord, COLUMNS};
 use super::owners::{admit, Admission, JobQuota};
 use super::quotients::{parse_record, write_quotient};
 use super::{now_ms, Job, Store, StoreError};
@@ -81,6 +81,9 @@ pub struct QuotientCheckpoint<'a> {
     /// A verified quotient to resume from (its parts), when there is a newer one.
     pub state: Option<&'a QuotientParts>,
     pub lease_ms: i64,
+    /// The run's threads, CPU time and engine (the jobs waiting for the same quotient get the
+    /// engine only: they compute nothing themselves).
+    pub run: RunRecord<'a>,
 }
 
 const KIND: &str = "misere_quotient";
@@ -264,18 +267,19 @@ impl Store {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                let row = sqlx::query(
-                    "UPDATE jobs SET computed = $1, quotient = $2, lease_expires_at = $3, updated_at = $4 \
+                let sql = format!(
+                    "UPDATE jobs SET computed = $1, quotient = $2, lease_expires_at = $3, updated_at = $4, {} \
                      WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
-                )
-                .bind(a.progress.heap as i64)
-                .bind(progress.as_str())
-                .bind(now + a.lease_ms)
-                .bind(now)
-                .bind(a.job_id)
-                .bind(a.owner)
-                .fetch_optional(&mut *c)
-                .await?;
+                    run_set(7)
+                );
+                let q = sqlx::query(&sql)
+                    .bind(a.progress.heap as i64)
+                    .bind(progress.as_str())
+                    .bind(now + a.lease_ms)
+                    .bind(now)
+                    .bind(a.job_id)
+                    .bind(a.owner);
+                let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
                 let Some(row) = row else {
                     let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
                         .bind(a.job_id)
@@ -288,17 +292,22 @@ impl Store {
                         Checkpoint::Missing
                     });
                 };
-                sqlx::query(&format!(
-                    "UPDATE jobs SET computed = $1, quotient = $2, updated_at = $3 \
-                     WHERE kind = '{KIND}' AND code = $4 AND max_n = $5 AND status = 'queued'"
-                ))
-                .bind(a.progress.heap as i64)
-                .bind(progress.as_str())
-                .bind(now)
-                .bind(a.code)
-                .bind(a.bound as i64)
-                .execute(&mut *c)
-                .await?;
+                let waiting = RunRecord {
+                    engine: a.run.engine,
+                    ..RunRecord::default()
+                };
+                let sql = format!(
+                    "UPDATE jobs SET computed = $1, quotient = $2, updated_at = $3, {} \
+                     WHERE kind = '{KIND}' AND code = $4 AND max_n = $5 AND status = 'queued'",
+                    run_set(6)
+                );
+                let q = sqlx::query(&sql)
+                    .bind(a.progress.heap as i64)
+                    .bind(progress.as_str())
+                    .bind(now)
+                    .bind(a.code)
+                    .bind(a.bound as i64);
+                bind_run(q, &waiting).execute(&mut *c).await?;
                 if let Some((heap, data)) = &data {
                     sqlx::query(
                         "INSERT INTO misere_job_states (code, bound, heap, data, updated_at) \
@@ -340,7 +349,9 @@ impl Store {
     /// cancel having been asked for): `Done` stores
     /// `quotient` and ends the jobs waiting for it as done, `Failed` ends them as failed with
     /// the same error, `Cancelled` stores nothing; the saved state goes once no job computes
-    /// the quotient any more. One transaction. `false` if the lease was lost.
+    /// the quotient any more. `run` is saved as by a checkpoint (the waiting jobs get its
+    /// engine). One transaction. `false` if the lease was lost.
+    #[allow(clippy::too_many_arguments)]
     pub async fn finish_quotient_job(
         &self,
         job: &Job,
@@ -349,6 +360,7 @@ impl Store {
         progress: &QuotientProgress,
         error: Option<&str>,
         quotient: Option<&MisereQuotient>,
+        run: RunRecord<'_>,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
         let heap = progress.heap as i64;
@@ -357,22 +369,22 @@ impl Store {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                let mine = sqlx::query(
+                let sql = format!(
                     "UPDATE jobs SET status = $1, quotient = $2, error = $3, computed = $4, finished_at = $5, \
-                       updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
+                       updated_at = $5, lease_owner = NULL, lease_expires_at = NULL, {} \
                      WHERE id = $6 AND lease_owner = $7 AND status = 'running' \
                        AND NOT ($1 = 'done' AND cancel_requested = 1)",
-                )
-                .bind(status.as_str())
-                .bind(progress.as_str())
-                .bind(error)
-                .bind(heap)
-                .bind(now)
-                .bind(job.id.as_str())
-                .bind(owner)
-                .execute(&mut *c)
-                .await?
-                .rows_affected();
+                    run_set(8)
+                );
+                let q = sqlx::query(&sql)
+                    .bind(status.as_str())
+                    .bind(progress.as_str())
+                    .bind(error)
+                    .bind(heap)
+                    .bind(now)
+                    .bind(job.id.as_str())
+                    .bind(owner);
+                let mine = bind_run(q, &run).execute(&mut *c).await?.rows_affected();
                 if mine != 1 {
                     return Ok(false);
                 }
@@ -380,20 +392,25 @@ impl Store {
                     write_quotient(c, q).await?;
                 }
                 if matches!(status, JobStatus::Done | JobStatus::Failed) {
-                    sqlx::query(&format!(
+                    let waiting = RunRecord {
+                        engine: run.engine,
+                        ..RunRecord::default()
+                    };
+                    let sql = format!(
                         "UPDATE jobs SET status = $1, quotient = $2, error = $3, computed = $4, \
-                           started_at = COALESCE(started_at, $5), finished_at = $5, updated_at = $5 \
-                         WHERE kind = '{KIND}' AND code = $6 AND max_n = $7 AND status = 'queued'"
-                    ))
-                    .bind(status.as_str())
-                    .bind(progress.as_str())
-                    .bind(error)
-                    .bind(heap)
-                    .bind(now)
-                    .bind(job.code.as_str())
-                    .bind(job.max_n as i64)
-                    .execute(&mut *c)
-                    .await?;
+                           started_at = COALESCE(started_at, $5), finished_at = $5, updated_at = $5, {} \
+                         WHERE kind = '{KIND}' AND code = $6 AND max_n = $7 AND status = 'queued'",
+                        run_set(8)
+                    );
+                    let q = sqlx::query(&sql)
+                        .bind(status.as_str())
+                        .bind(progress.as_str())
+                        .bind(error)
+                        .bind(heap)
+                        .bind(now)
+                        .bind(job.code.as_str())
+                        .bind(job.max_n as i64);
+                    bind_run(q, &waiting).execute(&mut *c).await?;
                 }
                 drop_state_if_unused(c, &job.code, job.max_n).await?;
                 Ok(true)

@@ -20,7 +20,7 @@ mod windows;
 pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
-pub use jobs::{Checkpoint, CheckpointArgs, Job, JobKind, JobStatus, NewJob};
+pub use jobs::{Checkpoint, CheckpointArgs, Job, JobKind, JobStatus, NewJob, RunRecord};
 pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
