@@ -12,6 +12,9 @@
 #   MODES="window all" (environment): which runs, in that order.
 #   WINDOW: the window job's front and window (a multiple of 65536; default: the server's).
 #   CPUS: taskset the servers to these CPUs (e.g. CPUS=1).
+#   THREADS: the job's threads (GRUNDY_JOB_THREADS; default 1); "1 2" runs each mode once per
+#     count, in that order (one worker either way). The job document's `threads`,
+#     `cpu_seconds` and `engine` are printed with each run.
 # About 6 minutes of one core per run for `.167` to 2^30; keeping every value needs ≥ 1 GB.
 # Not part of CI.
 set -euo pipefail
@@ -26,12 +29,13 @@ field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 ticks=$(getconf CLK_TCK)
 cpu_s() { awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 echo "== $code to $n + 1 heaps as a job; commit $(git rev-parse --short HEAD); $(date -u +%FT%TZ); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mode | wall s | server CPU s | peak RSS kB | disk bytes (B/value) | read-backs"
+echo "mode | threads | job cpu_seconds | wall s | server CPU s | peak RSS kB | disk bytes (B/value) | read-backs"
+for threads in ${THREADS:-1}; do
 for mode in $modes; do
   tmp=$(mktemp -d); grundy_rm_on_exit "$tmp"; port=$(free_port); base="http://127.0.0.1:$port"
   cpus=(); [[ -n "${CPUS:-}" ]] && cpus=(-c "$CPUS")
   grundy_start -b "$bin" "${cpus[@]}" -l "$tmp/log" "$port" GRUNDY_DATABASE_URL="sqlite://$tmp/grundy.db" \
-    GRUNDY_JOB_WORKERS=1 GRUNDY_JOB_THREADS=1 GRUNDY_JOB_MAX_N=2147483648 RUST_LOG=warn
+    GRUNDY_JOB_WORKERS=1 GRUNDY_JOB_THREADS="$threads" GRUNDY_JOB_MAX_N=2147483648 RUST_LOG=warn
   pid=$STARTED_PID
   grundy_wait_ready "$port" /readyz 10
   body="{\"code\":\"$code\",\"max_n\":$((n + 1))"
@@ -56,7 +60,9 @@ for mode in $modes; do
     disk=$(sqlite3 "$tmp/grundy.db" "SELECT COALESCE(SUM(LENGTH(data)),0) FROM sequence_chunks")
     reads="-"
   fi
-  echo "$mode | $(python3 -c "print(round($t1-$t0,1))") | $(python3 -c "print(round($c1-$c0,1))") | $hwm | $disk ($(python3 -c "print(round($disk/($n+1),3))")) | $reads"
+  job=$(field '"%s | %s" % (d.get("threads"), d.get("cpu_seconds"))' <<<"$doc")
+  echo "$mode | $job | $(python3 -c "print(round($t1-$t0,1))") | $(python3 -c "print(round($c1-$c0,1))") | $hwm | $disk ($(python3 -c "print(round($disk/($n+1),3))")) | $reads"
+  echo "  engine: $(field 'd.get("engine")' <<<"$doc")"
   [[ $status == done ]] || { echo "job $status: $(field 'd.get("error")' <<<"$doc")"; exit 1; }
   # The histogram over heaps 1..=n against the published one.
   ref="scripts/data/rogalski-$code/$n"
@@ -79,4 +85,5 @@ if os.path.exists(ref):
     if h != want: sys.exit(1)
 PY
   grundy_stop "$pid"
+done
 done
