@@ -132,6 +132,27 @@ impl Marker for StampMarker<'_> {
     }
 }
 
+/// A probe list, owned (see [`Probes`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProbeList {
+    pub pos: Vec<u32>,
+    pub vals: Vec<u16>,
+    pub min: usize,
+    pub max: usize,
+}
+
+impl ProbeList {
+    /// The list as the rare check reads it.
+    pub(crate) fn view(&self) -> Probes<'_> {
+        Probes {
+            pos: &self.pos,
+            vals: &self.vals,
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
 /// The probe list (positions and their values; all positions in `[min, max]`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probes<'a> {

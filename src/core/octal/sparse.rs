@@ -36,7 +36,9 @@ use super::archive::{Backing, Run};
 use super::bitmarks::{self, bit};
 use super::bitset::mex;
 use super::error::OctalError;
-use super::rare_check::{rare_check, scan_read_back, BitMarker, Ended, Probes, Reads, StampMarker};
+use super::rare_check::{
+    rare_check, scan_read_back, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
+};
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
 use super::stamps::{self, drop_marked, slot, Stamp, MARKS};
@@ -66,13 +68,10 @@ pub(crate) struct Sparse {
     /// Probe order for the rare check (positions and their values): the first occurrence of
     /// every common value, then the second of each, and so on. Pairs with a part of diverse
     /// value cover the rare nim-sums about 2.5 times faster than scanning a = 1, 2, … (.6).
-    probe: Vec<u32>,
-    probe_vals: Vec<u16>,
+    probe: ProbeList,
     /// Heap at which the probe list was last rebuilt (a stale list is only slower).
     probe_built: usize,
     probe_dirty: bool,
-    probe_min: usize,
-    probe_max: usize,
     /// The probe list starts with `probe_eligible` positions ≥ HEAPS. The first `head` of
     /// them are marked for the current block together with its rare pairs; `head_len` is the
     /// adaptive target for `head` (see [`HEAD_GROW`]).
@@ -180,12 +179,9 @@ impl Sparse {
             stamp: 0,
             missing: Vec::new(),
             firsts: Vec::new(),
-            probe: Vec::new(),
-            probe_vals: Vec::new(),
+            probe: ProbeList::default(),
             probe_built: 0,
             probe_dirty: true,
-            probe_min: 0,
-            probe_max: 0,
             probe_eligible: 0,
             head_len: 0,
             head: 0,
@@ -215,12 +211,7 @@ impl Sparse {
         RoundView {
             rare: &self.rare,
             rare_vals: &self.rare_vals,
-            probes: Probes {
-                pos: &self.probe,
-                vals: &self.probe_vals,
-                min: self.probe_min,
-                max: self.probe_max,
-            },
+            probes: self.probe.view(),
             head_probes: self.probe_eligible,
             far: FarPairs(&mut self.far),
         }
@@ -249,7 +240,7 @@ impl Sparse {
 
     /// Sets the head length and adds the work counts of checks made elsewhere (the verifiers).
     pub(crate) fn after_checks(&mut self, head_len: usize, scans: u64, scanned_pairs: u64) {
-        self.head_len = head_len.min(self.probe.len());
+        self.head_len = head_len.min(self.probe.pos.len());
         self.scans += scans;
         self.scanned_pairs += scanned_pairs;
     }
@@ -299,12 +290,7 @@ impl Sparse {
             defer: false,
             force_read_back: self.force_read_back,
         };
-        let probes = Probes {
-            pos: &self.probe,
-            vals: &self.probe_vals,
-            min: self.probe_min,
-            max: self.probe_max,
-        };
+        let probes = self.probe.view();
         if self.bits {
             let marker = BitMarker {
                 marks: 0,
@@ -529,8 +515,8 @@ impl Sparse {
 
     fn rebuild_probe(&mut self, n: usize) {
         self.probe_dirty = false;
-        self.probe.clear();
-        self.probe_vals.clear();
+        self.probe.pos.clear();
+        self.probe.vals.clear();
         // Positions below HEAPS go last, so that the head of the list can be marked for a
         // whole block of heaps (their partners would not all be known yet).
         let mut late = Vec::new();
@@ -550,19 +536,19 @@ impl Sparse {
                     if (a as usize) < MAX_HEAPS {
                         late.push((a, v as u16));
                     } else {
-                        self.probe.push(a);
-                        self.probe_vals.push(v as u16);
+                        self.probe.pos.push(a);
+                        self.probe.vals.push(v as u16);
                     }
                 }
             }
         }
-        self.probe_eligible = self.probe.len();
+        self.probe_eligible = self.probe.pos.len();
         for (a, v) in late {
-            self.probe.push(a);
-            self.probe_vals.push(v);
+            self.probe.pos.push(a);
+            self.probe.vals.push(v);
         }
-        self.probe_min = self.probe.iter().copied().min().unwrap_or(0) as usize;
-        self.probe_max = self.probe.iter().copied().max().unwrap_or(0) as usize;
+        self.probe.min = self.probe.pos.iter().copied().min().unwrap_or(0) as usize;
+        self.probe.max = self.probe.pos.iter().copied().max().unwrap_or(0) as usize;
         self.probe_built = n;
     }
 
@@ -583,7 +569,7 @@ impl Sparse {
         // total's largest allowed smaller part they are allowed for every heap of the block.
         let in_range = twos
             .iter()
-            .all(|&u| self.probe_max <= (n - u as usize).saturating_sub(gap) / 2);
+            .all(|&u| self.probe.max <= (n - u as usize).saturating_sub(gap) / 2);
         self.head = if in_range {
             self.head_len.min(self.probe_eligible)
         } else {
@@ -608,7 +594,11 @@ impl Sparse {
                 w1: window.1,
             });
             if self.head > 0 {
-                f(&self.probe[..self.head], &self.probe_vals[..self.head], r);
+                f(
+                    &self.probe.pos[..self.head],
+                    &self.probe.vals[..self.head],
+                    r,
+                );
             }
             // Skip the forbidden window (`block_rest` adds what each heap allows).
             for (i, k) in without(start, end, [window, (end, end)]) {
@@ -699,7 +689,7 @@ impl Sparse {
             self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
             return Ok(c);
         }
-        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
+        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.pos.len());
         self.scans += 1;
         let marker = BitMarker {
             marks: m,
@@ -711,12 +701,7 @@ impl Sparse {
             defer: false,
             force_read_back: self.force_read_back,
         };
-        let probes = Probes {
-            pos: &self.probe,
-            vals: &self.probe_vals,
-            min: self.probe_min,
-            max: self.probe_max,
-        };
+        let probes = self.probe.view();
         let (_, marker) = rare_check(
             marker,
             probes,
@@ -883,7 +868,7 @@ impl Sparse {
             self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
             return Ok(c);
         }
-        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.len());
+        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.pos.len());
         self.scans += 1;
         // Every common value below c is excluded already, so only the missing rare values
         // matter (`rare_check.rs`).
@@ -898,12 +883,7 @@ impl Sparse {
             defer: false,
             force_read_back: self.force_read_back,
         };
-        let probes = Probes {
-            pos: &self.probe,
-            vals: &self.probe_vals,
-            min: self.probe_min,
-            max: self.probe_max,
-        };
+        let probes = self.probe.view();
         rare_check(
             marker,
             probes,

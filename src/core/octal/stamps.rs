@@ -74,17 +74,23 @@ pub(crate) fn pairs_block<T: Cell>(
     let (s1, s2, s3) = (s0 + 1, s0 + 2, s0 + 3);
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        let x = (u64::from(q[0].low16())
-            | (u64::from(q[1].low16()) << 16)
-            | (u64::from(q[2].low16()) << 32)
-            | (u64::from(q[3].low16()) << 48))
-            ^ (u64::from(va) * 0x0001_0001_0001_0001);
+        let x = lanes(g[b..b + HEAPS].try_into().expect("HEAPS partners"), va);
         m0[usize::from(x as u16)] = s0;
         m1[usize::from((x >> 16) as u16)] = s1;
         m2[usize::from((x >> 32) as u16)] = s2;
         m3[usize::from((x >> 48) as u16)] = s3;
     }
+}
+
+/// The four values `q` as the 16-bit lanes of one word (one load for u16 cells), each XOR-ed
+/// with `va`: the nim-sums of a position with the partners of four consecutive heaps.
+#[inline(always)]
+pub(crate) fn lanes<T: Cell>(q: &[T; HEAPS], va: u16) -> u64 {
+    (u64::from(q[0].low16())
+        | (u64::from(q[1].low16()) << 16)
+        | (u64::from(q[2].low16()) << 32)
+        | (u64::from(q[3].low16()) << 48))
+        ^ (u64::from(va) * 0x0001_0001_0001_0001)
 }
 
 /// Removes from `missing` the values marked with `stamp`, keeping the order. Branch-free:

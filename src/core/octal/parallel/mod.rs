@@ -43,6 +43,7 @@ pub(crate) mod verify;
 
 use super::bitmarks::{self, bit};
 use super::split::{BIT_HEAPS, HEAPS};
+use super::stamps::lanes;
 use super::values::Cell;
 
 /// Runs `f` on every item, shared between the calling thread and the threads of `pool`: each
@@ -161,12 +162,7 @@ fn byte_pairs_block<T: Cell, const N: usize>(
     // value in every lane at once (as `stamps::pairs_block`).
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
-        let x = (u64::from(q[0].low16())
-            | (u64::from(q[1].low16()) << 16)
-            | (u64::from(q[2].low16()) << 32)
-            | (u64::from(q[3].low16()) << 48))
-            ^ (u64::from(va) * 0x0001_0001_0001_0001);
+        let x = lanes(g[b..b + HEAPS].try_into().expect("HEAPS partners"), va);
         m0[(x as usize) & (N - 1)] = 1;
         m1[((x >> 16) as usize) & (N - 1)] = 1;
         m2[((x >> 32) as usize) & (N - 1)] = 1;

@@ -13,8 +13,7 @@ use super::super::stamps::{self, slot, Stamp, MARKS};
 use super::super::values::Cell;
 use super::super::window::View;
 use super::{Bits, Bytes, RowKind};
-use crate::core::octal::split::split_range;
-use crate::core::octal::split::HEAPS;
+use crate::core::octal::split::{split_range, BIT_HEAPS, HEAPS};
 
 /// How a heap's rare check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,6 +55,11 @@ const HEAD_SHRINK: usize = 2;
 
 /// A share of checks for one kind of rows.
 pub(crate) trait Verify: RowKind {
+    /// The marks a verifier uses with these rows.
+    type Marks: BlockMarks;
+    /// Runs `f` with this thread's marks.
+    fn with_marks<R>(f: impl FnOnce(&mut Self::Marks) -> R) -> R;
+
     /// Checks heaps `first..first + out.len()`, `missing` holding their missing values
     /// ([`super::spine::Analyse::MISSING_WORDS`] words each); `head` is the probe head length,
     /// adapted as it goes.
@@ -66,10 +70,12 @@ pub(crate) trait Verify: RowKind {
         head: &mut usize,
         out: &mut [Verdict],
         counts: &mut Counts,
-    );
+    ) {
+        Self::with_marks(|b| verify_with(b, ch, first, missing, head, out, counts));
+    }
 }
 
-/// The probes marked for the block of heaps from `m`: none unless every probe lies inside
+/// The probe list's head for the block of heaps from `m`: none unless every probe lies inside
 /// every heap's split range.
 fn head_for<T: Cell>(
     ch: &Checks<'_, T>,
@@ -92,161 +98,118 @@ fn head_for<T: Cell>(
     }
 }
 
-fn verdict(ended: Ended, least: impl FnOnce() -> u32) -> Verdict {
-    match ended {
-        Ended::Found => Verdict::Common,
-        Ended::Exhausted => Verdict::Rare(least()),
-        Ended::Deferred => Verdict::Deferred,
-    }
+/// A verifier's marks for a block of heaps: the head of the probe list marked for all of them
+/// at once, then one heap's [`Marker`] at a time.
+pub(crate) trait BlockMarks {
+    /// Heaps a block.
+    const HEAPS: usize;
+    type One<'s>: Marker
+    where
+        Self: 's;
+    /// Starts a block: the probes `pos`/`vals` paired with the totals `r, r + 1, …`.
+    fn start<T: Cell>(&mut self, head: (&[u32], &[u16]), g: &[T], totals: &[usize]);
+    /// Heap j of the block, missing the values of `missing` (bits per 64 values from 0).
+    fn heap(&mut self, j: usize, missing: &[u64]) -> Self::One<'_>;
+    /// The least value still missing (after a check that did not find them all).
+    fn least(one: &Self::One<'_>) -> u32;
 }
 
-impl Verify for Bits {
-    fn verify<T: Cell>(
-        ch: &Checks<'_, T>,
-        first: usize,
-        missing: &[u64],
-        head: &mut usize,
-        out: &mut [Verdict],
-        counts: &mut Counts,
-    ) {
-        let h = Bits::HEAPS;
-        let mut i = 0;
-        while i < out.len() {
-            let w = h.min(out.len() - i);
-            let m = first + i;
-            let k = head_for(ch, m, *head, h, w);
-            let mut acc = [0u64; 8];
-            if k > 0 {
-                for &u in ch.twos {
-                    let r0 = m - u as usize;
-                    let (pos, vals) = (&ch.probes.pos[..k], &ch.probes.vals[..k]);
-                    Bits::block(pos, vals, ch.g.tail, r0 - ch.g.base, &mut acc);
-                }
-                counts.scanned_pairs += (h * k * ch.twos.len()) as u64;
-            }
-            for j in 0..w {
-                let n = m + j;
-                let marker = BitMarker {
-                    marks: acc[j],
-                    missing: missing[i + j],
-                };
-                if marker.missing & !marker.marks == 0 {
-                    *head = head.saturating_sub(HEAD_SHRINK);
-                    out[i + j] = Verdict::Common;
-                    continue;
-                }
-                *head = (*head + HEAD_GROW).min(ch.probes.pos.len());
-                counts.scans += 1;
-                let reads = Reads {
-                    g: ch.g,
-                    backing: &mut None,
-                    defer: true,
-                    force_read_back: ch.force_read_back,
-                };
-                let ended = rare_check(
-                    marker,
-                    ch.probes,
-                    k,
-                    reads,
-                    n,
-                    ch.twos,
-                    ch.gap,
-                    &mut counts.scanned_pairs,
-                );
-                // (No archive is read: the only errors are its.)
-                out[i + j] = match ended {
-                    Ok((ended, m)) => verdict(ended, || m.missing.trailing_zeros()),
-                    Err(_) => Verdict::Deferred,
-                };
-            }
-            i += w;
+/// Bit marks: a block's sets in registers.
+pub(crate) struct BitBlock([u64; BIT_HEAPS]);
+
+impl BlockMarks for BitBlock {
+    const HEAPS: usize = BIT_HEAPS;
+    type One<'s> = BitMarker;
+    fn start<T: Cell>(&mut self, (pos, vals): (&[u32], &[u16]), g: &[T], totals: &[usize]) {
+        self.0 = [0; BIT_HEAPS];
+        for &r in totals {
+            Bits::block(pos, vals, g, r, &mut self.0);
         }
     }
+    fn heap(&mut self, j: usize, missing: &[u64]) -> BitMarker {
+        BitMarker {
+            marks: self.0[j],
+            missing: missing[0],
+        }
+    }
+    fn least(one: &BitMarker) -> u32 {
+        one.missing.trailing_zeros()
+    }
 }
 
-/// A verifier thread's stamp arrays (one per heap of a block) and its next stamp.
-struct StampScratch {
+/// Stamp marks: a verifier thread's stamp arrays (one per heap of a block), its next stamp,
+/// and a heap's missing values.
+pub(crate) struct StampScratch {
     marks: Vec<Stamp>,
     stamp: Stamp,
+    s0: Stamp,
     missing: Vec<u16>,
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Option<StampScratch>> = const { RefCell::new(None) };
-}
-
-impl<const N: usize> Verify for Bytes<N> {
-    fn verify<T: Cell>(
-        ch: &Checks<'_, T>,
-        first: usize,
-        missing: &[u64],
-        head: &mut usize,
-        out: &mut [Verdict],
-        counts: &mut Counts,
-    ) {
-        SCRATCH.with_borrow_mut(|scratch| {
-            let s = scratch.get_or_insert_with(|| StampScratch {
-                marks: vec![0; HEAPS * MARKS],
-                stamp: 0,
-                missing: Vec::new(),
-            });
-            verify_stamps(ch, first, missing, N / 64, head, out, counts, s);
-        });
+impl BlockMarks for StampScratch {
+    const HEAPS: usize = HEAPS;
+    type One<'s> = StampMarker<'s>;
+    fn start<T: Cell>(&mut self, (pos, vals): (&[u32], &[u16]), g: &[T], totals: &[usize]) {
+        if self.stamp >= Stamp::MAX - HEAPS as Stamp {
+            self.marks.fill(0);
+            self.stamp = 0;
+        }
+        self.s0 = self.stamp + 1;
+        self.stamp += HEAPS as Stamp;
+        for &r in totals {
+            stamps::pairs_block(pos, vals, g, r, &mut self.marks, self.s0);
+        }
+    }
+    fn heap(&mut self, j: usize, missing: &[u64]) -> StampMarker<'_> {
+        // The missing values, ascending.
+        self.missing.clear();
+        for (w, &word) in missing.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                self.missing
+                    .push((w * 64) as u16 + b.trailing_zeros() as u16);
+                b &= b - 1;
+            }
+        }
+        StampMarker {
+            mark: slot(&mut self.marks, j),
+            stamp: self.s0 + j as Stamp,
+            missing: &mut self.missing,
+        }
+    }
+    fn least(one: &StampMarker<'_>) -> u32 {
+        one.missing.first().map_or(0, |&v| u32::from(v))
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn verify_stamps<T: Cell>(
+/// The checks of heaps `first..first + out.len()` with the block marks `b` (see [`Verify`]).
+fn verify_with<B: BlockMarks, T: Cell>(
+    b: &mut B,
     ch: &Checks<'_, T>,
     first: usize,
     missing: &[u64],
-    words: usize,
     head: &mut usize,
     out: &mut [Verdict],
     counts: &mut Counts,
-    s: &mut StampScratch,
 ) {
-    let h = HEAPS;
+    let h = B::HEAPS;
+    let words = missing.len() / out.len().max(1);
+    let mut totals = Vec::with_capacity(ch.twos.len());
     let mut i = 0;
     while i < out.len() {
         let w = h.min(out.len() - i);
         let m = first + i;
-        if s.stamp >= Stamp::MAX - h as Stamp {
-            s.marks.fill(0);
-            s.stamp = 0;
-        }
-        let s0 = s.stamp + 1;
-        s.stamp += h as Stamp;
         let k = head_for(ch, m, *head, h, w);
+        totals.clear();
         if k > 0 {
-            for &u in ch.twos {
-                let r0 = m - u as usize;
-                let (pos, vals) = (&ch.probes.pos[..k], &ch.probes.vals[..k]);
-                stamps::pairs_block(pos, vals, ch.g.tail, r0 - ch.g.base, &mut s.marks, s0);
-            }
+            totals.extend(ch.twos.iter().map(|&u| m - u as usize - ch.g.base));
             counts.scanned_pairs += (h * k * ch.twos.len()) as u64;
         }
+        let head_probes = (&ch.probes.pos[..k], &ch.probes.vals[..k]);
+        b.start(head_probes, ch.g.tail, &totals);
         for j in 0..w {
-            let n = m + j;
-            let stamp = s0 + j as Stamp;
-            // The missing values, ascending.
-            s.missing.clear();
-            for (wi, &word) in missing[(i + j) * words..(i + j + 1) * words]
-                .iter()
-                .enumerate()
-            {
-                let mut b = word;
-                while b != 0 {
-                    s.missing.push((wi * 64) as u16 + b.trailing_zeros() as u16);
-                    b &= b - 1;
-                }
-            }
-            let mut marker = StampMarker {
-                mark: slot(&mut s.marks, j),
-                stamp,
-                missing: &mut s.missing,
-            };
-            if marker.settle() {
+            let mut one = b.heap(j, &missing[(i + j) * words..(i + j + 1) * words]);
+            if one.settle() {
                 *head = head.saturating_sub(HEAD_SHRINK);
                 out[i + j] = Verdict::Common;
                 continue;
@@ -259,8 +222,9 @@ fn verify_stamps<T: Cell>(
                 defer: true,
                 force_read_back: ch.force_read_back,
             };
-            let ended = rare_check(
-                marker,
+            let n = m + j;
+            let checked = rare_check(
+                one,
                 ch.probes,
                 k,
                 reads,
@@ -268,11 +232,39 @@ fn verify_stamps<T: Cell>(
                 ch.twos,
                 ch.gap,
                 &mut counts.scanned_pairs,
-            )
-            .map_or(Ended::Deferred, |(e, _)| e);
-            let least = s.missing.first().map_or(0, |&v| u32::from(v));
-            out[i + j] = verdict(ended, || least);
+            );
+            // (No archive is read: its errors are the only ones.)
+            out[i + j] = match checked {
+                Ok((Ended::Found, _)) => Verdict::Common,
+                Ok((Ended::Exhausted, one)) => Verdict::Rare(B::least(&one)),
+                Ok((Ended::Deferred, _)) | Err(_) => Verdict::Deferred,
+            };
         }
         i += w;
+    }
+}
+
+impl Verify for Bits {
+    type Marks = BitBlock;
+    fn with_marks<R>(f: impl FnOnce(&mut BitBlock) -> R) -> R {
+        f(&mut BitBlock([0; BIT_HEAPS]))
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Option<StampScratch>> = const { RefCell::new(None) };
+}
+
+impl<const N: usize> Verify for Bytes<N> {
+    type Marks = StampScratch;
+    fn with_marks<R>(f: impl FnOnce(&mut StampScratch) -> R) -> R {
+        SCRATCH.with_borrow_mut(|scratch| {
+            f(scratch.get_or_insert_with(|| StampScratch {
+                marks: vec![0; HEAPS * MARKS],
+                stamp: 0,
+                s0: 0,
+                missing: Vec::new(),
+            }))
+        })
     }
 }
