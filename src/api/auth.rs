@@ -8,7 +8,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use super::error::ApiError;
+use crate::api::wire::error::ApiError;
 use crate::service::auth::{Action, Caller, Denied, QuotaExceeded};
 use crate::service::AppState;
 

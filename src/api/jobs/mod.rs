@@ -3,6 +3,10 @@
 //! (`POST /v1/octal/misere/quotient` with `"async": true`), listed, read, watched and
 //! cancelled alike.
 
+pub mod census; // /v1/octal/census: one job per game, a table of statistics and verified verdicts
+pub mod events; // GET /v1/octal/jobs/{id}/events (Server-Sent Events)
+pub mod statistics; // GET /v1/octal/jobs/{id}/statistics: the tables' statistics of a job
+
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -11,13 +15,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::auth::{JobReader, JobWriter};
-use super::doc_responses::{AuthProblems, BodyProblems, JobNotFound, StoreUnavailable};
-use super::error::ApiError;
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::octal::{parse_code, PeriodicityInfo};
-use super::params::{ApiPath, ApiQuery};
+use crate::api::auth::{JobReader, JobWriter};
+use crate::api::octal::{parse_code, PeriodicityInfo};
+use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, JobNotFound, StoreUnavailable};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::params::{ApiPath, ApiQuery};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing, Submitted};
 use crate::service::AppState;
@@ -32,11 +36,11 @@ use crate::store::{
 #[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
 pub struct JobRequest {
     /// A game code (as for `/v1/octal/sequence`).
-    #[schema(schema_with = super::schema_rules::game_code)]
+    #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
     pub code: String,
     /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000, keeping
     /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
-    #[schema(schema_with = super::schema_rules::job_max_n)]
+    #[schema(schema_with = crate::api::wire::schema_rules::job_max_n)]
     pub max_n: Nat,
     /// Which values the job keeps: `all` — every value in memory and in the store
     /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
@@ -49,7 +53,7 @@ pub struct JobRequest {
     pub keep: Option<KeepMode>,
     /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::job_window)]
+    #[schema(schema_with = crate::api::wire::schema_rules::job_window)]
     pub window: Option<Nat>,
     /// A window option: also store every value, so that they can be downloaded (default false:
     /// the store keeps only the front, the window and the statistics). Implies

@@ -22,14 +22,14 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::Play;
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::position::distinct_sorted;
-use super::welter::{ValueResponse, WinningMovesResponse};
+use crate::api::compute::respond;
+use crate::api::welter::{ValueResponse, WinningMovesResponse};
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::Play;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::position::distinct_sorted;
 use crate::problem::Problem;
 use crate::service::AppState;
 

@@ -3,7 +3,7 @@
 
 use axum::http::HeaderValue;
 
-use super::error::ApiError;
+use crate::api::wire::error::ApiError;
 
 /// A download format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::accept::{negotiate_among, Format};
-use super::auth::JobReader;
-use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::existing;
-use super::params::ApiPath;
+use crate::api::auth::JobReader;
+use crate::api::jobs::existing;
+use crate::api::wire::accept::{negotiate_among, Format};
+use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::params::ApiPath;
 use crate::core::octal::{Snapshot, Statistics};
 use crate::problem::Problem;
 use crate::service::AppState;

@@ -10,16 +10,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::accept::{negotiate_among, Format};
-use super::auth::{JobReader, JobWriter};
-use super::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::{new_job, JobRequest, KeepMode};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::octal::PeriodicityInfo;
-use super::params::ApiPath;
-use super::statistics::StatisticsRow;
+use crate::api::auth::{JobReader, JobWriter};
+use crate::api::jobs::statistics::StatisticsRow;
+use crate::api::jobs::{new_job, JobRequest, KeepMode};
+use crate::api::octal::PeriodicityInfo;
+use crate::api::wire::accept::{negotiate_among, Format};
+use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::params::ApiPath;
 use crate::core::octal::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
@@ -36,10 +36,10 @@ pub struct CensusRequest {
     /// game) count once. Absent or null: every game of the unsolved table (83, `grundy`
     /// included).
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::census_codes)]
+    #[schema(schema_with = crate::api::wire::schema_rules::census_codes)]
     pub codes: Option<Vec<String>>,
     /// How many values each job computes at most (the limits of `/v1/octal/jobs`).
-    #[schema(schema_with = super::schema_rules::job_max_n)]
+    #[schema(schema_with = crate::api::wire::schema_rules::job_max_n)]
     pub max_n: Nat,
     /// Which values the jobs keep: `window` (the default for a census: only the front and
     /// the last `window` values, statistics of all) or `all`. An explicit `"keep": "all"`
@@ -48,7 +48,7 @@ pub struct CensusRequest {
     pub keep: Option<KeepMode>,
     /// A window option: the front and window size (as for jobs). Implies `"keep": "window"`.
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::job_window)]
+    #[schema(schema_with = crate::api::wire::schema_rules::job_window)]
     pub window: Option<Nat>,
     /// A window option: also store every value (default false). Implies `"keep": "window"`.
     #[serde(default)]

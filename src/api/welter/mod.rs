@@ -1,19 +1,24 @@
 //! `/v1/welter/*`: value, every winning move, and the Unique Prime Lemma primes.
 
+pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
+pub mod explain; // POST /v1/welter/explain
+pub mod max_welter; // /v1/max-welter/*: the rightmost coin moves
+pub mod related; // /v1/antonim/*, /v1/antimatter/*: values by bounded memoised search
+
 use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::{respond, respond_written};
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::fast_json::{self, WriteJson};
-use super::game::{Move, Outcome, Play};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::position::distinct_sorted;
+use crate::api::compute::{respond, respond_written};
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::fast_json::{self, WriteJson};
+use crate::api::wire::game::{Move, Outcome, Play};
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::position::distinct_sorted;
 use crate::core::welter as core;
 use crate::problem::Problem;
 use crate::service::cache;
@@ -25,7 +30,7 @@ use crate::service::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"}))]
 pub struct PositionRequest {
     /// The occupied squares (distinct non-negative integers, any order).
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// `normal` (default) or `misere`.
     #[serde(default)]
@@ -69,10 +74,10 @@ pub struct WinningMovesResponse {
 #[schema(example = json!({"position": [1, 5, 7], "target": 0}))]
 pub struct PrimesRequest {
     /// The occupied squares (distinct; the response keeps this order).
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// The target value k'.
-    #[schema(schema_with = super::schema_rules::nat)]
+    #[schema(schema_with = crate::api::wire::schema_rules::nat)]
     pub target: Nat,
 }
 
