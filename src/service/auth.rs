@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::keys::{KeyRing, Scope};
+use crate::config::keys::{KeyRing, Scope};
 use crate::config::Config;
 use crate::store::{
     Admission, Job, JobQuota, NewJob, QuotientAdmission, Store, StoreError, DAY_MS,
@@ -466,7 +466,7 @@ impl Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::keys::{key_file_line, new_key};
+    use crate::config::keys::{key_file_line, new_key};
 
     fn config(addr: &str, keys: Option<&str>, off: bool) -> Config {
         Config {

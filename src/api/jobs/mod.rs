@@ -616,7 +616,7 @@ async fn list(
         }
     };
     if let Some(owner) = params.owner.as_deref() {
-        if !crate::service::keys::valid_name(owner) {
+        if !crate::config::keys::valid_name(owner) {
             return Err(ApiError::invalid(
                 "owner",
                 format!("owner: {owner:?} is not a key name (1 to 64 of A-Z a-z 0-9 . _ -)"),
