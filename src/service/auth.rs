@@ -479,32 +479,8 @@ mod tests {
 
     fn job(owner: Option<&str>) -> Job {
         Job {
-            kind: crate::store::JobKind::Sequence,
-            quotient: None,
-            id: "j".into(),
-            code: "0.6".into(),
-            max_n: 1,
-            status: crate::store::JobStatus::Queued,
-            computed: 0,
-            rate: None,
-            error: None,
-            periodicity: None,
-            cancel_requested: false,
-            lease_owner: None,
-            attempts: 0,
-            created_at: 0,
-            started_at: None,
-            finished_at: None,
-            updated_at: 0,
-            keep_window: None,
-            store_values: true,
             owner: owner.map(str::to_owned),
-            archive_bytes: 0,
-            archive: None,
-            threads: None,
-            cpu_ms: None,
-            engine_version: None,
-            engine_commit: None,
+            ..Job::queued("j", crate::store::JobKind::Sequence, "0.6", 1, 0)
         }
     }
 

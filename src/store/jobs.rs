@@ -122,6 +122,41 @@ pub struct Job {
     pub engine_commit: Option<String>,
 }
 
+impl Job {
+    /// A job as inserted: queued at `now`, nothing computed, no run yet — what every kind
+    /// starts from (its own fields are then set over this).
+    pub fn queued(id: &str, kind: JobKind, code: &str, max_n: u64, now: i64) -> Job {
+        Job {
+            id: id.to_owned(),
+            kind,
+            code: code.to_owned(),
+            max_n,
+            status: JobStatus::Queued,
+            computed: 0,
+            rate: None,
+            error: None,
+            periodicity: None,
+            cancel_requested: false,
+            lease_owner: None,
+            attempts: 0,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            updated_at: now,
+            keep_window: None,
+            store_values: true,
+            owner: None,
+            archive_bytes: 0,
+            archive: None,
+            quotient: None,
+            threads: None,
+            cpu_ms: None,
+            engine_version: None,
+            engine_commit: None,
+        }
+    }
+}
+
 /// What a run of a job computes on and what it has cost, saved with its checkpoints; `None`
 /// keeps what the row holds (a run that never measured CPU time leaves the earlier runs').
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -236,6 +271,99 @@ pub enum Checkpoint {
     Missing,
 }
 
+impl Checkpoint {
+    /// Whether the checkpoint's transaction wrote (and commits): not when the lease is gone.
+    pub(super) fn wrote(&self) -> bool {
+        matches!(self, Checkpoint::Continue | Checkpoint::Cancel)
+    }
+
+    /// The lease half of every kind's checkpoint, on its open transaction: `renewed` is the row
+    /// of the `UPDATE … WHERE id AND lease_owner AND status = 'running' RETURNING
+    /// cancel_requested` that saved the progress. `Err(Lost | Missing)` when it matched no
+    /// row (the caller writes nothing more and rolls back); else the row, to go on.
+    pub(super) async fn renewed(
+        c: &mut sqlx::AnyConnection,
+        job_id: &str,
+        renewed: Option<AnyRow>,
+    ) -> Result<Result<AnyRow, Checkpoint>, StoreError> {
+        if let Some(row) = renewed {
+            return Ok(Ok(row));
+        }
+        let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
+            .bind(job_id)
+            .fetch_optional(&mut *c)
+            .await?
+            .is_some();
+        Ok(Err(if exists {
+            Checkpoint::Lost
+        } else {
+            Checkpoint::Missing
+        }))
+    }
+
+    /// What the renewed row says: stop when a cancel was asked for, else go on.
+    pub(super) fn of_row(renewed: &AnyRow) -> Result<Checkpoint, StoreError> {
+        let cancel: i64 = renewed.try_get("cancel_requested")?;
+        Ok(if cancel != 0 {
+            Checkpoint::Cancel
+        } else {
+            Checkpoint::Continue
+        })
+    }
+}
+
+/// The cancel every kind shares, on an open transaction: the queued jobs that `which` (a
+/// condition on `jobs`, with `arg` as `$2`) selects are cancelled at once, the running ones
+/// flagged (their workers stop at the next checkpoint); final jobs are left as they are.
+pub(super) async fn cancel_where(
+    c: &mut sqlx::AnyConnection,
+    which: &str,
+    arg: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(&format!(
+        "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+         lease_expires_at = NULL WHERE status = 'queued' AND {which}"
+    ))
+    .bind(now)
+    .bind(arg)
+    .execute(&mut *c)
+    .await?;
+    sqlx::query(&format!(
+        "UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE status = 'running' AND {which}"
+    ))
+    .bind(now)
+    .bind(arg)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
+/// Inserts a queued sequence job on an open transaction (owned by `owner`, if any).
+pub(super) async fn insert_job(
+    c: &mut sqlx::AnyConnection,
+    job: &NewJob,
+    id: &str,
+    owner: Option<&str>,
+    now: i64,
+) -> Result<Job, StoreError> {
+    let row = sqlx::query(&format!(
+        "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
+           keep_window, store_values) \
+         VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(&job.code)
+    .bind(job.max_n.min(i64::MAX as u64) as i64)
+    .bind(now)
+    .bind(owner)
+    .bind(job.keep_window.map(|w| w as i64))
+    .bind(i64::from(job.store_values))
+    .fetch_one(&mut *c)
+    .await?;
+    job_from_row(&row)
+}
+
 /// What a checkpoint saves: values `offset..offset + tail.len()` of `code` (`offset` from
 /// [`super::sequences::tail_offset`]; only the tail is passed, as a view of the values in
 /// their own width, so a long job never copies its sequence), the job's progress, and a lease
@@ -290,32 +418,10 @@ impl Store {
         self.track_commit(r.map_err(StoreError::from))?;
         // As inserted (a worker may claim it a moment later; the answer reports the submission).
         Ok(Job {
-            id: id.to_owned(),
-            kind: JobKind::Sequence,
-            code: job.code.clone(),
-            max_n: job.max_n,
-            status: JobStatus::Queued,
             computed,
-            rate: None,
-            error: None,
-            periodicity: None,
-            cancel_requested: false,
-            lease_owner: None,
-            attempts: 0,
-            created_at: now,
-            started_at: None,
-            finished_at: None,
-            updated_at: now,
             keep_window: job.keep_window,
             store_values: job.store_values,
-            owner: None,
-            archive_bytes: 0,
-            archive: None,
-            quotient: None,
-            threads: None,
-            cpu_ms: None,
-            engine_version: None,
-            engine_commit: None,
+            ..Job::queued(id, JobKind::Sequence, &job.code, job.max_n, now)
         })
     }
 
@@ -401,19 +507,7 @@ impl Store {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                sqlx::query(
-                    "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-                     lease_expires_at = NULL WHERE id = $2 AND status = 'queued'",
-                )
-                .bind(now)
-                .bind(id)
-                .execute(&mut *c)
-                .await?;
-                sqlx::query("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2 AND status = 'running'")
-                    .bind(now)
-                    .bind(id)
-                    .execute(&mut *c)
-                    .await?;
+                cancel_where(c, "id = $2", id, now).await?;
                 // A cancelled misère-quotient job's saved state goes unless another job still
                 // computes that quotient (`misere_jobs.rs`).
                 sqlx::query(
@@ -539,10 +633,8 @@ impl Store {
 
     /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).
     pub async fn checkpoint(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
-        match self.checkpoint_once(a).await {
-            r @ Ok(Checkpoint::Continue | Checkpoint::Cancel) => self.track_commit(r),
-            r => self.track_write(r),
-        }
+        let r = self.checkpoint_once(a).await;
+        self.track_if(r, Checkpoint::wrote)
     }
 
     async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
@@ -568,17 +660,9 @@ impl Store {
             .bind(a.owner)
             .bind(a.statistics);
             let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
-            let Some(row) = row else {
-                let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
-                    .bind(a.job_id)
-                    .fetch_optional(&mut *c)
-                    .await?
-                    .is_some();
-                return Ok(if exists {
-                    Checkpoint::Lost
-                } else {
-                    Checkpoint::Missing
-                });
+            let row = match Checkpoint::renewed(c, a.job_id, row).await? {
+                Ok(row) => row,
+                Err(gone) => return Ok(gone),
             };
             if a.window.is_none() || !a.tail.is_empty() {
                 write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
@@ -586,22 +670,11 @@ impl Store {
             if let Some(w) = &a.window {
                 write_window(c, a.job_id, w).await?;
             }
-            let cancel: i64 = row.try_get("cancel_requested")?;
-            Ok(if cancel != 0 {
-                Checkpoint::Cancel
-            } else {
-                Checkpoint::Continue
-            })
+            Checkpoint::of_row(&row)
         }
         .await;
-        match r {
-            // Nothing was written: end the transaction without a commit that could fail.
-            Ok(cp @ (Checkpoint::Lost | Checkpoint::Missing)) => {
-                tx.rollback().await?;
-                Ok(cp)
-            }
-            r => tx.finish(r).await,
-        }
+        // Nothing was written when the lease is gone: no commit that could fail.
+        tx.finish_if(r, Checkpoint::wrote).await
     }
 
     /// Re-registers a job this replica is running whose row vanished with a wiped or replaced
