@@ -17,7 +17,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::{JobReader, JobWriter};
 use crate::api::octal::{parse_code, PeriodicityInfo};
-use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, JobNotFound, StoreUnavailable};
+use crate::api::wire::doc_responses::{
+    AuthProblems, BodyProblems, JobNotFound, StoreUnavailable, StoreWriteProblems,
+};
 use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
@@ -30,36 +32,75 @@ use crate::store::{
     Store,
 };
 
-/// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
-pub struct JobRequest {
-    /// A game code (as for `/v1/octal/sequence`).
-    #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
-    pub code: String,
-    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000, keeping
-    /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
-    #[schema(schema_with = crate::api::wire::schema_rules::job_max_n)]
-    pub max_n: Nat,
-    /// Which values the job keeps: `all` — every value in memory and in the store
-    /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
-    /// the last `window` values, so memory stays bounded whatever `max_n` (for the rare/common
-    /// method's sparse games; a heap that cannot be decided from what is kept fails the job
-    /// with a problem saying which window would do). Statistics are kept either way. Absent or
-    /// null: `window` when a window option (`window`, `store_values`) is given, else `all`; an
-    /// explicit `"keep": "all"` with a window option is refused (422 naming the option).
-    #[serde(default)]
-    pub keep: Option<KeepMode>,
-    /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
-    #[serde(default)]
-    #[schema(schema_with = crate::api::wire::schema_rules::job_window)]
-    pub window: Option<Nat>,
-    /// A window option: also store every value, so that they can be downloaded (default false:
-    /// the store keeps only the front, the window and the statistics). Implies
-    /// `"keep": "window"`; refused with `"keep": "all"` (which stores every value anyway).
-    #[serde(default)]
-    pub store_values: Option<bool>,
+/// Declares an octal job request: its own field, then the options every such request shares —
+/// `max_n`, `keep` and the window options `window` and `store_values`, with their rules —
+/// written once, each with the docs the request gives it (what they mean differs a little
+/// between a job and a census). [`new_job`] reads them.
+macro_rules! job_request {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $(#[$own_attr:meta])*
+            pub $own:ident: $own_ty:ty,
+            $(#[$max_n:meta])*
+            max_n,
+            $(#[$keep:meta])*
+            keep,
+            $(#[$window:meta])*
+            window,
+            $(#[$store_values:meta])*
+            store_values,
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(#[$own_attr])*
+            pub $own: $own_ty,
+            $(#[$max_n])*
+            #[schema(schema_with = crate::api::wire::schema_rules::job_max_n)]
+            pub max_n: Nat,
+            $(#[$keep])*
+            #[serde(default)]
+            pub keep: Option<KeepMode>,
+            $(#[$window])*
+            #[serde(default)]
+            #[schema(schema_with = crate::api::wire::schema_rules::job_window)]
+            pub window: Option<Nat>,
+            $(#[$store_values])*
+            #[serde(default)]
+            pub store_values: Option<bool>,
+        }
+    };
+}
+pub(crate) use job_request;
+
+job_request! {
+    /// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
+    #[derive(Debug, Deserialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
+    pub struct JobRequest {
+        /// A game code (as for `/v1/octal/sequence`).
+        #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
+        pub code: String,
+        /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000, keeping
+        /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
+        max_n,
+        /// Which values the job keeps: `all` — every value in memory and in the store
+        /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
+        /// the last `window` values, so memory stays bounded whatever `max_n` (for the rare/common
+        /// method's sparse games; a heap that cannot be decided from what is kept fails the job
+        /// with a problem saying which window would do). Statistics are kept either way. Absent or
+        /// null: `window` when a window option (`window`, `store_values`) is given, else `all`; an
+        /// explicit `"keep": "all"` with a window option is refused (422 naming the option).
+        keep,
+        /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
+        window,
+        /// A window option: also store every value, so that they can be downloaded (default false:
+        /// the store keeps only the front, the window and the statistics). Implies
+        /// `"keep": "window"`; refused with `"keep": "all"` (which stores every value anyway).
+        store_values,
+    }
 }
 
 /// Which values a job keeps in memory (see `JobRequest.keep`).
@@ -538,8 +579,7 @@ pub(super) fn new_job(
         (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or a window option (`window`, `store_values`) with `\"keep\": \"all\"` (without `keep` it implies `\"keep\": \"window\"`)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "A quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
+        StoreWriteProblems,
     )
 )]
 async fn create(
@@ -683,8 +723,7 @@ async fn get(
         AuthProblems,
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
+        StoreWriteProblems,
     )
 )]
 async fn cancel(
