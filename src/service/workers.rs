@@ -37,7 +37,7 @@ use super::job_retry::{mark_stalled, retrying, Backoff};
 use super::job_threads::{JobSeat, JobShape};
 use super::octal::OctalServiceError;
 use super::state::AppState;
-use crate::core::octal::{Engine, Keep, Statistics, ValuesRef, ENGINE_COMMIT, ENGINE_VERSION};
+use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
 use crate::store::{
     tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobKind, JobStatus,
@@ -189,14 +189,7 @@ impl Saver<'_> {
     /// What the next checkpoint says about this run: its threads, the job's CPU time in all,
     /// and this engine.
     fn run_record(&self) -> RunRecord<'static> {
-        RunRecord {
-            threads: self.threads,
-            cpu_ms: self
-                .cpu
-                .millis()
-                .map(|ms| self.cpu_before.unwrap_or(0) + ms),
-            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
-        }
+        self.cpu.run_record(self.threads, self.cpu_before)
     }
 
     /// Saves the solver's values beyond what is stored, renewing the lease; retries with
