@@ -128,6 +128,17 @@ impl WinningMovesResponse {
     }
 }
 
+/// The fields both answers share, in their order: `,"value":…,"outcome":…,"play":…`.
+#[inline]
+fn verdict(out: &mut Vec<u8>, value: u64, outcome: Outcome, play: Play) {
+    out.extend_from_slice(b",\"value\":");
+    fast_json::number(out, value);
+    out.extend_from_slice(b",\"outcome\":");
+    out.extend_from_slice(fast_json::outcome(outcome));
+    out.extend_from_slice(b",\"play\":");
+    out.extend_from_slice(fast_json::play(play));
+}
+
 /// Hand-written JSON, byte for byte serde_json's (tested in `fast_json.rs`): the hottest answers.
 impl WriteJson for ValueResponse {
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -135,12 +146,7 @@ impl WriteJson for ValueResponse {
         fast_json::numbers(out, &self.position);
         out.extend_from_slice(b",\"coins\":");
         fast_json::number(out, self.coins);
-        out.extend_from_slice(b",\"value\":");
-        fast_json::number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(fast_json::outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(fast_json::play(self.play));
+        verdict(out, self.value, self.outcome, self.play);
         out.push(b'}');
     }
 }
@@ -149,12 +155,7 @@ impl WriteJson for WinningMovesResponse {
     fn write_json(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"position\":");
         fast_json::numbers(out, &self.position);
-        out.extend_from_slice(b",\"value\":");
-        fast_json::number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(fast_json::outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(fast_json::play(self.play));
+        verdict(out, self.value, self.outcome, self.play);
         out.extend_from_slice(b",\"moves\":");
         fast_json::moves(out, &self.moves);
         out.push(b'}');
@@ -175,15 +176,21 @@ async fn value(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
+    answer(&app, req, "welter/value", ValueResponse::of).await
+}
+
+/// The one path of the position answers: the position checked (distinct, within
+/// `GRUNDY_MAX_COINS`), the cache under `route`, the answer `of` the sorted position written.
+async fn answer<T: WriteJson + Send + 'static>(
+    app: &AppState,
+    req: PositionRequest,
+    route: &str,
+    of: impl FnOnce(Vec<u64>, Play) -> T + Send + 'static,
+) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let size = position.len();
-    let key = app.cache_key(size, || {
-        cache::key("welter/value", req.play.as_str(), &position)
-    });
-    respond_written(&app, key, size, move || {
-        Ok(ValueResponse::of(position, req.play))
-    })
-    .await
+    let (size, play) = (position.len(), req.play);
+    let key = app.cache_key(size, || cache::key(route, play.as_str(), &position));
+    respond_written(app, key, size, move || Ok(of(position, play))).await
 }
 
 /// Every winning move (normal or misère play).
@@ -200,15 +207,7 @@ async fn winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let size = position.len();
-    let key = app.cache_key(size, || {
-        cache::key("welter/winning-moves", req.play.as_str(), &position)
-    });
-    respond_written(&app, key, size, move || {
-        Ok(WinningMovesResponse::of(position, req.play))
-    })
-    .await
+    answer(&app, req, "welter/winning-moves", WinningMovesResponse::of).await
 }
 
 /// The Unique Prime Lemma primes for a target value.

@@ -150,7 +150,7 @@ impl ApiError {
         }
     }
 
-    /// The problem type (its page is served at `/problems/{slug}`, see [`crate::api::wire::problems`]).
+    /// The problem type (its page is served at `/problems/{slug}`, see [`super::problems`]).
     pub fn kind(&self) -> &'static ProblemType {
         match self {
             ApiError::BadRequest { .. } => &p::BAD_REQUEST,

@@ -1,7 +1,7 @@
 //! The JSON body extractor: every way a body can be wrong becomes an [`ApiError`] that names
 //! the field (as a JSON path such as `position[3]`) — 415 for a body that is not declared as
 //! JSON, 400 for malformed JSON or a wrong JSON type, 422 for well-formed but invalid values
-//! (an oversized body never gets here: the body layer answers it with a 413). Numbers are read exactly (see [`crate::api::wire::numbers`]).
+//! (an oversized body never gets here: the body layer answers it with a 413). Numbers are read exactly (see [`super::numbers`]).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};

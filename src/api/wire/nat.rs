@@ -1,7 +1,7 @@
 //! `Nat`: a JSON integer in 0..=2^64−1, read exactly, with errors that say *why* a number was
 //! refused.
 //!
-//! Request bodies pass through [`crate::api::wire::numbers::normalize`] first, which rewrites every number
+//! Request bodies pass through [`super::numbers::normalize`] first, which rewrites every number
 //! literal whose exact value is an integer in range (`5.0`, `1e17`, `9007199254740993e0`) as a
 //! plain integer literal, so serde_json hands this visitor a `u64`/`i64` read exactly. An `f64`
 //! reaching it is therefore a non-integer (`1.5`, and also `4.0000000000000001` or `1e-400`,

@@ -15,7 +15,7 @@
 //!   on those beyond `f64`;
 //! * every other literal (a non-integer of modest size) is left alone: after this pass an
 //!   `f64` reaching an integer field always stands for a non-integer, whatever it rounded to,
-//!   and [`crate::api::wire::nat::Nat`] refuses it.
+//!   and [`super::nat::Nat`] refuses it.
 //!
 //! Only number tokens outside strings that match the JSON grammar are touched, and each is
 //! replaced by another valid number token, so a body's validity and structure never change.
@@ -115,7 +115,7 @@ pub fn normalize(text: &[u8]) -> Cow<'_, [u8]> {
 /// fraction or an exponent (`.`, `e`, `E`, `+` somewhere in the text, strings included, so
 /// this errs on the safe side), a negative zero (`-0`), or an integer too long for an `f64`
 /// (≥ 309 digits, so a text at least that long). Other integers are read exactly by serde_json
-/// or, beyond 64 bits, as a float ≥ 2^64 (or ≤ −2^63) that [`crate::api::wire::nat::Nat`] refuses as too
+/// or, beyond 64 bits, as a float ≥ 2^64 (or ≤ −2^63) that [`super::nat::Nat`] refuses as too
 /// large (or negative) just as it refuses [`TOO_LARGE`].
 fn plainly_exact(text: &[u8]) -> bool {
     text.len() < 309

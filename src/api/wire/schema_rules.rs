@@ -5,7 +5,7 @@
 //! names the variable), and `pattern`/`minLength` for game codes and ordinals.
 //!
 //! What no schema can state (compute budgets, time limits) is answered with the
-//! `/problems/budget-exceeded` problem type instead (see [`crate::api::wire::problems`]).
+//! `/problems/budget-exceeded` problem type instead (see [`super::problems`]).
 
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{
