@@ -12,9 +12,10 @@ pub mod job_threads; // GRUNDY_JOB_THREADS: the cores divided among the running 
 pub mod misere; // verified misère quotients per (code, bound): cached, stored, computed within the time limit
 mod misere_jobs; // misère-quotient jobs: resumed from a verified quotient, checkpointed, cancelled
 pub mod octal; // one resumable octal solver per canonical code, cached, fed from the store
+mod sequence_jobs; // octal-sequence jobs: computed in slices, checkpointed, resumed, windowed
 pub mod state; // AppState: config, caches, the octal service, the store slot, job wake-ups, the draining flag
 pub mod store_slot; // the store connection, filled once the store is reachable
-pub mod workers; // the job workers: claim, compute in slices, checkpoint, finish
+pub mod workers; // the job workers, for every kind: claim with a lease, a seat on the cores, the kind's run
 
 /// API keys are configuration (`GRUNDY_API_KEYS_FILE`, read at start-up): they live in
 /// [`crate::config::keys`], below the services; the old path stays for callers outside.
