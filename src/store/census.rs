@@ -13,8 +13,9 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::jobs::{cancel_where, insert_job};
+use super::jobs::cancel_where;
 use super::owners::admit;
+use super::sequence_jobs::insert_job;
 use super::{now_ms, Admission, Job, JobQuota, NewJob, Store, StoreError};
 
 /// What a census computes: every code to `max_n`, with the jobs' keep settings.

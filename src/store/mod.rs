@@ -7,8 +7,9 @@
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
 // The job lifecycle is written once, for every kind: `jobs` (the row, claim and lease, the
-// lease half of a checkpoint, cancel, finish, the list), `owners` (every submission admitted
-// within its owner's quotas); a kind adds its own file: what it inserts and saves.
+// lease half of a checkpoint, cancel, the list), `owners` (every submission admitted within
+// its owner's quotas); a kind adds its own file (`sequence_jobs`, `misere_jobs`, `census`):
+// what it inserts, saves and ends with.
 mod census; // censuses: one job per code created together, and their verification jobs
 pub mod chunk; // the encoding of one stored chunk of a G-sequence
 mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
@@ -16,6 +17,7 @@ mod jobs; // every kind's job: the row, the queue with leases, checkpoints' leas
 mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
 mod owners; // jobs that belong to someone: a submission admitted within its owner's quotas
 mod quotients; // verified misère quotients, one row per (code, bound), computed once per store
+mod sequence_jobs; // octal-sequence jobs: inserted (alone, owned, a census's), checkpointed, finished
 mod sequences; // stored G-sequences and their proved periodicity
 mod tx; // write transactions never pooled in an unknown state
 mod windows; // a window-mode job's values (every one on disk) and engine state
@@ -23,10 +25,11 @@ mod windows; // a window-mode job's values (every one on disk) and engine state
 pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
-pub use jobs::{Checkpoint, CheckpointArgs, Job, JobKind, JobStatus, NewJob, RunRecord};
+pub use jobs::{Checkpoint, Job, JobKind, JobStatus, RunRecord};
 pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
+pub use sequence_jobs::{CheckpointArgs, NewJob};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 pub use windows::{
     ArchiveDamage, ArchiveReport, StoredWindow, WindowState, WindowValues, WindowWrite,

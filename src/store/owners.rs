@@ -10,8 +10,7 @@
 
 use sqlx::Row;
 
-use super::jobs::insert_job;
-use super::{now_ms, Job, NewJob, Store, StoreError};
+use super::{Job, Store, StoreError};
 
 /// One day, in the store's milliseconds.
 pub const DAY_MS: i64 = 86_400_000;
@@ -104,32 +103,6 @@ pub(super) async fn admit(
 }
 
 impl Store {
-    /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
-    pub async fn create_owned_job(
-        &self,
-        job: &NewJob,
-        id: &str,
-        owner: &str,
-        quota: JobQuota,
-    ) -> Result<Admission, StoreError> {
-        let now = now_ms();
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                if let Some(refused) = admit(c, owner, quota, (1, job.max_n), now).await? {
-                    return Ok(refused);
-                }
-                let job = insert_job(c, job, id, Some(owner), now).await?;
-                Ok(Admission::Created(Box::new(job)))
-            }
-            .await;
-            tx.finish_if(r, Admission::created).await
-        }
-        .await;
-        self.track_if(r, Admission::created)
-    }
-
     /// Jobs of `owner` (`None`: every job), newest first; `after` as for [`Store::list_jobs`].
     pub async fn list_jobs_of(
         &self,
