@@ -15,7 +15,9 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     println!("cargo:rerun-if-env-changed=GRUNDY_GIT_COMMIT");
     // A new commit, a checkout or a staged change moves HEAD or the index.
-    for path in [".git/HEAD", ".git/index", ".git/refs/heads"] {
+    // Where git keeps them (a linked worktree's `.git` is a file, not the folder).
+    for name in ["HEAD", "index", "refs/heads"] {
+        let path = git(&["rev-parse", "--git-path", name]).unwrap_or(format!(".git/{name}"));
         println!("cargo:rerun-if-changed={path}");
     }
     let commit = std::env::var("GRUNDY_GIT_COMMIT")

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-use crate::api::error::ApiError;
+use crate::api::wire::error::ApiError;
 use crate::config::Config;
 use crate::http::body_read::{BodyRules, ReadBodyLayer};
 use crate::http::headers::{security_headers, X_REQUEST_ID};

@@ -7,7 +7,7 @@
 pub mod allocator; // mimalloc called like malloc (the binary's global allocator)
 pub mod api; // handlers and wire types (OpenAPI schemas), one router per route module
 pub mod app; // the router and the middleware stack, and `run`: state + store + workers + serve
-pub mod config; // every setting, from GRUNDY_* environment variables
+pub mod config; // every setting, from GRUNDY_* environment variables, and the API key file
 pub mod core; // the pure mathematics: no I/O, no async
 pub mod http; // the HTTP edge: accept loop, deadlines, body reading, overload, metrics, headers
 pub mod problem; // RFC 9457 problem documents and the catalogue of problem types

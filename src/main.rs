@@ -20,7 +20,7 @@ const USAGE: &str =
 /// (shown this once: the server keeps only its hash), the line for `GRUNDY_API_KEYS_FILE` on
 /// the second. Scopes: `jobs`, `jobs:read`, `admin`.
 fn keys(args: Vec<String>) -> ExitCode {
-    use grundy::service::keys;
+    use grundy::config::keys;
     let usage = |why: &str| {
         eprintln!(
             "usage: grundy keys new --name NAME --scope SCOPE[,SCOPE] (scopes: jobs, jobs:read, admin)\n{why}"

@@ -1,14 +1,14 @@
 //! API keys at the HTTP API: the extractors that name the caller of a job operation
 //! ([`JobReader`], [`JobWriter`]), the refusals as problems (401 with `WWW-Authenticate`, 403,
 //! 429), and the bearer security scheme of the OpenAPI document. Who may do what is
-//! [`crate::service::auth`]; the key file is [`crate::service::keys`].
+//! [`crate::service::auth`]; the key file is [`crate::config::keys`].
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use super::error::ApiError;
+use crate::api::wire::error::ApiError;
 use crate::service::auth::{Action, Caller, Denied, QuotaExceeded};
 use crate::service::AppState;
 
@@ -68,7 +68,7 @@ impl From<Denied> for ApiError {
             },
             Denied::Scope { key, needed } => {
                 let scopes = match needed {
-                    crate::service::keys::Scope::JobsRead => "jobs:read, jobs or admin",
+                    crate::config::keys::Scope::JobsRead => "jobs:read, jobs or admin",
                     _ => "jobs or admin",
                 };
                 ApiError::InsufficientScope {

@@ -9,8 +9,8 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde::Serialize;
 
-use super::error::ApiError;
-use super::fast_json::WriteJson;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::fast_json::WriteJson;
 use crate::http::headers::json_headers;
 use crate::service::AppState;
 

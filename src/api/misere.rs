@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond;
-use super::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::{quotient_location, store, JobResponse};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::octal::parse_code;
-use super::params::ApiQuery;
+use crate::api::compute::respond;
+use crate::api::jobs::{quotient_location, store, JobResponse};
+use crate::api::octal::parse_code;
+use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::params::ApiQuery;
 use crate::core::misere::MisereQuotient;
 use crate::problem::Problem;
 use crate::service::auth::{Action, QuotientSubmitted};
@@ -40,18 +40,18 @@ pub const MAX_TABLE_ROWS: u64 = 256;
 #[schema(example = json!({"code": "0.(3)", "max_heap": 3, "table_rows": 2}))]
 pub struct QuotientRequest {
     /// A game code, as for `POST /v1/octal/sequence`.
-    #[schema(schema_with = super::schema_rules::game_code)]
+    #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
     pub code: String,
     /// The quotient of the heaps 0..=max_heap (of the whole game when a periodicity is proved).
-    #[schema(schema_with = super::schema_rules::misere_max_heap)]
+    #[schema(schema_with = crate::api::wire::schema_rules::misere_max_heap)]
     pub max_heap: Nat,
     /// The first row of the multiplication table in `table`.
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::misere_table_offset)]
+    #[schema(schema_with = crate::api::wire::schema_rules::misere_table_offset)]
     pub table_offset: Option<Nat>,
     /// How many rows of the multiplication table to include (0: none).
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::misere_table_rows)]
+    #[schema(schema_with = crate::api::wire::schema_rules::misere_table_rows)]
     pub table_rows: Option<Nat>,
     /// Compute it by a job instead (default false): 202 with the job document (kind
     /// `misere_quotient`) and a `Location` at `/v1/octal/jobs/{id}` — the caller's job for the
@@ -76,7 +76,7 @@ pub struct QuotientJobResponse {
 }
 
 /// The quotient to read: `GET /v1/octal/misere/quotient` (documented by
-/// [`super::schema_rules::QuotientQueryParams`]).
+/// [`crate::api::wire::schema_rules::QuotientQueryParams`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuotientQuery {
@@ -370,7 +370,7 @@ async fn quotient(
 /// A quotient computed before (by a request or a job): never computes.
 #[utoipa::path(
     get, path = "/v1/octal/misere/quotient", operation_id = "octal_misere_quotient_read", tag = "octal",
-    params(super::schema_rules::QuotientQueryParams),
+    params(crate::api::wire::schema_rules::QuotientQueryParams),
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
         (status = 202, description = "A job computing it is queued or running (Retry-After)", body = QuotientJobResponse),

@@ -1,42 +1,29 @@
 //! The HTTP API: request/response types (with OpenAPI schemas), handlers, and the router.
 //! Handlers and wire types only: the edge is `crate::http`, the services `crate::service`.
 
-pub mod accept; // content negotiation: JSON, CSV or binary by Accept
+// A folder per resource: the handler of any path of the OpenAPI document is in the folder its
+// path names (`/v1/octal/census` in `jobs/`, the job kinds' shared resource); what every
+// resource speaks — errors, problems, JSON, numbers, parameters — is in `wire/`.
 pub mod auth; // API keys at the API: the job callers' extractors, 401/403/429 problems, the bearer scheme
-pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
-pub mod census; // /v1/octal/census: one job per game, a table of statistics and verified verdicts
 pub mod compute; // the one path of every compute answer: cache, compute pool, serialization
-pub mod doc_responses; // shared OpenAPI response components (400/413/415, 404 job, 503 store)
-pub mod error; // ApiError: every failure of a handler, rendered as a problem in one place
-pub mod events; // GET /v1/octal/jobs/{id}/events (Server-Sent Events)
-pub mod explain; // POST /v1/welter/explain
-pub mod fast_json; // hand-written JSON for the hottest answers: the trait and its pieces
-pub mod game; // Play, Outcome, Move: the wire forms of core::game
-pub mod jobs; // /v1/octal/jobs: submit, list, read, cancel, delete
-pub mod json; // ApiJson: the JSON body extractor whose problems name the field
-pub mod max_welter; // /v1/max-welter/*
-pub mod misere; // POST /v1/octal/misere/quotient: verified misère quotients
-pub mod nat; // Nat: exact non-negative integers from JSON
-pub mod numbers; // exact JSON numbers (no rounding through floats)
-pub mod octal; // /v1/octal/{sequence,value,winning-moves}
+pub mod jobs; // /v1/octal/jobs (and their events and statistics), /v1/octal/census: durable jobs
+pub mod misere; // /v1/octal/misere/quotient: verified misère quotients (by a job when async)
+pub mod octal; // /v1/octal/{sequence,value,winning-moves}, /v1/octal/{code}/values
 pub mod ops; // /healthz, /readyz, /metrics
 pub mod pages; // the web pages at / and their assets
-pub mod params; // ApiQuery, ApiPath: query and path extractors whose problems name the parameter
-pub mod position; // shared position checks (distinct squares, lengths)
-pub mod problems; // /problems/*: one page per problem type
-pub mod related; // /v1/antonim/*, /v1/antimatter/*
-pub mod schema_rules; // the JSON Schema rules of the OpenAPI document (patterns, limits)
-mod serde_error; // a serde error as the problem naming its field
-pub mod statistics; // GET /v1/octal/jobs/{id}/statistics: the tables' statistics of a job
 pub mod transfinite; // /v1/transfinite/*
-pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
-pub mod welter; // /v1/welter/{value,winning-moves,primes}
+pub mod welter; // /v1/welter/*, and the searched games: /v1/max-welter/*, /v1/antonim/*, /v1/antimatter/*
+pub mod wire; // the shared wire vocabulary: errors, /problems/*, JSON, exact numbers, parameters, schemas
+
+// The paths the integration tests name, from before the folders.
+pub use wire::{numbers, schema_rules};
 
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::service::AppState;
 use auth::BearerScheme;
+use wire::doc_responses;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -75,20 +62,20 @@ struct ApiDoc;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(welter::router())
-        .merge(batch::router())
-        .merge(explain::router())
+        .merge(welter::batch::router())
+        .merge(welter::explain::router())
         .merge(transfinite::router())
-        .merge(max_welter::router())
-        .merge(related::router())
+        .merge(welter::max_welter::router())
+        .merge(welter::related::router())
         .merge(octal::router())
         .merge(misere::router())
-        .merge(values::router())
+        .merge(octal::values::router())
         .merge(jobs::router())
-        .merge(events::router())
-        .merge(statistics::router())
-        .merge(census::router())
+        .merge(jobs::events::router())
+        .merge(jobs::statistics::router())
+        .merge(jobs::census::router())
         .merge(ops::router())
-        .merge(problems::router())
+        .merge(wire::problems::router())
 }
 
 /// The OpenAPI document generated from the code (the committed `openapi/openapi.json`).

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::error::ApiError;
+use crate::api::wire::error::ApiError;
 
 /// The policy of the pages: only same-origin scripts, styles, images and fetches; no inline
 /// script or style, no `eval`, no plugins, no framing, no `<base>` tricks.

@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::Outcome;
-use super::json::ApiJson;
+use crate::api::compute::respond;
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::Outcome;
+use crate::api::wire::json::ApiJson;
 use crate::core::ordinal::Ordinal;
 use crate::core::transfinite as core;
 use crate::problem::Problem;
@@ -23,7 +23,7 @@ use crate::service::AppState;
 #[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
 pub struct OrdinalPositionRequest {
     /// Ordinals below ε0: `w`/`ω`, `^`, `*`/`·`, `+`, parentheses, natural numbers.
-    #[schema(schema_with = super::schema_rules::nim_ordinals)]
+    #[schema(schema_with = crate::api::wire::schema_rules::nim_ordinals)]
     pub position: Vec<String>,
 }
 
@@ -32,7 +32,7 @@ pub struct OrdinalPositionRequest {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": ["1", "w*2+4", "w*2+9", "w^2+w*4+16", "w^2+w*5+25"]}))]
 pub struct WelterOrdinalPositionRequest {
-    #[schema(schema_with = super::schema_rules::welter_ordinals)]
+    #[schema(schema_with = crate::api::wire::schema_rules::welter_ordinals)]
     pub position: Vec<String>,
 }
 

@@ -2,7 +2,7 @@
 //! ([`catalogue`]), and the one function that turns a problem into a response ([`respond`]).
 //!
 //! Both the HTTP edge (`crate::http`: a body too large or too slow, overload) and the API's
-//! error type (`crate::api::error::ApiError`) answer through here, so every error of the
+//! error type (`crate::api::wire::error::ApiError`) answer through here, so every error of the
 //! service has the same shape, headers and `type` URIs.
 
 pub mod catalogue; // ProblemType, one constant per problem type, ALL, ProblemTypeName

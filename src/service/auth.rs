@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::keys::{KeyRing, Scope};
+use crate::config::keys::{KeyRing, Scope};
 use crate::config::Config;
 use crate::store::{
     Admission, Job, JobQuota, NewJob, QuotientAdmission, Store, StoreError, DAY_MS,
@@ -466,7 +466,7 @@ impl Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::keys::{key_file_line, new_key};
+    use crate::config::keys::{key_file_line, new_key};
 
     fn config(addr: &str, keys: Option<&str>, off: bool) -> Config {
         Config {
@@ -479,32 +479,8 @@ mod tests {
 
     fn job(owner: Option<&str>) -> Job {
         Job {
-            kind: crate::store::JobKind::Sequence,
-            quotient: None,
-            id: "j".into(),
-            code: "0.6".into(),
-            max_n: 1,
-            status: crate::store::JobStatus::Queued,
-            computed: 0,
-            rate: None,
-            error: None,
-            periodicity: None,
-            cancel_requested: false,
-            lease_owner: None,
-            attempts: 0,
-            created_at: 0,
-            started_at: None,
-            finished_at: None,
-            updated_at: 0,
-            keep_window: None,
-            store_values: true,
             owner: owner.map(str::to_owned),
-            archive_bytes: 0,
-            archive: None,
-            threads: None,
-            cpu_ms: None,
-            engine_version: None,
-            engine_commit: None,
+            ..Job::queued("j", crate::store::JobKind::Sequence, "0.6", 1, 0)
         }
     }
 

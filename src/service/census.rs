@@ -470,32 +470,13 @@ mod tests {
 
     fn job(status: JobStatus, periodicity: Option<&str>) -> Job {
         Job {
-            kind: crate::store::JobKind::Sequence,
-            quotient: None,
-            id: "p".into(),
-            code: "0.07".into(),
-            max_n: 1000,
             status,
             computed: 175,
-            rate: None,
-            error: None,
             periodicity: periodicity.map(str::to_owned),
-            cancel_requested: false,
-            lease_owner: None,
             attempts: 1,
-            created_at: 0,
-            started_at: None,
-            finished_at: None,
-            updated_at: 0,
             keep_window: Some(1 << 16),
             store_values: false,
-            owner: None,
-            archive_bytes: 0,
-            archive: None,
-            threads: None,
-            cpu_ms: None,
-            engine_version: None,
-            engine_commit: None,
+            ..Job::queued("p", crate::store::JobKind::Sequence, "0.07", 1000, 0)
         }
     }
 

@@ -29,6 +29,9 @@
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
+use crate::core::octal::{ENGINE_COMMIT, ENGINE_VERSION};
+use crate::store::RunRecord;
+
 /// Clock ticks per second of the counters (`USER_HZ`).
 const TICKS_PER_SECOND: u64 = 100;
 
@@ -180,6 +183,17 @@ impl JobCpu {
     /// Seconds of CPU time counted so far (`None` without `/proc`).
     pub fn seconds(&self) -> Option<f64> {
         self.millis().map(|ms| ms as f64 / 1000.0)
+    }
+
+    /// What a checkpoint of a job of any kind saves about this run: the `threads` it runs on,
+    /// the job's CPU time in all — `before` (the earlier runs', `Job::cpu_ms`) and this run's
+    /// — and this engine.
+    pub fn run_record(&self, threads: Option<u64>, before: Option<u64>) -> RunRecord<'static> {
+        RunRecord {
+            threads,
+            cpu_ms: self.millis().map(|ms| before.unwrap_or(0) + ms),
+            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
+        }
     }
 }
 

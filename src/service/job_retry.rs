@@ -1,6 +1,6 @@
 //! What every job worker does while the store fails: waits with back-off, retries, and marks
 //! its job stalled meanwhile (shown in the job document) — for sequence jobs
-//! (`workers.rs`) and misère-quotient jobs (`misere_jobs.rs`) alike.
+//! (`sequence_jobs.rs`) and misère-quotient jobs (`misere_jobs.rs`) alike.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -26,7 +26,7 @@ use super::job_retry::{mark_stalled, retrying};
 use super::misere::{job_budget, MAX_BOUND};
 use super::state::AppState;
 use crate::core::misere::{MisereEngine, MisereError, MisereQuotient, QuotientParts};
-use crate::core::octal::{Game, ENGINE_COMMIT, ENGINE_VERSION};
+use crate::core::octal::Game;
 use crate::store::{
     Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientProgress, RunRecord, Stall, Store,
     StoreError,
@@ -463,14 +463,7 @@ impl QuotientRun<'_> {
         if !self.computing {
             return RunRecord::default();
         }
-        RunRecord {
-            threads: Some(1),
-            cpu_ms: self
-                .cpu
-                .millis()
-                .map(|ms| self.job.cpu_ms.unwrap_or(0) + ms),
-            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
-        }
+        self.cpu.run_record(Some(1), self.job.cpu_ms)
     }
 
     async fn checkpoint(&self, state: Option<&QuotientParts>) -> Result<Checkpoint, StoreError> {

@@ -13,8 +13,9 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::jobs::{job_from_row, COLUMNS};
-use super::owners::DAY_MS;
+use super::jobs::cancel_where;
+use super::owners::admit;
+use super::sequence_jobs::insert_job;
 use super::{now_ms, Admission, Job, JobQuota, NewJob, Store, StoreError};
 
 /// What a census computes: every code to `max_n`, with the jobs' keep settings.
@@ -101,6 +102,13 @@ pub enum CensusAdmission {
     Refused(Admission),
 }
 
+impl CensusAdmission {
+    /// Whether the census was inserted.
+    fn created(&self) -> bool {
+        matches!(self, CensusAdmission::Created(..))
+    }
+}
+
 const CENSUS_COLUMNS: &str =
     "id, created_at, owner, max_n, keep_window, store_values, codes, cancelled_at";
 
@@ -118,31 +126,6 @@ fn census_from_row(row: &AnyRow) -> Result<Census, StoreError> {
         codes: codes.lines().map(str::to_owned).collect(),
         cancelled_at: row.try_get("cancelled_at")?,
     })
-}
-
-/// Inserts a queued job on an open transaction.
-async fn insert_job(
-    c: &mut sqlx::AnyConnection,
-    job: &NewJob,
-    id: &str,
-    owner: Option<&str>,
-    now: i64,
-) -> Result<Job, StoreError> {
-    let row = sqlx::query(&format!(
-        "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
-           keep_window, store_values) \
-         VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(&job.code)
-    .bind(job.max_n.min(i64::MAX as u64) as i64)
-    .bind(now)
-    .bind(owner)
-    .bind(job.keep_window.map(|w| w as i64))
-    .bind(i64::from(job.store_values))
-    .fetch_one(&mut *c)
-    .await?;
-    job_from_row(&row)
 }
 
 async fn insert_link(
@@ -184,45 +167,15 @@ impl Store {
             )));
         }
         let now = now_ms();
-        let day = now.div_euclid(DAY_MS);
         let count = new.codes.len() as u64;
-        let heaps = new.max_n.saturating_mul(count).min(i64::MAX as u64) as i64;
         let r = async {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
                 if let (Some(owner), Some(quota)) = (owner, quota) {
-                    let used: i64 = sqlx::query(
-                        "INSERT INTO job_usage (owner, day, heaps) VALUES ($1, $2, $3) \
-                         ON CONFLICT (owner, day) DO UPDATE SET heaps = job_usage.heaps + excluded.heaps \
-                         RETURNING heaps",
-                    )
-                    .bind(owner)
-                    .bind(day)
-                    .bind(heaps)
-                    .fetch_one(&mut *c)
-                    .await?
-                    .try_get("heaps")?;
-                    let before = used.saturating_sub(heaps).max(0) as u64;
-                    if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
-                        return Ok(CensusAdmission::Refused(Admission::HeapsPerDay {
-                            limit: quota.heaps_per_day,
-                            used: before,
-                            day_ends_ms: (day + 1) * DAY_MS,
-                        }));
-                    }
-                    let active: i64 = sqlx::query(
-                        "SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
-                    )
-                    .bind(owner)
-                    .fetch_one(&mut *c)
-                    .await?
-                    .try_get("n")?;
-                    if quota.active_jobs > 0 && active as u64 + count > quota.active_jobs {
-                        return Ok(CensusAdmission::Refused(Admission::ActiveJobs {
-                            limit: quota.active_jobs,
-                            active: active as u64,
-                        }));
+                    let asked = (count, new.max_n.saturating_mul(count));
+                    if let Some(refused) = admit(c, owner, quota, asked, now).await? {
+                        return Ok(CensusAdmission::Refused(refused));
                     }
                 }
                 let row = sqlx::query(&format!(
@@ -247,20 +200,10 @@ impl Store {
                 Ok(CensusAdmission::Created(Box::new(census), jobs))
             }
             .await;
-            match r {
-                Ok(created @ CensusAdmission::Created(..)) => tx.finish(Ok(created)).await,
-                Ok(refused) => {
-                    tx.rollback().await?;
-                    Ok(refused)
-                }
-                Err(e) => tx.finish(Err(e)).await,
-            }
+            tx.finish_if(r, CensusAdmission::created).await
         }
         .await;
-        match r {
-            r @ Ok(CensusAdmission::Created(..)) => self.track_commit(r),
-            r => self.track_write(r),
-        }
+        self.track_if(r, CensusAdmission::created)
     }
 
     pub async fn get_census(&self, id: &str) -> Result<Option<Census>, StoreError> {
@@ -398,27 +341,14 @@ impl Store {
                 .bind(id)
                 .execute(&mut *c)
                 .await?;
-                sqlx::query(
-                    "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-                     lease_expires_at = NULL \
-                     WHERE status = 'queued' AND id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)",
-                )
-                .bind(now)
+                let its_jobs = "id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)";
+                cancel_where(c, its_jobs, id, now).await?;
+                let row = sqlx::query(&format!(
+                    "SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"
+                ))
                 .bind(id)
-                .execute(&mut *c)
+                .fetch_optional(&mut *c)
                 .await?;
-                sqlx::query(
-                    "UPDATE jobs SET cancel_requested = 1, updated_at = $1 \
-                     WHERE status = 'running' AND id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)",
-                )
-                .bind(now)
-                .bind(id)
-                .execute(&mut *c)
-                .await?;
-                let row = sqlx::query(&format!("SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"))
-                    .bind(id)
-                    .fetch_optional(&mut *c)
-                    .await?;
                 row.as_ref().map(census_from_row).transpose()
             }
             .await;

@@ -9,10 +9,7 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::sequences::write_tail;
-use super::windows::{write_window, WindowWrite};
 use super::{now_ms, Backend, Store, StoreError};
-use crate::core::octal::ValuesRef;
 
 /// A job's life: queued → running → done | failed | cancelled (running → queued on shutdown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +119,41 @@ pub struct Job {
     pub engine_commit: Option<String>,
 }
 
+impl Job {
+    /// A job as inserted: queued at `now`, nothing computed, no run yet — what every kind
+    /// starts from (its own fields are then set over this).
+    pub fn queued(id: &str, kind: JobKind, code: &str, max_n: u64, now: i64) -> Job {
+        Job {
+            id: id.to_owned(),
+            kind,
+            code: code.to_owned(),
+            max_n,
+            status: JobStatus::Queued,
+            computed: 0,
+            rate: None,
+            error: None,
+            periodicity: None,
+            cancel_requested: false,
+            lease_owner: None,
+            attempts: 0,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            updated_at: now,
+            keep_window: None,
+            store_values: true,
+            owner: None,
+            archive_bytes: 0,
+            archive: None,
+            quotient: None,
+            threads: None,
+            cpu_ms: None,
+            engine_version: None,
+            engine_commit: None,
+        }
+    }
+}
+
 /// What a run of a job computes on and what it has cost, saved with its checkpoints; `None`
 /// keeps what the row holds (a run that never measured CPU time leaves the earlier runs').
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -164,16 +196,6 @@ pub(super) fn bind_run<'q>(
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
     let (threads, cpu_ms, version, commit) = run.binds();
     q.bind(threads).bind(cpu_ms).bind(version).bind(commit)
-}
-
-/// What a client asks for.
-#[derive(Debug, Clone)]
-pub struct NewJob {
-    pub code: String,
-    pub max_n: u64,
-    /// Window mode: the values kept behind n and in the front (`None`: keep every value).
-    pub keep_window: Option<u64>,
-    pub store_values: bool,
 }
 
 pub(super) const COLUMNS: &str =
@@ -236,89 +258,75 @@ pub enum Checkpoint {
     Missing,
 }
 
-/// What a checkpoint saves: values `offset..offset + tail.len()` of `code` (`offset` from
-/// [`super::sequences::tail_offset`]; only the tail is passed, as a view of the values in
-/// their own width, so a long job never copies its sequence), the job's progress, and a lease
-/// renewal, atomically. A `&[u32]` or `&Values` converts into the tail with `.into()`.
-/// A window-mode job (`window`) writes its kept values there, and the sequence tail only when
-/// it stores every value (`store_values`; otherwise the tail is empty and ignored).
-#[derive(Debug, Clone)]
-pub struct CheckpointArgs<'a> {
-    pub job_id: &'a str,
-    pub owner: &'a str,
-    pub code: &'a str,
-    pub offset: usize,
-    pub tail: ValuesRef<'a>,
-    /// Values computed (the sequence tail's end, or a window job's n).
-    pub computed: u64,
-    pub window: Option<WindowWrite<'a>>,
-    /// `Statistics::to_bytes` of G(0..computed).
-    pub statistics: Option<&'a [u8]>,
-    /// The periodicity verdict as JSON, once known.
-    pub periodicity: Option<&'a str>,
-    /// Heaps per second over the last interval (`None` keeps the stored rate).
-    pub rate: Option<f64>,
-    pub lease_ms: i64,
-    /// The threads, CPU time and engine of the run (`Default`: keep what is stored).
-    pub run: RunRecord<'a>,
+impl Checkpoint {
+    /// Whether the checkpoint's transaction wrote (and commits): not when the lease is gone.
+    pub(super) fn wrote(&self) -> bool {
+        matches!(self, Checkpoint::Continue | Checkpoint::Cancel)
+    }
+
+    /// The lease half of every kind's checkpoint, on its open transaction: `renewed` is the row
+    /// of the `UPDATE … WHERE id AND lease_owner AND status = 'running' RETURNING
+    /// cancel_requested` that saved the progress. `Err(Lost | Missing)` when it matched no
+    /// row (the caller writes nothing more and rolls back); else the row, to go on.
+    pub(super) async fn renewed(
+        c: &mut sqlx::AnyConnection,
+        job_id: &str,
+        renewed: Option<AnyRow>,
+    ) -> Result<Result<AnyRow, Checkpoint>, StoreError> {
+        if let Some(row) = renewed {
+            return Ok(Ok(row));
+        }
+        let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
+            .bind(job_id)
+            .fetch_optional(&mut *c)
+            .await?
+            .is_some();
+        Ok(Err(if exists {
+            Checkpoint::Lost
+        } else {
+            Checkpoint::Missing
+        }))
+    }
+
+    /// What the renewed row says: stop when a cancel was asked for, else go on.
+    pub(super) fn of_row(renewed: &AnyRow) -> Result<Checkpoint, StoreError> {
+        let cancel: i64 = renewed.try_get("cancel_requested")?;
+        Ok(if cancel != 0 {
+            Checkpoint::Cancel
+        } else {
+            Checkpoint::Continue
+        })
+    }
+}
+
+/// The cancel every kind shares, on an open transaction: the queued jobs that `which` (a
+/// condition on `jobs`, with `arg` as `$2`) selects are cancelled at once, the running ones
+/// flagged (their workers stop at the next checkpoint); final jobs are left as they are.
+pub(super) async fn cancel_where(
+    c: &mut sqlx::AnyConnection,
+    which: &str,
+    arg: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(&format!(
+        "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
+         lease_expires_at = NULL WHERE status = 'queued' AND {which}"
+    ))
+    .bind(now)
+    .bind(arg)
+    .execute(&mut *c)
+    .await?;
+    sqlx::query(&format!(
+        "UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE status = 'running' AND {which}"
+    ))
+    .bind(now)
+    .bind(arg)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
 }
 
 impl Store {
-    /// Inserts a queued job. `computed` starts at what is already known for the code. Returns
-    /// only after the insert is committed.
-    pub async fn create_job(
-        &self,
-        job: &NewJob,
-        id: &str,
-        computed: u64,
-    ) -> Result<Job, StoreError> {
-        let now = now_ms();
-        let r = sqlx::query(
-            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, \
-               keep_window, store_values) \
-             VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5, $6, $7)",
-        )
-        .bind(id)
-        .bind(&job.code)
-        .bind(job.max_n as i64)
-        .bind(computed as i64)
-        .bind(now)
-        .bind(job.keep_window.map(|w| w as i64))
-        .bind(i64::from(job.store_values))
-        .execute(&self.pool())
-        .await;
-        self.track_commit(r.map_err(StoreError::from))?;
-        // As inserted (a worker may claim it a moment later; the answer reports the submission).
-        Ok(Job {
-            id: id.to_owned(),
-            kind: JobKind::Sequence,
-            code: job.code.clone(),
-            max_n: job.max_n,
-            status: JobStatus::Queued,
-            computed,
-            rate: None,
-            error: None,
-            periodicity: None,
-            cancel_requested: false,
-            lease_owner: None,
-            attempts: 0,
-            created_at: now,
-            started_at: None,
-            finished_at: None,
-            updated_at: now,
-            keep_window: job.keep_window,
-            store_values: job.store_values,
-            owner: None,
-            archive_bytes: 0,
-            archive: None,
-            quotient: None,
-            threads: None,
-            cpu_ms: None,
-            engine_version: None,
-            engine_commit: None,
-        })
-    }
-
     pub async fn get_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
         let r = async {
             let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
@@ -401,19 +409,7 @@ impl Store {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                sqlx::query(
-                    "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-                     lease_expires_at = NULL WHERE id = $2 AND status = 'queued'",
-                )
-                .bind(now)
-                .bind(id)
-                .execute(&mut *c)
-                .await?;
-                sqlx::query("UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2 AND status = 'running'")
-                    .bind(now)
-                    .bind(id)
-                    .execute(&mut *c)
-                    .await?;
+                cancel_where(c, "id = $2", id, now).await?;
                 // A cancelled misère-quotient job's saved state goes unless another job still
                 // computes that quotient (`misere_jobs.rs`).
                 sqlx::query(
@@ -537,73 +533,6 @@ impl Store {
         }
     }
 
-    /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).
-    pub async fn checkpoint(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
-        match self.checkpoint_once(a).await {
-            r @ Ok(Checkpoint::Continue | Checkpoint::Cancel) => self.track_commit(r),
-            r => self.track_write(r),
-        }
-    }
-
-    async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
-        let len = a.computed;
-        let now = now_ms();
-        let mut tx = self.begin_write().await?;
-        let r = async {
-            let c = tx.conn();
-            let sql = format!(
-                "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
-                 updated_at = $4, statistics = COALESCE($7, statistics), {} \
-                 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
-                run_set(8)
-            );
-            let q = sqlx::query(&sql)
-            .bind(len as i64)
-            // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
-            // prepared statement keeps that type and the next real f64 is then refused.
-            .bind(a.rate.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(-1.0))
-            .bind(now + a.lease_ms)
-            .bind(now)
-            .bind(a.job_id)
-            .bind(a.owner)
-            .bind(a.statistics);
-            let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
-            let Some(row) = row else {
-                let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
-                    .bind(a.job_id)
-                    .fetch_optional(&mut *c)
-                    .await?
-                    .is_some();
-                return Ok(if exists {
-                    Checkpoint::Lost
-                } else {
-                    Checkpoint::Missing
-                });
-            };
-            if a.window.is_none() || !a.tail.is_empty() {
-                write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
-            }
-            if let Some(w) = &a.window {
-                write_window(c, a.job_id, w).await?;
-            }
-            let cancel: i64 = row.try_get("cancel_requested")?;
-            Ok(if cancel != 0 {
-                Checkpoint::Cancel
-            } else {
-                Checkpoint::Continue
-            })
-        }
-        .await;
-        match r {
-            // Nothing was written: end the transaction without a commit that could fail.
-            Ok(cp @ (Checkpoint::Lost | Checkpoint::Missing)) => {
-                tx.rollback().await?;
-                Ok(cp)
-            }
-            r => tx.finish(r).await,
-        }
-    }
-
     /// Re-registers a job this replica is running whose row vanished with a wiped or replaced
     /// database (see [`Checkpoint::Missing`]): inserted as running under `owner`, as it was.
     /// An existing row is left alone.
@@ -644,35 +573,6 @@ impl Store {
         self.track_commit(r.map_err(StoreError::from))?;
         tracing::warn!(job = %job.id, "job row was missing from the store; re-registered from memory");
         Ok(())
-    }
-
-    /// Ends a job owned by `owner` with a final status. Returns false if the lease was lost.
-    pub async fn finish_job(
-        &self,
-        job_id: &str,
-        owner: &str,
-        status: JobStatus,
-        computed: u64,
-        error: Option<&str>,
-        periodicity: Option<&str>,
-    ) -> Result<bool, StoreError> {
-        let now = now_ms();
-        let r = sqlx::query(
-            "UPDATE jobs SET status = $1, computed = $2, error = $3, periodicity = COALESCE($4, periodicity), \
-               finished_at = $5, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
-             WHERE id = $6 AND lease_owner = $7 AND status = 'running'",
-        )
-        .bind(status.as_str())
-        .bind(computed as i64)
-        .bind(error)
-        .bind(periodicity)
-        .bind(now)
-        .bind(job_id)
-        .bind(owner)
-        .execute(&self.pool())
-        .await;
-        let r = self.track_write(r.map_err(StoreError::from))?;
-        Ok(r.rows_affected() == 1)
     }
 
     /// Gives a running job back to the queue (graceful shutdown, after a final checkpoint).

@@ -69,6 +69,13 @@ pub enum QuotientAdmission {
     Refused(Admission),
 }
 
+impl QuotientAdmission {
+    /// Whether a job was inserted.
+    fn created(&self) -> bool {
+        matches!(self, QuotientAdmission::Created(_))
+    }
+}
+
 /// What [`Store::checkpoint_quotient`] saves.
 #[derive(Debug, Clone)]
 pub struct QuotientCheckpoint<'a> {
@@ -148,7 +155,7 @@ impl Store {
                     return Ok(QuotientAdmission::Joined(Box::new(job)));
                 }
                 if let Some((o, quota)) = owner {
-                    if let Some(refused) = admit(c, o, quota, bound, now).await? {
+                    if let Some(refused) = admit(c, o, quota, (1, bound), now).await? {
                         return Ok(QuotientAdmission::Refused(refused));
                     }
                 }
@@ -180,20 +187,10 @@ impl Store {
                 }
             }
             .await;
-            match r {
-                Ok(created @ QuotientAdmission::Created(_)) => tx.finish(Ok(created)).await,
-                Ok(other) => {
-                    tx.rollback().await?;
-                    Ok(other)
-                }
-                Err(e) => tx.finish(Err(e)).await,
-            }
+            tx.finish_if(r, QuotientAdmission::created).await
         }
         .await;
-        match r {
-            r @ Ok(QuotientAdmission::Created(_)) => self.track_commit(r),
-            r => self.track_write(r),
-        }
+        self.track_if(r, QuotientAdmission::created)
     }
 
     /// The job that says where `Q_bound` of `code` stands: a queued or running one (the
@@ -280,17 +277,9 @@ impl Store {
                     .bind(a.job_id)
                     .bind(a.owner);
                 let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
-                let Some(row) = row else {
-                    let exists = sqlx::query("SELECT 1 AS one FROM jobs WHERE id = $1")
-                        .bind(a.job_id)
-                        .fetch_optional(&mut *c)
-                        .await?
-                        .is_some();
-                    return Ok(if exists {
-                        Checkpoint::Lost
-                    } else {
-                        Checkpoint::Missing
-                    });
+                let row = match Checkpoint::renewed(c, a.job_id, row).await? {
+                    Ok(row) => row,
+                    Err(gone) => return Ok(gone),
                 };
                 let waiting = RunRecord {
                     engine: a.run.engine,
@@ -322,27 +311,13 @@ impl Store {
                     .execute(&mut *c)
                     .await?;
                 }
-                let cancel: i64 = row.try_get("cancel_requested")?;
-                Ok(if cancel != 0 {
-                    Checkpoint::Cancel
-                } else {
-                    Checkpoint::Continue
-                })
+                Checkpoint::of_row(&row)
             }
             .await;
-            match r {
-                Ok(cp @ (Checkpoint::Lost | Checkpoint::Missing)) => {
-                    tx.rollback().await?;
-                    Ok(cp)
-                }
-                r => tx.finish(r).await,
-            }
+            tx.finish_if(r, Checkpoint::wrote).await
         }
         .await;
-        match r {
-            r @ Ok(Checkpoint::Continue | Checkpoint::Cancel) => self.track_commit(r),
-            r => self.track_write(r),
-        }
+        self.track_if(r, Checkpoint::wrote)
     }
 
     /// Ends a quotient job owned by `owner` (conditional on its lease, and for `Done` on no
@@ -376,14 +351,16 @@ impl Store {
                        AND NOT ($1 = 'done' AND cancel_requested = 1)",
                     run_set(8)
                 );
-                let q = sqlx::query(&sql)
-                    .bind(status.as_str())
-                    .bind(progress.as_str())
-                    .bind(error)
-                    .bind(heap)
-                    .bind(now)
-                    .bind(job.id.as_str())
-                    .bind(owner);
+                // The end every job of the computation shares, at `$1..=$5`.
+                let end = |sql| {
+                    sqlx::query(sql)
+                        .bind(status.as_str())
+                        .bind(progress.as_str())
+                        .bind(error)
+                        .bind(heap)
+                        .bind(now)
+                };
+                let q = end(&sql).bind(job.id.as_str()).bind(owner);
                 let mine = bind_run(q, &run).execute(&mut *c).await?.rows_affected();
                 if mine != 1 {
                     return Ok(false);
@@ -402,12 +379,7 @@ impl Store {
                          WHERE kind = '{KIND}' AND code = $6 AND max_n = $7 AND status = 'queued'",
                         run_set(8)
                     );
-                    let q = sqlx::query(&sql)
-                        .bind(status.as_str())
-                        .bind(progress.as_str())
-                        .bind(error)
-                        .bind(heap)
-                        .bind(now)
+                    let q = end(&sql)
                         .bind(job.code.as_str())
                         .bind(job.max_n as i64);
                     bind_run(q, &waiting).execute(&mut *c).await?;
@@ -416,18 +388,9 @@ impl Store {
                 Ok(true)
             }
             .await;
-            match r {
-                Ok(false) => {
-                    tx.rollback().await?;
-                    Ok(false)
-                }
-                r => tx.finish(r).await,
-            }
+            tx.finish_if(r, |mine| *mine).await
         }
         .await;
-        match r {
-            r @ Ok(true) => self.track_commit(r),
-            r => self.track_write(r),
-        }
+        self.track_if(r, |mine| *mine)
     }
 }

@@ -6,24 +6,30 @@
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
+// The job lifecycle is written once, for every kind: `jobs` (the row, claim and lease, the
+// lease half of a checkpoint, cancel, the list), `owners` (every submission admitted within
+// its owner's quotas); a kind adds its own file (`sequence_jobs`, `misere_jobs`, `census`):
+// what it inserts, saves and ends with.
 mod census; // censuses: one job per code created together, and their verification jobs
-pub mod chunk;
-mod health;
-mod jobs;
+pub mod chunk; // the encoding of one stored chunk of a G-sequence
+mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
+mod jobs; // every kind's job: the row, the queue with leases, checkpoints' lease, cancel, list
 mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
-mod owners;
-mod quotients;
-mod sequences;
-mod tx;
-mod windows;
+mod owners; // jobs that belong to someone: a submission admitted within its owner's quotas
+mod quotients; // verified misère quotients, one row per (code, bound), computed once per store
+mod sequence_jobs; // octal-sequence jobs: inserted (alone, owned, a census's), checkpointed, finished
+mod sequences; // stored G-sequences and their proved periodicity
+mod tx; // write transactions never pooled in an unknown state
+mod windows; // a window-mode job's values (every one on disk) and engine state
 
 pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
-pub use jobs::{Checkpoint, CheckpointArgs, Job, JobKind, JobStatus, NewJob, RunRecord};
+pub use jobs::{Checkpoint, Job, JobKind, JobStatus, RunRecord};
 pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
+pub use sequence_jobs::{CheckpointArgs, NewJob};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 pub use windows::{
     ArchiveDamage, ArchiveReport, StoredWindow, WindowState, WindowValues, WindowWrite,
@@ -393,6 +399,20 @@ impl Store {
             Err(e) => self.inner.health.record_error(e),
         }
         r
+    }
+
+    /// [`Store::track_commit`] for an answer that `wrote` says committed changes, else
+    /// [`Store::track_write`] (a refusal, a lost lease: nothing was written).
+    pub(crate) fn track_if<T>(
+        &self,
+        r: Result<T, StoreError>,
+        wrote: impl FnOnce(&T) -> bool,
+    ) -> Result<T, StoreError> {
+        if matches!(&r, Ok(v) if wrote(v)) {
+            self.track_commit(r)
+        } else {
+            self.track_write(r)
+        }
     }
 
     /// A committed write that leaves nothing behind (its rows are deleted in the same

@@ -10,8 +10,7 @@
 
 use sqlx::Row;
 
-use super::jobs::{job_from_row, COLUMNS};
-use super::{now_ms, Job, NewJob, Store, StoreError};
+use super::{Job, Store, StoreError};
 
 /// One day, in the store's milliseconds.
 pub const DAY_MS: i64 = 86_400_000;
@@ -41,15 +40,23 @@ pub enum Admission {
     },
 }
 
-/// Checks a submission of one job of `heaps` heaps by `owner` against `quota` on an open
-/// write transaction (see the module's text): adds the heaps to the owner's usage of the day
-/// (taking that row's lock), counts its queued and running jobs, and forgets usage of days long
-/// past. `Some(refusal)` past a quota: the caller rolls back.
+impl Admission {
+    /// Whether the job was inserted.
+    pub(super) fn created(&self) -> bool {
+        matches!(self, Admission::Created(_))
+    }
+}
+
+/// Checks a submission of `jobs` jobs of `heaps` heaps in all by `owner` against `quota` on an
+/// open write transaction (see the module's text): adds the heaps to the owner's usage of the
+/// day (taking that row's lock), counts its queued and running jobs, and forgets usage of days
+/// long past. `Some(refusal)` past a quota: the caller rolls back. Every kind's submission
+/// (a job, a census's jobs, a misère quotient) is admitted here.
 pub(super) async fn admit(
     c: &mut sqlx::AnyConnection,
     owner: &str,
     quota: JobQuota,
-    heaps: u64,
+    (jobs, heaps): (u64, u64),
     now: i64,
 ) -> Result<Option<Admission>, StoreError> {
     let day = now.div_euclid(DAY_MS);
@@ -80,7 +87,7 @@ pub(super) async fn admit(
     .fetch_one(&mut *c)
     .await?
     .try_get("n")?;
-    if quota.active_jobs > 0 && active as u64 >= quota.active_jobs {
+    if quota.active_jobs > 0 && active as u64 + jobs > quota.active_jobs {
         return Ok(Some(Admission::ActiveJobs {
             limit: quota.active_jobs,
             active: active as u64,
@@ -96,55 +103,6 @@ pub(super) async fn admit(
 }
 
 impl Store {
-    /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
-    pub async fn create_owned_job(
-        &self,
-        job: &NewJob,
-        id: &str,
-        owner: &str,
-        quota: JobQuota,
-    ) -> Result<Admission, StoreError> {
-        let now = now_ms();
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                if let Some(refused) = admit(c, owner, quota, job.max_n, now).await? {
-                    return Ok(refused);
-                }
-                let row = sqlx::query(&format!(
-                    "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
-                       keep_window, store_values) \
-                     VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
-                ))
-                .bind(id)
-                .bind(&job.code)
-                .bind(job.max_n as i64)
-                .bind(now)
-                .bind(owner)
-                .bind(job.keep_window.map(|w| w as i64))
-                .bind(i64::from(job.store_values))
-                .fetch_one(&mut *c)
-                .await?;
-                Ok(Admission::Created(Box::new(job_from_row(&row)?)))
-            }
-            .await;
-            match r {
-                Ok(Admission::Created(job)) => tx.finish(Ok(Admission::Created(job))).await,
-                Ok(refused) => {
-                    tx.rollback().await?;
-                    Ok(refused)
-                }
-                Err(e) => tx.finish(Err(e)).await,
-            }
-        }
-        .await;
-        match r {
-            r @ Ok(Admission::Created(_)) => self.track_commit(r),
-            r => self.track_write(r),
-        }
-    }
-
     /// Jobs of `owner` (`None`: every job), newest first; `after` as for [`Store::list_jobs`].
     pub async fn list_jobs_of(
         &self,

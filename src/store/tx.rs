@@ -94,6 +94,22 @@ impl WriteTx {
             }
         }
     }
+
+    /// As [`WriteTx::finish`], but an `Ok` that `wrote` says wrote nothing (a refusal past a
+    /// quota, a lost lease) is rolled back: no commit that could fail.
+    pub(crate) async fn finish_if<T>(
+        self,
+        result: Result<T, StoreError>,
+        wrote: impl FnOnce(&T) -> bool,
+    ) -> Result<T, StoreError> {
+        match result {
+            Ok(v) if !wrote(&v) => {
+                self.rollback().await?;
+                Ok(v)
+            }
+            r => self.finish(r).await,
+        }
+    }
 }
 
 impl Drop for WriteTx {

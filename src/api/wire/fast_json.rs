@@ -8,7 +8,7 @@
 //! plain ASCII) — the tests compare them with serde_json on random answers, so the derived
 //! `Serialize` stays the contract and the OpenAPI schema's source.
 
-use super::game::{Move, Outcome, Play};
+use crate::api::wire::game::{Move, Outcome, Play};
 
 /// A response body that writes its own JSON, byte for byte what serde_json writes.
 pub trait WriteJson: serde::Serialize {

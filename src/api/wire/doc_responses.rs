@@ -56,6 +56,20 @@ pub enum BodyProblems {
     UnsupportedMediaType(#[ref_response] UnsupportedMediaType),
 }
 
+/// The store's refusals of a write — 503 (unavailable, a reference to its component above)
+/// and 507 (full, with `Retry-After`) — as one entry of an operation's `responses(...)`.
+#[derive(utoipa::IntoResponses)]
+pub enum StoreWriteProblems {
+    #[response(status = 503)]
+    Unavailable(#[ref_response] StoreUnavailable),
+    #[response(
+        status = 507,
+        description = "The store is full (Retry-After)",
+        content_type = "application/problem+json"
+    )]
+    Full(Problem),
+}
+
 /// 401: no API key, or an unknown one, where the server has keys.
 #[derive(ToResponse)]
 #[response(

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::api::error::ApiError;
+use crate::api::wire::error::ApiError;
 use crate::core::octal::{Periodicity, Solver, ValuesRef};
 use crate::service::octal::CachedSolver;
 use crate::store::{PeriodicityRecord, Store, CHUNK};

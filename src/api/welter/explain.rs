@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond_search;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::{Move, Outcome};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::position::distinct_sorted_limit;
+use crate::api::compute::respond_search;
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::{Move, Outcome};
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::position::distinct_sorted_limit;
 use crate::core::explain as core;
 use crate::problem::Problem;
 use crate::service::cache;
@@ -24,7 +24,7 @@ use crate::service::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19]}))]
 pub struct ExplainRequest {
     /// The occupied squares (distinct; at most `GRUNDY_EXPLAIN_MAX_COINS`, default 256).
-    #[schema(schema_with = super::schema_rules::explain_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::explain_squares)]
     pub position: Vec<Nat>,
 }
 

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond_search;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::{Move, Outcome, Play};
-use super::json::ApiJson;
-use super::nat::{nats, Nat};
-use super::position::check_len;
+use crate::api::compute::respond_search;
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::{Move, Outcome, Play};
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::{nats, Nat};
+use crate::api::wire::position::check_len;
 use crate::core::antimatter::{self, AntimatterError, Particle};
 use crate::core::antonim::{self, AntonimError};
 use crate::problem::Problem;
@@ -42,7 +42,7 @@ fn budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
 #[schema(example = json!({"position": [0, 0, 3, 5], "play": "normal"}))]
 pub struct AntonimRequest {
     /// Squares; only 0 may repeat.
-    #[schema(schema_with = super::schema_rules::antonim_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::antonim_squares)]
     pub position: Vec<Nat>,
     #[serde(default)]
     pub play: Play,
@@ -143,10 +143,10 @@ async fn antonim_winning_moves(
 #[schema(example = json!({"positrons": [1, 4], "electrons": [2], "play": "normal"}))]
 pub struct AntimatterRequest {
     /// Positron squares (distinct).
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub positrons: Vec<Nat>,
     /// Electron squares (distinct). A square given for both kinds annihilates both.
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub electrons: Vec<Nat>,
     #[serde(default)]
     pub play: Play,

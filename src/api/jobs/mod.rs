@@ -3,69 +3,34 @@
 //! (`POST /v1/octal/misere/quotient` with `"async": true`), listed, read, watched and
 //! cancelled alike.
 
+// This file is the lifecycle every kind of job shares: the job document, the list with its
+// filters and cursors, reading and cancelling one; a kind adds its own submission and options.
+pub mod census; // /v1/octal/census: one job per game, a table of statistics and verified verdicts
+pub mod events; // GET /v1/octal/jobs/{id}/events (Server-Sent Events)
+pub mod sequence; // POST /v1/octal/jobs: the octal-sequence kind, its request and options
+pub mod statistics; // GET /v1/octal/jobs/{id}/statistics: the tables' statistics of a job
+
+pub use sequence::{JobRequest, KeepMode};
+
 use axum::extract::State;
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::auth::{JobReader, JobWriter};
-use super::doc_responses::{AuthProblems, BodyProblems, JobNotFound, StoreUnavailable};
-use super::error::ApiError;
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::octal::{parse_code, PeriodicityInfo};
-use super::params::{ApiPath, ApiQuery};
+use crate::api::auth::{JobReader, JobWriter};
+use crate::api::octal::PeriodicityInfo;
+use crate::api::wire::doc_responses::{
+    AuthProblems, JobNotFound, StoreUnavailable, StoreWriteProblems,
+};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::params::{ApiPath, ApiQuery};
 use crate::problem::Problem;
-use crate::service::auth::{Caller, Listing, Submitted};
+use crate::service::auth::{Caller, Listing};
 use crate::service::AppState;
 use crate::store::{
-    ArchiveReport, Job, JobKind, JobStatus, NewJob, PeriodicityRecord, QuotientProgress, Stall,
-    Store,
+    ArchiveReport, Job, JobKind, JobStatus, PeriodicityRecord, QuotientProgress, Stall, Store,
 };
-
-/// A job request: compute g(0..max_n−1) of a game, stopping early once periodicity is proved.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"code": "0.6", "max_n": 10000000}))]
-pub struct JobRequest {
-    /// A game code (as for `/v1/octal/sequence`).
-    #[schema(schema_with = super::schema_rules::game_code)]
-    pub code: String,
-    /// How many values to compute at most (≤ `GRUNDY_JOB_MAX_N`, default 1,000,000,000, keeping
-    /// every value; ≤ `GRUNDY_JOB_WINDOW_MAX_N`, default 2^48, with `"keep": "window"`).
-    #[schema(schema_with = super::schema_rules::job_max_n)]
-    pub max_n: Nat,
-    /// Which values the job keeps: `all` — every value in memory and in the store
-    /// (downloadable, any periodicity provable); `window` — only the front G(0..window) and
-    /// the last `window` values, so memory stays bounded whatever `max_n` (for the rare/common
-    /// method's sparse games; a heap that cannot be decided from what is kept fails the job
-    /// with a problem saying which window would do). Statistics are kept either way. Absent or
-    /// null: `window` when a window option (`window`, `store_values`) is given, else `all`; an
-    /// explicit `"keep": "all"` with a window option is refused (422 naming the option).
-    #[serde(default)]
-    pub keep: Option<KeepMode>,
-    /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
-    #[serde(default)]
-    #[schema(schema_with = super::schema_rules::job_window)]
-    pub window: Option<Nat>,
-    /// A window option: also store every value, so that they can be downloaded (default false:
-    /// the store keeps only the front, the window and the statistics). Implies
-    /// `"keep": "window"`; refused with `"keep": "all"` (which stores every value anyway).
-    #[serde(default)]
-    pub store_values: Option<bool>,
-}
-
-/// Which values a job keeps in memory (see `JobRequest.keep`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum KeepMode {
-    #[default]
-    All,
-    Window,
-}
 
 /// Progress of a job.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -445,133 +410,6 @@ pub(super) async fn existing(
     Ok((store, job))
 }
 
-/// Whether a request runs in window mode: as its `keep` says; without one, when it gives a
-/// window option (`window`, `store_values`).
-pub(super) fn window_mode(req: &JobRequest) -> bool {
-    match req.keep {
-        Some(keep) => keep == KeepMode::Window,
-        None => req.window.is_some() || req.store_values.is_some(),
-    }
-}
-
-/// The job a valid request asks for: `max_n` within the mode's limit, window options only in
-/// window mode (which they imply when `keep` is not given).
-pub(super) fn new_job(
-    config: &crate::config::Config,
-    code: String,
-    req: &JobRequest,
-) -> Result<NewJob, ApiError> {
-    let max_n = req.max_n.0;
-    let window_mode = window_mode(req);
-    let (limit, var) = if window_mode {
-        (config.job_window_max_n, "GRUNDY_JOB_WINDOW_MAX_N")
-    } else {
-        (config.job_max_n, "GRUNDY_JOB_MAX_N")
-    };
-    if max_n == 0 || max_n > limit {
-        let hint = if window_mode {
-            ""
-        } else {
-            "; a job with \"keep\": \"window\" may go further"
-        };
-        return Err(ApiError::invalid(
-            "max_n",
-            format!("max_n: {max_n} is outside 1..={limit} ({var}){hint}"),
-        ));
-    }
-    if !window_mode {
-        for (field, given) in [
-            ("window", req.window.is_some()),
-            ("store_values", req.store_values.is_some()),
-        ] {
-            if given {
-                return Err(ApiError::invalid(
-                    field,
-                    format!(
-                        "{field}: only a job with \"keep\": \"window\" takes it, and this one \
-                         says \"keep\": \"all\" (leave \"keep\" out: a {field} implies \
-                         \"keep\": \"window\")"
-                    ),
-                ));
-            }
-        }
-        return Ok(NewJob {
-            code,
-            max_n,
-            keep_window: None,
-            store_values: true,
-        });
-    }
-    let slide = crate::core::octal::SLIDE as u64;
-    let window = req.window.map_or(config.job_window, |w| w.0);
-    if window == 0 || window % slide != 0 || window > config.job_max_window {
-        return Err(ApiError::invalid(
-            "window",
-            format!(
-                "window: {window} must be a positive multiple of {slide} up to {} \
-                 (GRUNDY_JOB_MAX_WINDOW)",
-                config.job_max_window
-            ),
-        ));
-    }
-    Ok(NewJob {
-        code,
-        max_n,
-        keep_window: Some(window),
-        store_values: req.store_values.unwrap_or(false),
-    })
-}
-
-/// Submit a long computation.
-#[utoipa::path(
-    post, path = "/v1/octal/jobs", operation_id = "create_octal_job", tag = "octal-jobs",
-    request_body = JobRequest, security(("api_key" = [])),
-    responses(
-        (status = 202, description = "Queued; the Location header points at the job", body = JobResponse,
-            headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
-        BodyProblems,
-        AuthProblems,
-        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or a window option (`window`, `store_values`) with `\"keep\": \"all\"` (without `keep` it implies `\"keep\": \"window\"`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "A quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-async fn create(
-    State(app): State<AppState>,
-    JobWriter(caller): JobWriter,
-    ApiJson(req): ApiJson<JobRequest>,
-) -> Result<Response, ApiError> {
-    let game = parse_code("code", &req.code)?;
-    let new = new_job(&app.config, game.canonical(), &req)?;
-    if new.keep_window.is_some() {
-        if let Some(why) = crate::core::octal::Engine::window_refusal(&game) {
-            return Err(ApiError::invalid(
-                "keep",
-                format!(
-                    "keep: {} cannot be computed in window mode: {why} (keep \"all\")",
-                    game.canonical()
-                ),
-            ));
-        }
-    }
-    let store = store(&app)?;
-    let id = uuid::Uuid::new_v4().to_string();
-    let job = match app.auth.submit(&caller, &store, &new, &id).await? {
-        Submitted::Job(job) => *job,
-        Submitted::OverQuota(q) => return Err(q.into()),
-    };
-    app.job_notify.notify_one();
-    let location = format!("/v1/octal/jobs/{id}");
-    Ok((
-        StatusCode::ACCEPTED,
-        [(header::LOCATION, location)],
-        Json(JobResponse::from(job)),
-    )
-        .into_response())
-}
-
 /// List jobs, newest first.
 #[utoipa::path(
     get, path = "/v1/octal/jobs", operation_id = "list_octal_jobs", tag = "octal-jobs",
@@ -612,7 +450,7 @@ async fn list(
         }
     };
     if let Some(owner) = params.owner.as_deref() {
-        if !crate::service::keys::valid_name(owner) {
+        if !crate::config::keys::valid_name(owner) {
             return Err(ApiError::invalid(
                 "owner",
                 format!("owner: {owner:?} is not a key name (1 to 64 of A-Z a-z 0-9 . _ -)"),
@@ -679,8 +517,7 @@ async fn get(
         AuthProblems,
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, response = JobNotFound),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
+        StoreWriteProblems,
     )
 )]
 async fn cancel(
@@ -700,6 +537,6 @@ async fn cancel(
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(create, list))
+        .routes(routes!(sequence::create, list))
         .routes(routes!(get, cancel))
 }

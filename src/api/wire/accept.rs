@@ -1,9 +1,11 @@
 //! Content negotiation: the format an `Accept` header asks for among those a resource offers
 //! (JSON, CSV, little-endian binary), or a 406 problem naming them.
 
-use axum::http::HeaderValue;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue};
 
-use super::error::ApiError;
+use crate::api::wire::error::ApiError;
 
 /// A download format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +44,19 @@ impl Format {
         } else {
             0
         }
+    }
+}
+
+/// The format of a table that is answered as JSON (the default) or CSV, negotiated from
+/// `Accept` (406 for neither) — an extractor, after the caller's and the path's.
+pub struct JsonOrCsv(pub Format);
+
+impl<S: Send + Sync> FromRequestParts<S> for JsonOrCsv {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let accept = parts.headers.get(header::ACCEPT);
+        negotiate_among(accept, &[Format::Json, Format::Csv]).map(JsonOrCsv)
     }
 }
 

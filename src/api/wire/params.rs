@@ -8,8 +8,8 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
-use super::serde_error::field_name;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::serde_error::field_name;
 
 /// Like `axum::extract::Query`, with problem documents that name the parameter.
 pub struct ApiQuery<T>(pub T);

@@ -1,19 +1,21 @@
 //! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
 //! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
 
+pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
+
 use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::{Outcome, Play};
-use super::json::ApiJson;
-use super::nat::{nats, Nat};
-use super::params::ApiPath;
+use crate::api::compute::respond;
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::{Outcome, Play};
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::{nats, Nat};
+use crate::api::wire::params::ApiPath;
 use crate::core::octal::{self as core, Game, Periodicity};
 use crate::problem::Problem;
 use crate::service::octal::Need;
@@ -116,11 +118,11 @@ pub struct SequenceRequest {
     /// A game code: octal `0.07` / `.137` / `4.07`, hexadecimal digits 8–F, digits before the
     /// point (`44.3`), a repeating block in parentheses (`0.(3)` = Nim, `4.(3)` = Lasker's Nim),
     /// or a subtraction game `S(1,2,5)`.
-    #[schema(schema_with = super::schema_rules::game_code)]
+    #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
     pub code: String,
     /// How many values: g(0..n−1). At most `GRUNDY_OCTAL_MAX_N` (default 1,000,000) unless
     /// periodicity is proved, which supplies any number of values up to that same limit.
-    #[schema(schema_with = super::schema_rules::sequence_n)]
+    #[schema(schema_with = crate::api::wire::schema_rules::sequence_n)]
     pub n: Nat,
 }
 
@@ -159,18 +161,18 @@ pub struct HeapValueResponse {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"code": "0.07", "heaps": [5, 9, 20], "limit": 100, "cursor": null, "play": "normal"}))]
 pub struct WinningMovesRequest {
-    #[schema(schema_with = super::schema_rules::game_code)]
+    #[schema(schema_with = crate::api::wire::schema_rules::game_code)]
     pub code: String,
     /// Heap sizes (any, up to 2^64−1, when periodicity is proved).
-    #[schema(schema_with = super::schema_rules::octal_heaps)]
+    #[schema(schema_with = crate::api::wire::schema_rules::octal_heaps)]
     pub heaps: Vec<Nat>,
     /// Moves per page (default 1000, at most 10000).
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::moves_limit)]
+    #[schema(schema_with = crate::api::wire::schema_rules::moves_limit)]
     pub limit: Option<Nat>,
     /// `next_cursor` of the previous page.
     #[serde(default)]
-    #[schema(schema_with = super::schema_rules::moves_cursor)]
+    #[schema(schema_with = crate::api::wire::schema_rules::moves_cursor)]
     pub cursor: Option<String>,
     /// `normal` (default: whoever cannot move loses) or `misere` (whoever cannot move wins):
     /// in misère play the outcome and moves come from the game's misère quotient when every
@@ -275,7 +277,7 @@ async fn sequence(
 /// g(heap) for any heap size up to 2^64−1 once periodicity is proved.
 #[utoipa::path(
     get, path = "/v1/octal/{code}/value/{heap}", operation_id = "octal_heap_value", tag = "octal",
-    params(super::schema_rules::HeapValuePath),
+    params(crate::api::wire::schema_rules::HeapValuePath),
     responses(
         (status = 200, description = "The value", body = HeapValueResponse),
         (status = 400, description = "A path segment is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),

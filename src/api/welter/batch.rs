@@ -22,14 +22,14 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::respond;
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::game::Play;
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::position::distinct_sorted;
-use super::welter::{ValueResponse, WinningMovesResponse};
+use crate::api::compute::respond;
+use crate::api::welter::{ValueResponse, WinningMovesResponse};
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::game::Play;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::position::distinct_sorted;
 use crate::problem::Problem;
 use crate::service::AppState;
 
@@ -61,6 +61,28 @@ pub enum ValueResult {
 pub enum WinningMovesResult {
     WinningMoves(WinningMovesResponse),
     Problem(Problem),
+}
+
+impl ValueResult {
+    /// The result for one item: its answer, or its problem.
+    fn of(item: Result<Vec<u64>, ApiError>, play: Play) -> Self {
+        match item {
+            Ok(position) => ValueResult::Value(ValueResponse::of(position, play)),
+            Err(e) => ValueResult::Problem(e.problem()),
+        }
+    }
+}
+
+impl WinningMovesResult {
+    /// The result for one item: its answer, or its problem.
+    fn of(item: Result<Vec<u64>, ApiError>, play: Play) -> Self {
+        match item {
+            Ok(position) => {
+                WinningMovesResult::WinningMoves(WinningMovesResponse::of(position, play))
+            }
+            Err(e) => WinningMovesResult::Problem(e.problem()),
+        }
+    }
 }
 
 /// The results, in request order.
@@ -161,17 +183,8 @@ async fn value_batch(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<BatchRequest>,
 ) -> Result<Response, ApiError> {
-    let (items, coins) = positions(&req, &app)?;
-    let play = req.play;
-    respond(&app, None, coins, move || {
-        let results = items
-            .into_iter()
-            .map(|item| match item {
-                Ok(position) => ValueResult::Value(ValueResponse::of(position, play)),
-                Err(e) => ValueResult::Problem(e.problem()),
-            })
-            .collect();
-        Ok(ValueBatchResponse { results })
+    answer_all(&app, req, ValueResult::of, |results| ValueBatchResponse {
+        results,
     })
     .await
 }
@@ -190,19 +203,23 @@ async fn winning_moves_batch(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<BatchRequest>,
 ) -> Result<Response, ApiError> {
-    let (items, coins) = positions(&req, &app)?;
+    let all = |results| WinningMovesBatchResponse { results };
+    answer_all(&app, req, WinningMovesResult::of, all).await
+}
+
+/// The one path of both batches: every item checked ([`positions`]), each answered `of` its
+/// sorted position under the batch's rules (or by its problem), all in request order as one
+/// computation — on the compute pool when the coins in all are many, as for one big position.
+async fn answer_all<R: Send + 'static, B: Serialize + Send + 'static>(
+    app: &AppState,
+    req: BatchRequest,
+    of: fn(Result<Vec<u64>, ApiError>, Play) -> R,
+    all: impl FnOnce(Vec<R>) -> B + Send + 'static,
+) -> Result<Response, ApiError> {
+    let (items, coins) = positions(&req, app)?;
     let play = req.play;
-    respond(&app, None, coins, move || {
-        let results = items
-            .into_iter()
-            .map(|item| match item {
-                Ok(position) => {
-                    WinningMovesResult::WinningMoves(WinningMovesResponse::of(position, play))
-                }
-                Err(e) => WinningMovesResult::Problem(e.problem()),
-            })
-            .collect();
-        Ok(WinningMovesBatchResponse { results })
+    respond(app, None, coins, move || {
+        Ok(all(items.into_iter().map(|item| of(item, play)).collect()))
     })
     .await
 }

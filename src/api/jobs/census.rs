@@ -3,23 +3,25 @@
 //! reached, statistics, published record and verdict (`crate::service::census`).
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::accept::{negotiate_among, Format};
-use super::auth::{JobReader, JobWriter};
-use super::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::{new_job, JobRequest, KeepMode};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::octal::PeriodicityInfo;
-use super::params::ApiPath;
-use super::statistics::StatisticsRow;
+use crate::api::auth::{JobReader, JobWriter};
+use crate::api::jobs::sequence::{job_request, new_job, JobRequest, KeepMode};
+use crate::api::jobs::statistics::StatisticsRow;
+use crate::api::octal::PeriodicityInfo;
+use crate::api::wire::accept::{Format, JsonOrCsv};
+use crate::api::wire::doc_responses::{
+    AuthProblems, BodyProblems, StoreUnavailable, StoreWriteProblems,
+};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::params::ApiPath;
 use crate::core::octal::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
@@ -27,32 +29,29 @@ use crate::service::census::{self as service, CensusError, CensusView, GameRow};
 use crate::service::AppState;
 use crate::store::{Census, Store};
 
-/// A census request: every code to `max_n` (each job stops early once periodicity is proved).
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"codes": ["0.6", "0.16", "grundy"], "max_n": 65536}))]
-pub struct CensusRequest {
-    /// Game codes (as for `/v1/octal/jobs`), 1 to 200; duplicates (also two notations of one
-    /// game) count once. Absent or null: every game of the unsolved table (83, `grundy`
-    /// included).
-    #[serde(default)]
-    #[schema(schema_with = super::schema_rules::census_codes)]
-    pub codes: Option<Vec<String>>,
-    /// How many values each job computes at most (the limits of `/v1/octal/jobs`).
-    #[schema(schema_with = super::schema_rules::job_max_n)]
-    pub max_n: Nat,
-    /// Which values the jobs keep: `window` (the default for a census: only the front and
-    /// the last `window` values, statistics of all) or `all`. An explicit `"keep": "all"`
-    /// with a window option (`window`, `store_values`) is refused (422 naming the option).
-    #[serde(default)]
-    pub keep: Option<KeepMode>,
-    /// A window option: the front and window size (as for jobs). Implies `"keep": "window"`.
-    #[serde(default)]
-    #[schema(schema_with = super::schema_rules::job_window)]
-    pub window: Option<Nat>,
-    /// A window option: also store every value (default false). Implies `"keep": "window"`.
-    #[serde(default)]
-    pub store_values: Option<bool>,
+job_request! {
+    /// A census request: every code to `max_n` (each job stops early once periodicity is proved).
+    #[derive(Debug, Deserialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(example = json!({"codes": ["0.6", "0.16", "grundy"], "max_n": 65536}))]
+    pub struct CensusRequest {
+        /// Game codes (as for `/v1/octal/jobs`), 1 to 200; duplicates (also two notations of one
+        /// game) count once. Absent or null: every game of the unsolved table (83, `grundy`
+        /// included).
+        #[serde(default)]
+        #[schema(schema_with = crate::api::wire::schema_rules::census_codes)]
+        pub codes: Option<Vec<String>>,
+        /// How many values each job computes at most (the limits of `/v1/octal/jobs`).
+        max_n,
+        /// Which values the jobs keep: `window` (the default for a census: only the front and
+        /// the last `window` values, statistics of all) or `all`. An explicit `"keep": "all"`
+        /// with a window option (`window`, `store_values`) is refused (422 naming the option).
+        keep,
+        /// A window option: the front and window size (as for jobs). Implies `"keep": "window"`.
+        window,
+        /// A window option: also store every value (default false). Implies `"keep": "window"`.
+        store_values,
+    }
 }
 
 /// The statistics T. Czajka's table publishes for a game.
@@ -90,13 +89,13 @@ pub struct Published {
 impl From<&UnsolvedGame> for Published {
     fn from(u: &UnsolvedGame) -> Self {
         Published {
-            statistics: u.statistics.map(|s| PublishedStatisticsRow {
-                n: s.n,
-                max_value: s.max_value,
-                max_value_first_heap: s.max_value_first_heap,
-                rare_mask: format!("{:x}", s.mask),
-                rare_count: s.rare_count,
-                last_rare_heap: s.last_rare_heap,
+            statistics: u.statistics.map(|table| PublishedStatisticsRow {
+                n: table.n,
+                max_value: table.max_value,
+                max_value_first_heap: table.max_value_first_heap,
+                rare_mask: format!("{:x}", table.mask),
+                rare_count: table.rare_count,
+                last_rare_heap: table.last_rare_heap,
             }),
             statistics_source: CZAJKA_SOURCE.into(),
             record: u.record.map(|r| PublishedRecord {
@@ -363,8 +362,7 @@ impl From<CensusError> for ApiError {
         (status = 422, description = "A bad code (the problem names `codes[i]`), an empty list, more than 200 codes, max_n out of range, a window option (`window`, `store_values`) with `\"keep\": \"all\"`, or a game that cannot run in window mode", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "The census's jobs do not fit a quota of the key (`active_jobs` or `heaps_per_day`); nothing was started (Retry-After)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
+        StoreWriteProblems,
     )
 )]
 async fn create(
@@ -444,9 +442,8 @@ async fn get(
     State(app): State<AppState>,
     JobReader(caller): JobReader,
     ApiPath(id): ApiPath<String>,
-    headers: HeaderMap,
+    JsonOrCsv(format): JsonOrCsv,
 ) -> Result<Response, ApiError> {
-    let format = negotiate_among(headers.get(header::ACCEPT), &[Format::Json, Format::Csv])?;
     let (store, census) = existing(&app, &id, &caller).await?;
     let doc = CensusDocument::from(service::view(&app, &store, census).await?);
     Ok(match format {
@@ -470,8 +467,7 @@ async fn get(
         AuthProblems,
         (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No census with this id (another key's census is answered so too)", body = Problem, content_type = "application/problem+json"),
-        (status = 503, response = StoreUnavailable),
-        (status = 507, description = "The store is full (Retry-After)", body = Problem, content_type = "application/problem+json"),
+        StoreWriteProblems,
     )
 )]
 async fn cancel(

@@ -1,19 +1,24 @@
 //! `/v1/welter/*`: value, every winning move, and the Unique Prime Lemma primes.
 
+pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
+pub mod explain; // POST /v1/welter/explain
+pub mod max_welter; // /v1/max-welter/*: the rightmost coin moves
+pub mod related; // /v1/antonim/*, /v1/antimatter/*: values by bounded memoised search
+
 use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::compute::{respond, respond_written};
-use super::doc_responses::BodyProblems;
-use super::error::ApiError;
-use super::fast_json::{self, WriteJson};
-use super::game::{Move, Outcome, Play};
-use super::json::ApiJson;
-use super::nat::Nat;
-use super::position::distinct_sorted;
+use crate::api::compute::{respond, respond_written};
+use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::fast_json::{self, WriteJson};
+use crate::api::wire::game::{Move, Outcome, Play};
+use crate::api::wire::json::ApiJson;
+use crate::api::wire::nat::Nat;
+use crate::api::wire::position::distinct_sorted;
 use crate::core::welter as core;
 use crate::problem::Problem;
 use crate::service::cache;
@@ -25,7 +30,7 @@ use crate::service::AppState;
 #[schema(example = json!({"position": [1, 3, 7, 8, 11, 19], "play": "normal"}))]
 pub struct PositionRequest {
     /// The occupied squares (distinct non-negative integers, any order).
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// `normal` (default) or `misere`.
     #[serde(default)]
@@ -69,10 +74,10 @@ pub struct WinningMovesResponse {
 #[schema(example = json!({"position": [1, 5, 7], "target": 0}))]
 pub struct PrimesRequest {
     /// The occupied squares (distinct; the response keeps this order).
-    #[schema(schema_with = super::schema_rules::distinct_squares)]
+    #[schema(schema_with = crate::api::wire::schema_rules::distinct_squares)]
     pub position: Vec<Nat>,
     /// The target value k'.
-    #[schema(schema_with = super::schema_rules::nat)]
+    #[schema(schema_with = crate::api::wire::schema_rules::nat)]
     pub target: Nat,
 }
 
@@ -123,6 +128,17 @@ impl WinningMovesResponse {
     }
 }
 
+/// The fields both answers share, in their order: `,"value":…,"outcome":…,"play":…`.
+#[inline]
+fn verdict(out: &mut Vec<u8>, value: u64, outcome: Outcome, play: Play) {
+    out.extend_from_slice(b",\"value\":");
+    fast_json::number(out, value);
+    out.extend_from_slice(b",\"outcome\":");
+    out.extend_from_slice(fast_json::outcome(outcome));
+    out.extend_from_slice(b",\"play\":");
+    out.extend_from_slice(fast_json::play(play));
+}
+
 /// Hand-written JSON, byte for byte serde_json's (tested in `fast_json.rs`): the hottest answers.
 impl WriteJson for ValueResponse {
     fn write_json(&self, out: &mut Vec<u8>) {
@@ -130,12 +146,7 @@ impl WriteJson for ValueResponse {
         fast_json::numbers(out, &self.position);
         out.extend_from_slice(b",\"coins\":");
         fast_json::number(out, self.coins);
-        out.extend_from_slice(b",\"value\":");
-        fast_json::number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(fast_json::outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(fast_json::play(self.play));
+        verdict(out, self.value, self.outcome, self.play);
         out.push(b'}');
     }
 }
@@ -144,12 +155,7 @@ impl WriteJson for WinningMovesResponse {
     fn write_json(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(b"{\"position\":");
         fast_json::numbers(out, &self.position);
-        out.extend_from_slice(b",\"value\":");
-        fast_json::number(out, self.value);
-        out.extend_from_slice(b",\"outcome\":");
-        out.extend_from_slice(fast_json::outcome(self.outcome));
-        out.extend_from_slice(b",\"play\":");
-        out.extend_from_slice(fast_json::play(self.play));
+        verdict(out, self.value, self.outcome, self.play);
         out.extend_from_slice(b",\"moves\":");
         fast_json::moves(out, &self.moves);
         out.push(b'}');
@@ -170,15 +176,21 @@ async fn value(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
+    answer(&app, req, "welter/value", ValueResponse::of).await
+}
+
+/// The one path of the position answers: the position checked (distinct, within
+/// `GRUNDY_MAX_COINS`), the cache under `route`, the answer `of` the sorted position written.
+async fn answer<T: WriteJson + Send + 'static>(
+    app: &AppState,
+    req: PositionRequest,
+    route: &str,
+    of: impl FnOnce(Vec<u64>, Play) -> T + Send + 'static,
+) -> Result<Response, ApiError> {
     let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let size = position.len();
-    let key = app.cache_key(size, || {
-        cache::key("welter/value", req.play.as_str(), &position)
-    });
-    respond_written(&app, key, size, move || {
-        Ok(ValueResponse::of(position, req.play))
-    })
-    .await
+    let (size, play) = (position.len(), req.play);
+    let key = app.cache_key(size, || cache::key(route, play.as_str(), &position));
+    respond_written(app, key, size, move || Ok(of(position, play))).await
 }
 
 /// Every winning move (normal or misère play).
@@ -195,15 +207,7 @@ async fn winning_moves(
     State(app): State<AppState>,
     ApiJson(req): ApiJson<PositionRequest>,
 ) -> Result<Response, ApiError> {
-    let position = distinct_sorted("position", &req.position, app.config.max_coins)?;
-    let size = position.len();
-    let key = app.cache_key(size, || {
-        cache::key("welter/winning-moves", req.play.as_str(), &position)
-    });
-    respond_written(&app, key, size, move || {
-        Ok(WinningMovesResponse::of(position, req.play))
-    })
-    .await
+    answer(&app, req, "welter/winning-moves", WinningMovesResponse::of).await
 }
 
 /// The Unique Prime Lemma primes for a target value.

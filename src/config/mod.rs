@@ -1,12 +1,14 @@
 //! Configuration from the environment. Every knob has a documented default (README
 //! "Configuration") so that `cargo run --release` works with no environment at all.
 
+pub mod keys; // API keys: scopes, the key file of hashes, a fresh key, constant-time lookup
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::service::keys::KeyRing;
+use keys::KeyRing;
 
 /// The service's configuration. Built once at start-up; limits are enforced by the API layer.
 #[derive(Debug, Clone)]
@@ -113,7 +115,7 @@ pub struct Config {
     /// `GRUNDY_BATCH_MAX_COINS` — most coins in one batch request, all positions together.
     pub batch_max_coins: usize,
     /// `GRUNDY_API_KEYS_FILE` — the key file (names, scopes and SHA-256 hashes of API keys, see
-    /// `crate::service::keys`), read at start-up. With keys, every job operation needs one.
+    /// [`keys`]), read at start-up. With keys, every job operation needs one.
     pub api_keys_file: Option<PathBuf>,
     /// The keys of `api_keys_file` (Debug shows names and scopes, never hashes).
     pub api_keys: Option<Arc<KeyRing>>,

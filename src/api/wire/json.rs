@@ -7,8 +7,8 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
-use super::serde_error::field_name;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::serde_error::field_name;
 use crate::service::AppState;
 
 /// Like `axum::Json`, but with problem+json errors that name the field.
@@ -124,7 +124,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             },
         });
     }
-    let bytes = super::numbers::normalize(bytes);
+    let bytes = crate::api::wire::numbers::normalize(bytes);
     // Fast path: a valid body parses once without path tracking; only a failing body is
     // parsed again to name the field (same result, the tracking costs on every request).
     if let Ok(value) = serde_json::from_slice(&bytes) {

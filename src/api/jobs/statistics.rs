@@ -3,68 +3,109 @@
 //! the job passed and for everything it computed — as JSON, or the histograms as CSV.
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::accept::{negotiate_among, Format};
-use super::auth::JobReader;
-use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::existing;
-use super::params::ApiPath;
+use crate::api::auth::JobReader;
+use crate::api::jobs::existing;
+use crate::api::wire::accept::{Format, JsonOrCsv};
+use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
+use crate::api::wire::error::ApiError;
+use crate::api::wire::params::ApiPath;
 use crate::core::octal::{Snapshot, Statistics};
 use crate::problem::Problem;
 use crate::service::AppState;
 use crate::store::Store;
 
-/// The statistics of a prefix G(0..n) as the tables give them.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"n": 2097152, "max_value": 319, "max_value_first_heap": 1274955,
-    "rare_mask": "1ee", "rare_count": 1584, "last_rare_heap": 20627, "histogram": [1, 2, 3]}))]
-pub struct StatisticsRow {
-    /// The prefix: heaps 0..n−1 (n values).
-    pub n: u64,
-    /// The largest value, and the first heap holding it.
-    pub max_value: u32,
-    pub max_value_first_heap: u64,
-    /// The rare mask, in hexadecimal as the tables print it: a value v is rare when
-    /// popcount(v & mask) is even, and this is the mask under which the fewest values are
-    /// rare (the least such mask) — whatever mask the engine itself runs with.
-    pub rare_mask: String,
-    /// Heaps below n whose value is rare under the mask, and the last of them.
-    pub rare_count: u64,
-    pub last_rare_heap: Option<u64>,
-    /// `histogram[v]`: heaps below n with value v, for v = 0..=max_value.
-    pub histogram: Vec<u64>,
+/// Declares a struct of the figures the tables give for a prefix G(0..n) — its length, the
+/// largest value and the first heap holding it, the rare mask, the rare heaps' count and the
+/// last of them — written once, each field with the docs the struct gives it, then the
+/// struct's own fields.
+macro_rules! prefix_figures {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $(#[$n:meta])* n,
+            $(#[$max:meta])* max_value,
+            $(#[$first:meta])* max_value_first_heap,
+            $(#[$mask:meta])* rare_mask,
+            $(#[$count:meta])* rare_count,
+            $(#[$last:meta])* last_rare_heap,
+            $($own:tt)*
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(#[$n])*
+            pub n: u64,
+            $(#[$max])*
+            pub max_value: u32,
+            $(#[$first])*
+            pub max_value_first_heap: u64,
+            $(#[$mask])*
+            pub rare_mask: String,
+            $(#[$count])*
+            pub rare_count: u64,
+            $(#[$last])*
+            pub last_rare_heap: Option<u64>,
+            $($own)*
+        }
+    };
+}
+
+prefix_figures! {
+    /// The statistics of a prefix G(0..n) as the tables give them.
+    #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+    #[schema(example = json!({"n": 2097152, "max_value": 319, "max_value_first_heap": 1274955,
+        "rare_mask": "1ee", "rare_count": 1584, "last_rare_heap": 20627, "histogram": [1, 2, 3]}))]
+    pub struct StatisticsRow {
+        /// The prefix: heaps 0..n−1 (n values).
+        n,
+        /// The largest value, and the first heap holding it.
+        max_value,
+        max_value_first_heap,
+        /// The rare mask, in hexadecimal as the tables print it: a value v is rare when
+        /// popcount(v & mask) is even, and this is the mask under which the fewest values are
+        /// rare (the least such mask) — whatever mask the engine itself runs with.
+        rare_mask,
+        /// Heaps below n whose value is rare under the mask, and the last of them.
+        rare_count,
+        last_rare_heap,
+        /// `histogram[v]`: heaps below n with value v, for v = 0..=max_value.
+        pub histogram: Vec<u64>,
+    }
 }
 
 impl From<&Snapshot> for StatisticsRow {
-    fn from(s: &Snapshot) -> Self {
+    fn from(snapshot: &Snapshot) -> Self {
+        let figures = StatisticsSummary::from(snapshot);
         StatisticsRow {
-            n: s.n,
-            max_value: s.max_value,
-            max_value_first_heap: s.max_value_first_heap,
-            rare_mask: format!("{:x}", s.mask),
-            rare_count: s.rare_count,
-            last_rare_heap: s.last_rare_heap,
-            histogram: s.histogram.clone(),
+            n: figures.n,
+            max_value: figures.max_value,
+            max_value_first_heap: figures.max_value_first_heap,
+            rare_mask: figures.rare_mask,
+            rare_count: figures.rare_count,
+            last_rare_heap: figures.last_rare_heap,
+            histogram: snapshot.histogram.clone(),
         }
     }
 }
 
-/// [`StatisticsRow`] without the histogram (the job events' progress summary, census rows).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct StatisticsSummary {
-    pub n: u64,
-    pub max_value: u32,
-    pub max_value_first_heap: u64,
-    pub rare_mask: String,
-    pub rare_count: u64,
-    pub last_rare_heap: Option<u64>,
+prefix_figures! {
+    /// [`StatisticsRow`] without the histogram (the job events' progress summary, census rows).
+    #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+    pub struct StatisticsSummary {
+        n,
+        max_value,
+        max_value_first_heap,
+        rare_mask,
+        rare_count,
+        last_rare_heap,
+    }
 }
 
 impl From<&Snapshot> for StatisticsSummary {
@@ -130,9 +171,8 @@ async fn statistics(
     State(app): State<AppState>,
     JobReader(caller): JobReader,
     ApiPath(id): ApiPath<String>,
-    headers: HeaderMap,
+    JsonOrCsv(format): JsonOrCsv,
 ) -> Result<Response, ApiError> {
-    let format = negotiate_among(headers.get(header::ACCEPT), &[Format::Json, Format::Csv])?;
     let (store, job) = existing(&app, &id, &caller).await?;
     let stats = saved(&store, &id).await?;
     let body = JobStatistics {

@@ -1,6 +1,6 @@
 //! API keys: their scopes, the key file that holds only their hashes, a fresh key, and finding
 //! the key a client sent. Pure data and hashing, no I/O beyond reading the key file; who may do
-//! what with a key is [`super::auth`].
+//! what with a key is `crate::service::auth`.
 //!
 //! A key is `grundy_` followed by 32 random bytes from the operating system's generator (256
 //! bits) in unpadded base64url. The key file keeps only its SHA-256: a key has far more entropy

@@ -26,8 +26,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use self::format::{negotiate, width_for, Encoder, Format};
 use self::source::{runs, Chunks, Period, Prefix, Run};
-use super::error::ApiError;
-use super::octal::parse_code;
+use crate::api::octal::parse_code;
+use crate::api::wire::error::ApiError;
 use crate::core::octal::Game;
 use crate::problem::Problem;
 use crate::service::octal::{Need, OctalServiceError};
@@ -69,7 +69,7 @@ pub struct ValuesResponse {
 #[utoipa::path(
     get, path = "/v1/octal/{code}/values", operation_id = "octal_values", tag = "octal",
     params(
-        super::schema_rules::CodePath,
+        crate::api::wire::schema_rules::CodePath,
         ("start" = Option<u64>, Query, description = "First heap (default 0)"),
         ("count" = u64, Query, minimum = 1, maximum = 1000000000, description = "How many values: 1..=GRUNDY_VALUES_MAX_COUNT (default 1,000,000,000, the maximum stated here)"),
     ),

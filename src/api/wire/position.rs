@@ -1,7 +1,7 @@
 //! Validation shared by every endpoint that takes a position (a set of squares).
 
-use super::error::ApiError;
-use super::nat::Nat;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::nat::Nat;
 
 /// Checks the size limit and distinctness; returns the squares sorted ascending.
 pub fn distinct_sorted(field: &str, squares: &[Nat], max: usize) -> Result<Vec<u64>, ApiError> {

@@ -7,8 +7,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::error::ApiError;
-use super::params::ApiPath;
+use crate::api::wire::error::ApiError;
+use crate::api::wire::params::ApiPath;
 use crate::problem::catalogue::{ProblemType, ProblemTypeName, ALL};
 use crate::problem::Problem;
 use crate::service::AppState;

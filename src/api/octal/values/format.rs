@@ -1,7 +1,7 @@
-//! The encoders of the three download formats (chosen by `Accept`, see `crate::api::accept`),
+//! The encoders of the three download formats (chosen by `Accept`, see `crate::api::wire::accept`),
 //! which turn one block of values at a time into bytes (the body is never held whole).
 
-pub use crate::api::accept::{negotiate, Format};
+pub use crate::api::wire::accept::{negotiate, Format};
 
 /// The narrowest of 1, 2, 4 or 8 bytes holding `max` (8 only for arithmetic-periodic values
 /// beyond 2^32−1).

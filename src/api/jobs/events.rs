@@ -15,11 +15,11 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::auth::JobReader;
-use super::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
-use super::error::ApiError;
-use super::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
-use super::statistics::{saved, StatisticsSummary};
+use crate::api::auth::JobReader;
+use crate::api::jobs::statistics::{saved, StatisticsSummary};
+use crate::api::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
+use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
+use crate::api::wire::error::ApiError;
 use crate::service::AppState;
 use crate::store::{Job, Store};
 

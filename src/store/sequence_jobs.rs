@@ -1,0 +1,210 @@
+//! Octal-sequence jobs (kind `sequence`): what a client asks for ([`NewJob`]: a game to
+//! `max_n`, keeping every value or a window), inserted — alone, within its owner's quotas, or
+//! as a census's jobs —, checkpointed (the new values, a window job's kept values, statistics,
+//! the periodicity verdict, with the lease renewed as every kind's checkpoint is: `jobs.rs`),
+//! and finished with its verdict. Claimed, leased, cancelled and listed like every job.
+
+use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, Job, JobKind, RunRecord, COLUMNS};
+use super::owners::{admit, Admission, JobQuota};
+use super::sequences::write_tail;
+use super::windows::{write_window, WindowWrite};
+use super::{now_ms, JobStatus, Store, StoreError};
+use crate::core::octal::ValuesRef;
+
+/// What a client asks for.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub code: String,
+    pub max_n: u64,
+    /// Window mode: the values kept behind n and in the front (`None`: keep every value).
+    pub keep_window: Option<u64>,
+    pub store_values: bool,
+}
+
+/// Inserts a queued sequence job on an open transaction (owned by `owner`, if any).
+pub(super) async fn insert_job(
+    c: &mut sqlx::AnyConnection,
+    job: &NewJob,
+    id: &str,
+    owner: Option<&str>,
+    now: i64,
+) -> Result<Job, StoreError> {
+    let row = sqlx::query(&format!(
+        "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, owner, \
+           keep_window, store_values) \
+         VALUES ($1, $2, $3, 'queued', 0, 0, 0, $4, $4, $5, $6, $7) RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(&job.code)
+    .bind(job.max_n.min(i64::MAX as u64) as i64)
+    .bind(now)
+    .bind(owner)
+    .bind(job.keep_window.map(|w| w as i64))
+    .bind(i64::from(job.store_values))
+    .fetch_one(&mut *c)
+    .await?;
+    job_from_row(&row)
+}
+
+/// What a checkpoint saves: values `offset..offset + tail.len()` of `code` (`offset` from
+/// [`super::sequences::tail_offset`]; only the tail is passed, as a view of the values in
+/// their own width, so a long job never copies its sequence), the job's progress, and a lease
+/// renewal, atomically. A `&[u32]` or `&Values` converts into the tail with `.into()`.
+/// A window-mode job (`window`) writes its kept values there, and the sequence tail only when
+/// it stores every value (`store_values`; otherwise the tail is empty and ignored).
+#[derive(Debug, Clone)]
+pub struct CheckpointArgs<'a> {
+    pub job_id: &'a str,
+    pub owner: &'a str,
+    pub code: &'a str,
+    pub offset: usize,
+    pub tail: ValuesRef<'a>,
+    /// Values computed (the sequence tail's end, or a window job's n).
+    pub computed: u64,
+    pub window: Option<WindowWrite<'a>>,
+    /// `Statistics::to_bytes` of G(0..computed).
+    pub statistics: Option<&'a [u8]>,
+    /// The periodicity verdict as JSON, once known.
+    pub periodicity: Option<&'a str>,
+    /// Heaps per second over the last interval (`None` keeps the stored rate).
+    pub rate: Option<f64>,
+    pub lease_ms: i64,
+    /// The threads, CPU time and engine of the run (`Default`: keep what is stored).
+    pub run: RunRecord<'a>,
+}
+
+impl Store {
+    /// Inserts a queued job. `computed` starts at what is already known for the code. Returns
+    /// only after the insert is committed.
+    pub async fn create_job(
+        &self,
+        job: &NewJob,
+        id: &str,
+        computed: u64,
+    ) -> Result<Job, StoreError> {
+        let now = now_ms();
+        let r = sqlx::query(
+            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, attempts, created_at, updated_at, \
+               keep_window, store_values) \
+             VALUES ($1, $2, $3, 'queued', $4, 0, 0, $5, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(&job.code)
+        .bind(job.max_n as i64)
+        .bind(computed as i64)
+        .bind(now)
+        .bind(job.keep_window.map(|w| w as i64))
+        .bind(i64::from(job.store_values))
+        .execute(&self.pool())
+        .await;
+        self.track_commit(r.map_err(StoreError::from))?;
+        // As inserted (a worker may claim it a moment later; the answer reports the submission).
+        Ok(Job {
+            computed,
+            keep_window: job.keep_window,
+            store_values: job.store_values,
+            ..Job::queued(id, JobKind::Sequence, &job.code, job.max_n, now)
+        })
+    }
+
+    /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
+    pub async fn create_owned_job(
+        &self,
+        job: &NewJob,
+        id: &str,
+        owner: &str,
+        quota: JobQuota,
+    ) -> Result<Admission, StoreError> {
+        let now = now_ms();
+        let r = async {
+            let mut tx = self.begin_write().await?;
+            let r = async {
+                let c = tx.conn();
+                if let Some(refused) = admit(c, owner, quota, (1, job.max_n), now).await? {
+                    return Ok(refused);
+                }
+                let job = insert_job(c, job, id, Some(owner), now).await?;
+                Ok(Admission::Created(Box::new(job)))
+            }
+            .await;
+            tx.finish_if(r, Admission::created).await
+        }
+        .await;
+        self.track_if(r, Admission::created)
+    }
+
+    /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).
+    pub async fn checkpoint(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
+        let r = self.checkpoint_once(a).await;
+        self.track_if(r, Checkpoint::wrote)
+    }
+
+    async fn checkpoint_once(&self, a: CheckpointArgs<'_>) -> Result<Checkpoint, StoreError> {
+        let len = a.computed;
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        let r = async {
+            let c = tx.conn();
+            let sql = format!(
+                "UPDATE jobs SET computed = $1, rate = CASE WHEN $2 >= 0 THEN $2 ELSE rate END, lease_expires_at = $3, \
+                 updated_at = $4, statistics = COALESCE($7, statistics), {} \
+                 WHERE id = $5 AND lease_owner = $6 AND status = 'running' RETURNING cancel_requested",
+                run_set(8)
+            );
+            let q = sqlx::query(&sql)
+            .bind(len as i64)
+            // Never bind a NULL f64: sqlx 0.8's Any driver sends it to PostgreSQL as float4, the
+            // prepared statement keeps that type and the next real f64 is then refused.
+            .bind(a.rate.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(-1.0))
+            .bind(now + a.lease_ms)
+            .bind(now)
+            .bind(a.job_id)
+            .bind(a.owner)
+            .bind(a.statistics);
+            let row = bind_run(q, &a.run).fetch_optional(&mut *c).await?;
+            let row = match Checkpoint::renewed(c, a.job_id, row).await? {
+                Ok(row) => row,
+                Err(gone) => return Ok(gone),
+            };
+            if a.window.is_none() || !a.tail.is_empty() {
+                write_tail(c, a.code, a.offset, a.tail, a.periodicity).await?;
+            }
+            if let Some(w) = &a.window {
+                write_window(c, a.job_id, w).await?;
+            }
+            Checkpoint::of_row(&row)
+        }
+        .await;
+        // Nothing was written when the lease is gone: no commit that could fail.
+        tx.finish_if(r, Checkpoint::wrote).await
+    }
+
+    /// Ends a job owned by `owner` with a final status. Returns false if the lease was lost.
+    pub async fn finish_job(
+        &self,
+        job_id: &str,
+        owner: &str,
+        status: JobStatus,
+        computed: u64,
+        error: Option<&str>,
+        periodicity: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let r = sqlx::query(
+            "UPDATE jobs SET status = $1, computed = $2, error = $3, periodicity = COALESCE($4, periodicity), \
+               finished_at = $5, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
+             WHERE id = $6 AND lease_owner = $7 AND status = 'running'",
+        )
+        .bind(status.as_str())
+        .bind(computed as i64)
+        .bind(error)
+        .bind(periodicity)
+        .bind(now)
+        .bind(job_id)
+        .bind(owner)
+        .execute(&self.pool())
+        .await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
+        Ok(r.rows_affected() == 1)
+    }
+}
