@@ -123,6 +123,7 @@ async fn slow_bodies_do_not_take_compute_slots() {
 #[tokio::test]
 async fn a_trickling_body_gets_408_and_a_stalled_head_is_closed() {
     let server = start(Config {
+        body_first_byte_timeout: Duration::from_millis(500),
         body_min_rate: 1000,
         body_min_rate_grace: Duration::from_millis(300),
         header_read_timeout: Duration::from_millis(500),
@@ -140,6 +141,35 @@ async fn a_trickling_body_gets_408_and_a_stalled_head_is_closed() {
     assert!(answer.contains("application/problem+json"), "{answer}");
     assert!(answer.contains("GRUNDY_BODY_MIN_RATE"), "{answer}");
     assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A head announcing a body of which no byte comes: refused after the first-byte bound.
+    let started = Instant::now();
+    let mut s = TcpStream::connect(server).await.unwrap();
+    s.write_all(
+        format!(
+            "POST /v1/welter/value HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Content-Length: 100\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut answer))
+        .await
+        .expect("the server answered within 10 s")
+        .ok();
+    let took = started.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("application/problem+json"), "{answer}");
+    assert!(
+        answer.contains("GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS"),
+        "{answer}"
+    );
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_secs(5),
+        "refused after {took:?}"
+    );
 
     // A head that never completes: the connection is closed after the header deadline.
     let mut s = TcpStream::connect(server).await.unwrap();
@@ -392,21 +422,17 @@ async fn a_body_refused_mid_upload_gets_a_readable_answer() {
     assert_eq!(r.status(), 200);
 }
 
-/// A client that really sends one byte a second is refused with a 408 once the grace period is
-/// over, and reads it within grace + timeout although it looks for an answer only every third
-/// second, between its writes: its writes keep succeeding meanwhile (the server lingers, reading
-/// and discarding), where a server that closed at once would reset the connection under its
-/// second write after the answer and fail the third (`EPIPE`), before it ever read the 408.
+/// A client that really sends one byte a second is refused with a 408 under the default rules
+/// (its first byte after a second, then a grace of 5 s at 240 B/s from it), and reads it within
+/// grace + timeout although it looks for an answer only every third second, between its
+/// writes: its writes keep succeeding meanwhile (the server lingers, reading and discarding),
+/// where a server that closed at once would reset the connection under its second write after
+/// the answer and fail the third (`EPIPE`), before it ever read the 408.
 #[tokio::test]
 async fn a_one_byte_a_second_client_reads_its_408() {
-    let grace = Duration::from_millis(1000);
-    let timeout = Duration::from_millis(3000);
-    let server = start(Config {
-        body_min_rate_grace: grace,
-        body_read_timeout: timeout,
-        ..Config::default()
-    })
-    .await;
+    let defaults = Config::default();
+    let (grace, timeout) = (defaults.body_min_rate_grace, defaults.body_read_timeout);
+    let server = start(defaults).await;
     let mut s = TcpStream::connect(server).await.unwrap();
     s.write_all(
         format!(
@@ -421,7 +447,7 @@ async fn a_one_byte_a_second_client_reads_its_408() {
     let mut answer = Vec::new();
     let mut answered_at = None;
     let mut buf = [0u8; 4096];
-    for second in 1..=12u32 {
+    for second in 1..=15u32 {
         tokio::time::sleep_until((started + Duration::from_secs(u64::from(second))).into()).await;
         s.write_all(b" ").await.unwrap_or_else(|e| {
             panic!(
@@ -442,7 +468,10 @@ async fn a_one_byte_a_second_client_reads_its_408() {
                     assert!(text.contains("application/problem+json"), "{text}");
                     assert!(text.contains("GRUNDY_BODY_MIN_RATE"), "{text}");
                     let at = answered_at.expect("an answer before the end of the stream");
-                    assert!(at < grace + timeout, "the 408 was read after {at:?}");
+                    assert!(
+                        at >= grace && at < grace + timeout,
+                        "the 408 was read after {at:?}"
+                    );
                     return;
                 }
                 Ok(Ok(n)) => {
@@ -457,8 +486,98 @@ async fn a_one_byte_a_second_client_reads_its_408() {
         }
     }
     panic!(
-        "no end of the stream after 12 s; answer {:?}",
+        "no end of the stream after 15 s; answer {:?}",
         String::from_utf8_lossy(&answer)
+    );
+}
+
+/// A slow but honest client after a stall of the server (issue 39): the client sends its head,
+/// then the server's only thread is blocked for 2 s — past the first-byte bound of 1 s — and
+/// the client, starved as well on a loaded machine, sends its body 300 ms after the stall. The
+/// server's stall is not the client's time: the request is answered 200, not 408.
+#[tokio::test(flavor = "current_thread")]
+async fn an_honest_client_after_a_server_stall_is_not_refused() {
+    let server = start(Config {
+        body_first_byte_timeout: Duration::from_secs(1),
+        body_min_rate_grace: Duration::from_secs(1),
+        ..Config::default()
+    })
+    .await;
+    let (head_sent, head_was_sent) = tokio::sync::oneshot::channel::<()>();
+    let (stall_over, stall_was_over) = std::sync::mpsc::channel::<()>();
+    let client = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let body = br#"{"position":[1,3,7,8,11,19]}"#;
+        let mut s = std::net::TcpStream::connect(server).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        write!(
+            s,
+            "POST /v1/welter/value HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Connection: close\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        head_sent.send(()).unwrap();
+        stall_was_over.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        s.write_all(body).unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        answer
+    });
+    head_was_sent.await.unwrap();
+    // The server reads the head and waits for the body; then its thread stalls.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    std::thread::sleep(Duration::from_secs(2));
+    stall_over.send(()).unwrap();
+    let answer = tokio::task::spawn_blocking(move || client.join().unwrap())
+        .await
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// A body refused at once (413: declared larger than the limit) whose client, after writing a
+/// quarter of it, does not run for 3 s (longer than the lingering's idle bound for a body of
+/// unknown length) and then writes the rest: the server lingers until the declared body is in,
+/// so every write succeeds and the client reads the 413 (no reset, no `EPIPE`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_body_is_answered_to_a_client_that_pauses() {
+    let server = start(Config {
+        max_body_bytes: 1 << 20,
+        ..Config::default()
+    })
+    .await;
+    let answer = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let body = vec![b'1'; 4 << 20];
+        let mut s = std::net::TcpStream::connect(server).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        write!(
+            s,
+            "POST /v1/welter/value HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .map_err(|e| format!("writing the head: {e}"))?;
+        s.write_all(&body[..body.len() / 4])
+            .map_err(|e| format!("writing the first quarter: {e}"))?;
+        std::thread::sleep(Duration::from_secs(3));
+        s.write_all(&body[body.len() / 4..])
+            .map_err(|e| format!("writing the rest after the pause: {e}"))?;
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer)
+            .map_err(|e| format!("reading the answer: {e}"))?;
+        Ok::<_, String>(String::from_utf8_lossy(&answer).into_owned())
+    })
+    .await
+    .unwrap()
+    .expect("the client read an answer");
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("application/problem+json"),
+        "{answer}"
     );
 }
 

@@ -91,6 +91,9 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 ///   from the handler's `Path` extractor, so it appears twice; OpenAPI forbids duplicates
 ///   (a `name` and `in` pair is unique per operation) and generators drop the operation.
 ///   The first — the hand-written one — is kept.
+///
+/// And adds what the derive cannot write: the rules between the fields of the job and census
+/// requests ([`cross_field_rules`]).
 pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     fn dedupe_parameters(doc: &mut serde_json::Value) {
         let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) else {
@@ -154,7 +157,38 @@ pub fn fix_formats(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     walk(&mut value);
     dedupe_parameters(&mut value);
     parameter_maxima(&mut value);
-    serde_json::from_value(value).unwrap_or(doc)
+    let mut doc = serde_json::from_value(value).unwrap_or(doc);
+    cross_field_rules(&mut doc);
+    doc
+}
+
+/// Adds to the request schemas the rules between their fields that utoipa's derive cannot
+/// write ([`schema_rules::keep_rules`]), as JSON Schema keywords beside their properties.
+/// After the JSON round trip of [`fix_formats`]: utoipa's `Object` keeps keywords it does not
+/// model in its extensions, which it serializes as they are but reads back only when they
+/// start with `x-`. One keyword per schema (`not`): the extensions are a hash map, so two
+/// would be written in no fixed order.
+fn cross_field_rules(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{RefOr, Schema};
+    use utoipa::ToSchema;
+    let Some(components) = doc.components.as_mut() else {
+        return;
+    };
+    let rules = [
+        (jobs::JobRequest::name(), schema_rules::keep_rules(true)),
+        (
+            census::CensusRequest::name(),
+            schema_rules::keep_rules(false),
+        ),
+    ];
+    for (name, rule) in rules {
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(name.as_ref()) {
+            object
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert("not".to_owned(), rule);
+        }
+    }
 }
 
 /// The OpenAPI document as pretty JSON with a trailing newline, exactly as committed.

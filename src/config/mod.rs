@@ -103,12 +103,17 @@ pub struct Config {
     /// accepting and serving (every response with `Connection: close`, `/readyz` 503) before
     /// it drains its listen backlog and closes the listener (0: at once).
     pub shutdown_grace: Duration,
-    /// `GRUNDY_BODY_READ_TIMEOUT_MS` — time to send a complete request body.
+    /// `GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS` — how long the first byte of a request body may
+    /// take after the request head (the client's time: see `crate::http::body_read`).
+    pub body_first_byte_timeout: Duration,
+    /// `GRUNDY_BODY_READ_TIMEOUT_MS` — time to send a complete request body, from its first
+    /// byte.
     pub body_read_timeout: Duration,
     /// `GRUNDY_BODY_MIN_RATE` — after the grace period a body must arrive at this many bytes
-    /// per second on average (0 = no rate rule).
+    /// per second on average since its first byte (0 = no rate rule).
     pub body_min_rate: u64,
-    /// `GRUNDY_BODY_MIN_RATE_GRACE_MS` — the grace period of the rate rule.
+    /// `GRUNDY_BODY_MIN_RATE_GRACE_MS` — the grace period of the rate rule, from the body's
+    /// first byte.
     pub body_min_rate_grace: Duration,
     /// `GRUNDY_BATCH_MAX_ITEMS` — most positions in one batch request.
     pub batch_max_items: usize,
@@ -169,9 +174,10 @@ impl Default for Config {
             max_connections_per_client: 1024,
             header_read_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(3),
+            body_first_byte_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
-            body_min_rate: 4096,
-            body_min_rate_grace: Duration::from_secs(2),
+            body_min_rate: 240,
+            body_min_rate_grace: Duration::from_secs(5),
             batch_max_items: 10_000,
             batch_max_coins: 1_000_000,
             api_keys_file: None,
@@ -365,6 +371,10 @@ impl Config {
                 "GRUNDY_SHUTDOWN_GRACE_MS",
                 d.shutdown_grace.as_millis() as u64,
             )?),
+            body_first_byte_timeout: Duration::from_millis(var(
+                "GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS",
+                d.body_first_byte_timeout.as_millis() as u64,
+            )?),
             body_read_timeout: Duration::from_millis(var(
                 "GRUNDY_BODY_READ_TIMEOUT_MS",
                 d.body_read_timeout.as_millis() as u64,
@@ -456,6 +466,10 @@ impl Config {
             (
                 "GRUNDY_HEADER_READ_TIMEOUT_MS",
                 cfg.header_read_timeout.as_millis(),
+            ),
+            (
+                "GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS",
+                cfg.body_first_byte_timeout.as_millis(),
             ),
             (
                 "GRUNDY_BODY_READ_TIMEOUT_MS",

@@ -1,29 +1,44 @@
-//! Reads request bodies *before* a request takes a compute slot, under a size limit, a
-//! deadline and a minimum transfer rate.
+//! Reads request bodies *before* a request takes a compute slot, under a size limit and
+//! deadlines that hold the client only to its own delay.
 //!
 //! Without this, a client that sends the head of a `POST` and then trickles (or withholds) the
 //! body holds one of the `GRUNDY_MAX_CONCURRENCY` slots while the server waits on the network;
 //! a thousand such clients take the service down. Here the body is collected into memory first
 //! (it is bounded by `GRUNDY_MAX_BODY_BYTES`) and the handler then parses it from memory, so
-//! compute slots are only ever held by requests that are ready to compute.
+//! compute slots are only ever held by requests that are ready to compute. The slowloris guard
+//! proper is the per-client connection cap (`GRUNDY_MAX_CONNECTIONS_PER_CLIENT`); the rules
+//! here only end a transfer that has really stalled, and are wide enough that an honest client
+//! on a loaded machine — whose thread may not run for seconds between sending the head and the
+//! body — is never refused.
 //!
-//! The rate rule (like Kestrel's `MinRequestBodyDataRate`): after a grace period, the body must
-//! keep arriving at `min_rate` bytes per second on average since the request started — the
-//! next chunk after `received` bytes must arrive before `start + grace + received / min_rate`.
-//! Independently, the whole body must arrive within `timeout`. A body that breaks either rule
-//! gets a 408 problem and the connection is closed.
+//! The rules, on the *client's clock* (below):
 //!
-//! **Only the client's own delay counts.** A deadline that has passed is judged only after what
-//! has already arrived is read: the request task yields once (tokio wakes it again only after
-//! the I/O driver has polled the sockets, so a chunk that has arrived is seen) and the body is
-//! polled again, and every chunk found so moves the rate deadline on. A server whose workers
-//! were busy — computing, or serving other connections — reads late, and the bytes its client
-//! sent meanwhile are waiting in the socket: they are counted, not held against the client. The
-//! body is refused only when a deadline has passed *and* nothing more has arrived.
+//! * **first byte**: the body's first byte must arrive within `first_byte` (10 s,
+//!   `GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS`) of the request head — the gap after the head is
+//!   bounded on its own, as nginx's `client_body_timeout` bounds the gap between two reads;
+//! * **rate** (like Kestrel's `MinRequestBodyDataRate`, whose defaults these are: 5 s grace,
+//!   240 B/s): from the first byte on, after a grace period the body must keep arriving at
+//!   `min_rate` bytes per second on average — the chunk after `received` bytes must arrive
+//!   before `first + grace + received / min_rate`;
+//! * **whole body**: it must all arrive within `timeout` of its first byte.
+//!
+//! A body that breaks a rule gets a 408 problem and the connection is closed.
+//!
+//! **The client's clock** runs only while the server waits for the client's bytes with a read
+//! pending, in steps of at most [`TICK`] (250 ms): each step counts at most its own length, so
+//! how late the request task wakes after a step — the server's workers busy elsewhere, a stall
+//! of the whole process — is the server's time, not the client's, and so is what the server
+//! does between two reads (copying what came). A server that stalls for seconds charges its
+//! client at most one step for it. A deadline that has passed is judged only after what has
+//! already arrived is read: the request task yields once (tokio wakes it again only after the
+//! I/O driver has polled the sockets, so a chunk that has arrived is seen) and the body is
+//! polled again, and every chunk found so moves the deadline on. The body is refused only when
+//! a deadline has passed on the client's clock *and* nothing more has arrived.
 //!
 //! A refused body (408, 413) is answered while the client may still be sending: the answer is
-//! marked [`UnreadBody`], and the connection closes with a bounded lingering read (see
-//! [`crate::http::linger`]) so that the client can read it.
+//! marked [`UnreadBody`] with the bytes of the declared body (`Content-Length`) not read yet,
+//! and the connection closes with a bounded lingering read that waits for them (see
+//! [`crate::http::linger`]) so that the client can finish writing and read the answer.
 //!
 //! Small bodies normally arrive with the request head, so the first poll finds the whole body
 //! ready and no timer is ever registered.
@@ -47,6 +62,8 @@ use crate::problem::{self, catalogue, Extra, Problem};
 pub struct BodyRules {
     /// `GRUNDY_MAX_BODY_BYTES`.
     pub max_bytes: usize,
+    /// `GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS`.
+    pub first_byte: Duration,
     /// `GRUNDY_BODY_READ_TIMEOUT_MS`.
     pub timeout: Duration,
     /// `GRUNDY_BODY_MIN_RATE` (bytes per second; 0 = no rate rule).
@@ -59,27 +76,47 @@ impl BodyRules {
     pub fn from_config(config: &Config) -> Self {
         BodyRules {
             max_bytes: config.max_body_bytes,
+            first_byte: config.body_first_byte_timeout,
             timeout: config.body_read_timeout,
             min_rate: config.body_min_rate,
             grace: config.body_min_rate_grace,
         }
     }
 
-    /// When the chunk after `received` bytes must have arrived.
-    fn deadline(&self, start: Instant, received: usize) -> Instant {
-        let hard = start + self.timeout;
+    /// When, on the client's clock, the chunk after `received` bytes must have arrived;
+    /// `first`: when the first byte did (`None`: none has yet).
+    fn deadline(&self, first: Option<Duration>, received: usize) -> Duration {
+        let Some(first) = first else {
+            return self.first_byte;
+        };
+        let whole = self.timeout;
         if self.min_rate == 0 {
-            return hard;
+            return first + whole;
         }
         let allowed = self.grace + Duration::from_secs_f64(received as f64 / self.min_rate as f64);
-        hard.min(start + allowed)
+        first + whole.min(allowed)
     }
 }
 
+/// The longest step of a wait for the body: the client's clock advances by at most this much
+/// per wake-up of the request task, so that a stall of the server (its workers busy elsewhere,
+/// the task not polled) is not charged to the client beyond one step.
+const TICK: Duration = Duration::from_millis(250);
+
 /// Why a body could not be read.
 enum BodyError {
-    TooLarge,
-    TooSlow { received: usize, waited: Duration },
+    /// Over `max_bytes`; `owed`: the declared body's bytes not read yet.
+    TooLarge {
+        owed: Option<u64>,
+    },
+    /// A deadline passed: `received` bytes in `waited` of the client's clock (since the head
+    /// while `first` is `None`, else since the first byte at `first`).
+    TooSlow {
+        received: usize,
+        waited: Duration,
+        first: Option<Duration>,
+        owed: Option<u64>,
+    },
     Broken(String),
 }
 
@@ -159,19 +196,27 @@ where
 /// (408, 413) is marked [`UnreadBody`]: on HTTP/1 the answer then says `Connection: close` and
 /// the connection closes with a lingering read (see [`crate::http::server`]).
 fn refusal(e: BodyError, rules: &BodyRules) -> Response {
-    let mut response = match e {
-        BodyError::TooLarge => problem::respond(
-            &Problem::new(
-                &catalogue::PAYLOAD_TOO_LARGE,
-                format!(
-                    "request body exceeds the limit of {} bytes",
-                    rules.max_bytes
+    let (mut response, owed) = match e {
+        BodyError::TooLarge { owed } => (
+            problem::respond(
+                &Problem::new(
+                    &catalogue::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "request body exceeds the limit of {} bytes",
+                        rules.max_bytes
+                    ),
+                    None,
                 ),
-                None,
+                Extra::default(),
             ),
-            Extra::default(),
+            owed,
         ),
-        BodyError::TooSlow { received, waited } => too_slow(received, waited, rules),
+        BodyError::TooSlow {
+            received,
+            waited,
+            first,
+            owed,
+        } => (too_slow(received, waited, first, rules), owed),
         // The stream itself broke (the client went away): nothing to linger for.
         BodyError::Broken(e) => {
             return problem::respond(
@@ -184,33 +229,56 @@ fn refusal(e: BodyError, rules: &BodyRules) -> Response {
             )
         }
     };
-    response.extensions_mut().insert(UnreadBody);
+    response.extensions_mut().insert(UnreadBody { owed });
     response
 }
 
 async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> {
     let declared = HttpBody::size_hint(&body);
     if declared.lower() > rules.max_bytes as u64 {
-        return Err(BodyError::TooLarge);
+        return Err(BodyError::TooLarge {
+            owed: declared.exact(),
+        });
     }
-    let start = Instant::now();
-    let mut first: Option<Bytes> = None;
+    // The declared body's bytes not read yet (hyper counts down what it has handed over).
+    let owed = |body: &Body| HttpBody::size_hint(body).exact();
+    // The client's clock (see the module docs), and when on it the first byte came.
+    let mut clock = Duration::ZERO;
+    let mut first: Option<Duration> = None;
+    let mut buf: Option<Bytes> = None;
     let mut more: Vec<u8> = Vec::new();
     let mut received = 0usize;
     loop {
-        let deadline = tokio::time::Instant::from_std(rules.deadline(start, received));
-        let next = match tokio::time::timeout_at(deadline, body.frame()).await {
-            Ok(next) => next,
-            // The deadline has passed: judged only after reading what has arrived already.
-            Err(_) => match arrived(&mut body).await {
-                Some(next) => next,
-                None => {
-                    return Err(BodyError::TooSlow {
-                        received,
-                        waited: start.elapsed(),
-                    })
+        let deadline = rules.deadline(first, received);
+        // One step of the wait, at most a tick: each wake-up's lateness past its step is the
+        // server's time (a stall of its own), not counted on the client's clock.
+        let step = deadline.saturating_sub(clock).min(TICK);
+        let waiting = Instant::now();
+        let next = match tokio::time::timeout(step, body.frame()).await {
+            // Ready at once (no timer was registered), or after a wait of the client's.
+            Ok(next) => {
+                clock += waiting.elapsed().min(step);
+                next
+            }
+            Err(_) => {
+                clock += step;
+                if clock < deadline {
+                    continue; // a tick: wait on (the next poll reads what has come)
                 }
-            },
+                // The deadline has passed on the client's clock: judged only after reading
+                // what has arrived already.
+                match arrived(&mut body).await {
+                    Some(next) => next,
+                    None => {
+                        return Err(BodyError::TooSlow {
+                            received,
+                            waited: clock - first.unwrap_or_default(),
+                            first,
+                            owed: owed(&body),
+                        })
+                    }
+                }
+            }
         };
         let frame = match next {
             None => break,
@@ -220,15 +288,19 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
         let Ok(data) = frame.into_data() else {
             continue; // trailers
         };
+        if data.is_empty() {
+            continue;
+        }
+        first.get_or_insert(clock);
         received += data.len();
         if received > rules.max_bytes {
-            return Err(BodyError::TooLarge);
+            return Err(BodyError::TooLarge { owed: owed(&body) });
         }
         // The common case is one chunk: keep it without copying.
-        match &first {
-            None if more.is_empty() => first = Some(data),
+        match &buf {
+            None if more.is_empty() => buf = Some(data),
             _ => {
-                if let Some(f) = first.take() {
+                if let Some(f) = buf.take() {
                     let want = declared.exact().unwrap_or(0).min(rules.max_bytes as u64);
                     more.reserve((want as usize).max(f.len() + data.len()));
                     more.extend_from_slice(&f);
@@ -237,7 +309,7 @@ async fn collect(mut body: Body, rules: &BodyRules) -> Result<Bytes, BodyError> 
             }
         }
     }
-    Ok(first.unwrap_or_else(|| Bytes::from(more)))
+    Ok(buf.unwrap_or_else(|| Bytes::from(more)))
 }
 
 /// The body's next frame if it has arrived already (`None`: nothing has, the client is late).
@@ -266,16 +338,29 @@ async fn arrived(
 }
 
 /// 408 Request Timeout as a problem document; the connection is closed afterwards.
-fn too_slow(received: usize, waited: Duration, rules: &BodyRules) -> Response {
+fn too_slow(
+    received: usize,
+    waited: Duration,
+    first: Option<Duration>,
+    rules: &BodyRules,
+) -> Response {
     metrics::counter!("grundy_slow_bodies_total").increment(1);
-    let detail = format!(
-        "request body: {received} bytes arrived in {} ms; the body must arrive within {} ms \
-         (GRUNDY_BODY_READ_TIMEOUT_MS) and, after {} ms, at {} bytes/s or more (GRUNDY_BODY_MIN_RATE)",
-        waited.as_millis(),
-        rules.timeout.as_millis(),
-        rules.grace.as_millis(),
-        rules.min_rate
-    );
+    let detail = match first {
+        None => format!(
+            "request body: no byte of it arrived within {} ms of waiting after the request head \
+             (GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS)",
+            waited.as_millis()
+        ),
+        Some(_) => format!(
+            "request body: {received} bytes arrived in {} ms of waiting from its first byte; the \
+             body must arrive within {} ms of its first byte (GRUNDY_BODY_READ_TIMEOUT_MS) and, \
+             after {} ms, at {} bytes/s or more on average (GRUNDY_BODY_MIN_RATE)",
+            waited.as_millis(),
+            rules.timeout.as_millis(),
+            rules.grace.as_millis(),
+            rules.min_rate
+        ),
+    };
     problem::respond(
         &Problem::new(
             &catalogue::REQUEST_TIMEOUT,
@@ -327,6 +412,7 @@ mod tests {
     fn rules() -> BodyRules {
         BodyRules {
             max_bytes: 1 << 20,
+            first_byte: Duration::from_millis(100),
             timeout: Duration::from_secs(10),
             min_rate: 1000,
             grace: Duration::from_millis(100),
@@ -340,12 +426,14 @@ mod tests {
         let rules = rules();
         let body = Body::new(Lagging {
             data: Some(Bytes::from_static(b"0123456789")),
-            due: tokio::time::Instant::now() + rules.grace,
+            due: tokio::time::Instant::now() + rules.first_byte,
             seen_due: false,
         });
         match collect(body, &rules).await {
             Ok(bytes) => assert_eq!(&bytes[..], b"0123456789"),
-            Err(BodyError::TooSlow { received, waited }) => {
+            Err(BodyError::TooSlow {
+                received, waited, ..
+            }) => {
                 panic!("refused as too slow: {received} bytes in {waited:?}")
             }
             Err(_) => panic!("refused"),
@@ -369,8 +457,61 @@ mod tests {
         }
         let took = started.elapsed();
         assert!(
-            took >= rules.grace && took < rules.grace + Duration::from_millis(500),
+            took >= rules.first_byte && took < rules.first_byte + Duration::from_millis(500),
             "refused after {took:?}"
         );
+    }
+
+    /// A stall of the server (here: the runtime's only thread blocked for 2 s while the body's
+    /// deadline, 1 s, passes) is not the client's time: a body that comes 300 ms after the
+    /// stall — its client was starved too — is read, not refused.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_stall_of_the_server_is_not_charged_to_the_client() {
+        let rules = BodyRules {
+            first_byte: Duration::from_secs(1),
+            ..rules()
+        };
+        let stall = Duration::from_secs(2);
+        let started = tokio::time::Instant::now();
+        let body = Body::new(Lagging {
+            data: Some(Bytes::from_static(b"late but honest")),
+            due: started + stall + Duration::from_millis(300),
+            seen_due: false,
+        });
+        let task = tokio::spawn(async move { collect(body, &rules).await });
+        // Let it poll the body once and wait, then block the runtime.
+        tokio::task::yield_now().await;
+        std::thread::sleep(stall);
+        match task.await.unwrap() {
+            Ok(bytes) => assert_eq!(&bytes[..], b"late but honest"),
+            Err(BodyError::TooSlow { waited, .. }) => {
+                panic!("refused as too slow after {waited:?} of the client's clock")
+            }
+            Err(_) => panic!("refused"),
+        }
+        assert!(started.elapsed() < stall + rules.first_byte);
+    }
+
+    /// The rate rule counts from the first byte: a client whose first byte comes late (within
+    /// the first-byte bound) and the rest promptly is not refused, and one whose bytes stop
+    /// after the first is refused after the grace period on from its first byte.
+    #[test]
+    fn the_rate_clock_starts_at_the_first_byte() {
+        let rules = BodyRules {
+            first_byte: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            min_rate: 240,
+            grace: Duration::from_secs(5),
+            max_bytes: 1 << 20,
+        };
+        assert_eq!(rules.deadline(None, 0), Duration::from_secs(10));
+        let first = Duration::from_secs(8);
+        assert_eq!(rules.deadline(Some(first), 0), first + rules.grace);
+        assert_eq!(
+            rules.deadline(Some(first), 2400),
+            first + rules.grace + Duration::from_secs(10)
+        );
+        // The whole-body bound, from the first byte.
+        assert_eq!(rules.deadline(Some(first), 1 << 20), first + rules.timeout);
     }
 }

@@ -539,8 +539,8 @@ where
         };
         let mut close = *this.close;
         if let Some(flag) = this.linger.take() {
-            if response.extensions().get::<UnreadBody>().is_some() {
-                flag.set();
+            if let Some(&unread) = response.extensions().get::<UnreadBody>() {
+                flag.set(unread);
                 close = true;
             }
         }

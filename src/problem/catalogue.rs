@@ -136,9 +136,14 @@ pub const REQUEST_TIMEOUT: ProblemType = ProblemType {
     slug: "request-timeout",
     title: "Request timeout",
     status: 408,
-    when: "The request body did not arrive within GRUNDY_BODY_READ_TIMEOUT_MS, or arrived slower \
-           than GRUNDY_BODY_MIN_RATE bytes per second after a grace period.",
-    fix: "Send the whole body promptly; the connection is closed after this answer.",
+    when: "The request body stalled: no byte of it arrived within \
+           GRUNDY_BODY_FIRST_BYTE_TIMEOUT_MS of the request head, or, from its first byte, it \
+           arrived slower than GRUNDY_BODY_MIN_RATE bytes per second on average after a grace \
+           period (GRUNDY_BODY_MIN_RATE_GRACE_MS), or took longer than \
+           GRUNDY_BODY_READ_TIMEOUT_MS. Only the time the server waited for the client's bytes \
+           counts.",
+    fix: "Send the body right after the head, and all of it; the connection is closed after \
+          this answer.",
 };
 
 pub const INTERNAL: ProblemType = ProblemType {

@@ -270,6 +270,60 @@ pub fn job_window() -> Object {
     o
 }
 
+/// The rules between the fields of a job or census request that the server enforces and JSON
+/// Schema 2020-12 can state, as the `not` keyword beside the request's properties (see
+/// [`super::fix_formats`], which adds it to the request schemas): the request must not be
+///
+/// * an explicit `"keep": "all"` together with a window option (`window` or `store_values`
+///   other than null), which is refused (422 naming the option) — without `keep` a window
+///   option implies `"keep": "window"`;
+/// * a request that keeps every value with `max_n` above `GRUNDY_JOB_MAX_N` (its default,
+///   10^9, is stated; window mode goes to `GRUNDY_JOB_WINDOW_MAX_N`, the `maximum` of
+///   `max_n`). A job keeps every value with `"keep": "all"`, and — `all_by_default` — also
+///   when `keep` and both window options are absent or null; a census only with
+///   `"keep": "all"` (its default is window mode).
+pub fn keep_rules(all_by_default: bool) -> serde_json::Value {
+    use serde_json::json;
+    let max_n = crate::config::Config::default().job_max_n;
+    let too_many = json!({"type": "integer", "minimum": max_n + 1});
+    let mut refused = vec![
+        // An explicit "all" with a window option.
+        json!({
+            "required": ["keep"],
+            "properties": {"keep": {"const": "all"}},
+            "anyOf": [
+                {"required": ["window"], "properties": {"window": {"type": "integer"}}},
+                {"required": ["store_values"], "properties": {"store_values": {"type": "boolean"}}}
+            ]
+        }),
+        // An explicit "all" beyond GRUNDY_JOB_MAX_N.
+        json!({
+            "required": ["keep", "max_n"],
+            "properties": {"keep": {"const": "all"}, "max_n": too_many}
+        }),
+    ];
+    if all_by_default {
+        // A job without keep or window options keeps every value.
+        refused.push(json!({
+            "required": ["max_n"],
+            "properties": {
+                "keep": {"type": "null"},
+                "window": {"type": "null"},
+                "store_values": {"type": "null"},
+                "max_n": too_many
+            }
+        }));
+    }
+    json!({
+        "description": format!(
+            "Refused (422): an explicit \"keep\": \"all\" with a window option (`window` or \
+             `store_values` not null), and a request that keeps every value with max_n above \
+             `GRUNDY_JOB_MAX_N` (default {max_n})."
+        ),
+        "anyOf": refused
+    })
+}
+
 /// `limit` of `POST /v1/octal/winning-moves`: 1..=10000, null or absent for 1000.
 pub fn moves_limit() -> Object {
     let mut o = nat_range(1, 10_000);
