@@ -177,7 +177,7 @@ fn cross_field_rules(doc: &mut utoipa::openapi::OpenApi) {
     let rules = [
         (jobs::JobRequest::name(), schema_rules::keep_rules(true)),
         (
-            census::CensusRequest::name(),
+            jobs::census::CensusRequest::name(),
             schema_rules::keep_rules(false),
         ),
     ];
