@@ -132,6 +132,19 @@ impl Marker for StampMarker<'_> {
     }
 }
 
+/// The values whose bits are set in `words` (64 values a word, from 0), ascending, into `out`
+/// (cleared first): a heap's missing values as a stamp marker's list.
+pub(crate) fn missing_list(words: &[u64], out: &mut Vec<u16>) {
+    out.clear();
+    for (w, &word) in words.iter().enumerate() {
+        let mut b = word;
+        while b != 0 {
+            out.push((w * 64) as u16 + b.trailing_zeros() as u16);
+            b &= b - 1;
+        }
+    }
+}
+
 /// A probe list, owned (see [`Probes`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ProbeList {

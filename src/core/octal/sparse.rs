@@ -37,7 +37,8 @@ use super::bitmarks::{self, bit};
 use super::bitset::mex;
 use super::error::OctalError;
 use super::rare_check::{
-    rare_check, scan_read_back, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
+    missing_list, rare_check, scan_read_back, BitMarker, Ended, ProbeList, Probes, Reads,
+    StampMarker,
 };
 use super::rules::Twos;
 use super::split::{allowed, split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
@@ -314,15 +315,7 @@ impl Sparse {
             self.premarked = None;
         }
         self.stamp += 1;
-        self.missing.clear();
-        for (w, &word) in missing.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                self.missing
-                    .push((w * 64) as u16 + b.trailing_zeros() as u16);
-                b &= b - 1;
-            }
-        }
+        missing_list(missing, &mut self.missing);
         let marker = StampMarker {
             mark: slot(&mut self.marks, 0),
             stamp: self.stamp,

@@ -8,7 +8,9 @@
 
 use std::cell::RefCell;
 
-use super::super::rare_check::{rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker};
+use super::super::rare_check::{
+    missing_list, rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker,
+};
 use super::super::stamps::{self, slot, Stamp, MARKS};
 use super::super::values::Cell;
 use super::super::window::View;
@@ -162,15 +164,7 @@ impl BlockMarks for StampScratch {
     }
     fn heap(&mut self, j: usize, missing: &[u64]) -> StampMarker<'_> {
         // The missing values, ascending.
-        self.missing.clear();
-        for (w, &word) in missing.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                self.missing
-                    .push((w * 64) as u16 + b.trailing_zeros() as u16);
-                b &= b - 1;
-            }
-        }
+        missing_list(missing, &mut self.missing);
         StampMarker {
             mark: slot(&mut self.marks, j),
             stamp: self.s0 + j as Stamp,
