@@ -125,6 +125,9 @@ function makeCard(doc, { alone = false } = {}) {
     const bits = [`id ${next.id}`];
     if (rate) bits.push(`${fmt(Math.round(rate))} heaps/s`);
     if (!final && Number.isFinite(eta)) bits.push(`about ${duration(eta)} left at most`);
+    if (next.threads) bits.push(`${next.threads} thread${next.threads === 1 ? '' : 's'}`);
+    if (Number.isFinite(next.cpu_seconds) && next.cpu_seconds > 0) bits.push(`CPU ${duration(next.cpu_seconds)}`);
+    if (next.engine && next.engine.commit) bits.push(`engine ${next.engine.version} (${next.engine.commit.slice(0, 12)})`);
     if (next.attempts > 1) bits.push(`attempt ${next.attempts}`);
     if (next.error) bits.push(`error: ${next.error}`);
     meta.textContent = bits.join(' · ');
