@@ -18,6 +18,10 @@
 //!   `"keep": "window"`), W a multiple of 65536; the values between go to a scratch file (2
 //!   bytes a value, under the system's temporary directory, removed at exit) and are read back
 //!   from it when a heap needs them (a job keeps them in its store instead).
+//! * `--profile`: time the parallel engine's stages and print, once per run, `profile:
+//!   threads=T serial_share=… serial_s=… total_s=… predicted_8=… predicted_16=…` (see
+//!   [`grundy::core::octal::Profile`]); with one thread the pipeline runs on the calling thread
+//!   alone, so that the line shows what more threads could share.
 //! * `--detector-cost`: after computing, replay the detector over the same values at the
 //!   lengths [`Solver::run`] checks at (every 1/16 of growth), with and without the
 //!   long-period sweep, and print its CPU cost per value next to the computation's (CPU
@@ -168,7 +172,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
                  [--dense] [--no-long-periods] [--detector-cost] [--seconds S] [--statistics] \
-                 [--window W]";
+                 [--window W] [--profile]";
     let Some(code) = args.get(1) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -183,6 +187,7 @@ fn main() {
     let mut seconds: Option<f64> = None;
     let mut statistics = false;
     let mut window: Option<usize> = None;
+    let mut profile = false;
     let mut i = 2;
     while i < args.len() {
         match args[i].as_str() {
@@ -202,6 +207,7 @@ fn main() {
                 i += 1;
             }
             "--statistics" => statistics = true,
+            "--profile" => profile = true,
             "--seconds" => {
                 seconds = Some(args[i + 1].parse().expect("--seconds S"));
                 i += 1;
@@ -256,6 +262,7 @@ fn main() {
                     .set_statistics(Statistics::new())
                     .expect("statistics");
             }
+            s.engine_mut().set_profile(profile);
             let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
             let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
             let verdict = match s.run(n, until, &mut stop) {
@@ -266,6 +273,18 @@ fn main() {
                 }
                 Err(e) => panic!("run: {e}"),
             };
+            if let Some(p) = s.engine().profile() {
+                println!("{}", p.line(t, t0.elapsed()));
+                println!(
+                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2}",
+                    p.rounds,
+                    p.far_rows.as_secs_f64(),
+                    p.checks.as_secs_f64(),
+                    p.sweep.as_secs_f64(),
+                    p.dense.as_secs_f64(),
+                    p.spine.as_secs_f64()
+                );
+            }
             let mut stats = format!("{:?}", s.engine().stats());
             if let Some(snap) = s.engine().statistics().and_then(Statistics::current) {
                 stats.push_str(&format!(

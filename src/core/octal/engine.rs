@@ -27,6 +27,9 @@ use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
 
 mod pipeline;
+mod profile;
+
+pub use profile::Profile;
 
 /// A Grundy value (stored in the narrowest width that holds the largest one, see [`Values`]).
 pub type Value = u32;
@@ -135,6 +138,8 @@ pub struct Engine {
     widest_rows: bool,
     /// What the pipeline did (diagnostics, tests).
     pipeline_counts: pipeline::Counts,
+    /// The stages' times, when asked for ([`Engine::set_profile`]).
+    profile: Option<Profile>,
     /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
     keep: Keep,
     gap: Option<Gap>,
@@ -199,6 +204,7 @@ impl Engine {
             plan_override: None,
             widest_rows: false,
             pipeline_counts: pipeline::Counts::default(),
+            profile: None,
             keep: Keep::All,
             gap: None,
             slide: SLIDE,
@@ -478,6 +484,32 @@ impl Engine {
         self.pool = None;
     }
 
+    /// Times the pipeline's stages ([`Profile`]); on one thread the pipeline then runs too,
+    /// every stage on the calling thread, so that the profile shows what more threads would
+    /// share.
+    pub fn set_profile(&mut self, on: bool) {
+        self.profile = on.then(Profile::default);
+    }
+
+    /// The stages' times so far (with [`Engine::set_profile`]).
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref()
+    }
+
+    /// Adds `time` of the detector's long-period sweep (shared by the threads) to the profile.
+    pub(crate) fn profile_sweep(&mut self, time: std::time::Duration) {
+        if let Some(p) = self.profile.as_mut() {
+            p.sweep += time;
+        }
+    }
+
+    /// Tests: `serial` of busy work forced into every round of the pipeline (profiling on).
+    #[cfg(test)]
+    pub(crate) fn force_serial_work(&mut self, serial: std::time::Duration) {
+        let p = self.profile.get_or_insert_with(Profile::default);
+        p.forced = serial;
+    }
+
     /// Tests: sparse mode on several threads (`engine/pipeline.rs`) where it applies
     /// (default), or never.
     #[cfg(test)]
@@ -694,7 +726,10 @@ impl Engine {
     ) -> Result<(), OctalError> {
         if self.pipeline_ready(len) {
             self.pipeline(stop_at, should_stop)
-        } else if matches!(self.mode, Mode::Dense) && self.threads > 1 && len >= PARALLEL_FROM {
+        } else if matches!(self.mode, Mode::Dense)
+            && (self.threads > 1 || self.profile.is_some())
+            && len >= PARALLEL_FROM
+        {
             // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
             let by_work = (1usize << 27) / (len * self.scan_twos.len().max(1));
             let block = (len / 32).min(by_work).clamp(64, 1 << 16);
@@ -784,7 +819,13 @@ impl Engine {
     /// Computes G(start..end) in dense mode with parallel phase one.
     fn dense_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
         let words0 = self.words;
-        let pool = self.take_pool();
+        // One thread (a profile): phase one on the calling thread.
+        let pool = if self.threads > 1 {
+            self.take_pool()
+        } else {
+            None
+        };
+        let started = self.profile.as_ref().map(|_| std::time::Instant::now());
         let twos = &self.scan_twos;
         let pre = with_cells!(self.values.as_ref(), |g| dense::phase_one(
             g,
@@ -794,7 +835,12 @@ impl Engine {
             words0,
             pool.as_ref()
         ));
-        self.pool = pool;
+        if pool.is_some() {
+            self.pool = pool;
+        }
+        if let (Some(p), Some(t)) = (self.profile.as_mut(), started) {
+            p.dense += t.elapsed();
+        }
         for n in start..end {
             if let Some(sets) = &mut self.sets {
                 let (words, rules) = (self.words, &self.rules);

@@ -151,6 +151,8 @@ pub struct Detector {
     defer: bool,
     /// Passes run (KMP, with or without the sweep).
     runs: u64,
+    /// Time in the long-period sweep so far (the part of a check that threads share).
+    sweep_time: std::time::Duration,
     /// Lengths at which a candidate already seen meets Thm 4.1's bound (see [`Pass`]).
     due_kmp: usize,
     due_sweep: usize,
@@ -175,6 +177,7 @@ impl Detector {
             kmp_not_before: 0,
             defer: true,
             runs: 0,
+            sweep_time: std::time::Duration::ZERO,
             due_kmp: usize::MAX,
             due_sweep: usize::MAX,
         }
@@ -184,6 +187,12 @@ impl Detector {
     /// is for benchmarks that measure its cost.
     pub fn set_long_periods(&mut self, on: bool) {
         self.long = on;
+    }
+
+    /// Time spent in the long-period sweep so far: the part of the checks that a pool's
+    /// threads share (the KMP pass runs on one thread).
+    pub fn sweep_time(&self) -> std::time::Duration {
+        self.sweep_time
     }
 
     /// The verdict so far.
@@ -289,6 +298,7 @@ impl Detector {
         let (game, window) = (&self.game, self.window);
         let pass = with_cells!(values, |g| detect_in(game, g, window, sweep, pool));
         self.runs += 1;
+        self.sweep_time += pass.sweep_time;
         self.result = pass.result;
         // A candidate seen before its proof was due: check again exactly when it is (a KMP
         // pass, or the sweep that found it), not at the next growth step.
@@ -327,6 +337,8 @@ struct Pass {
     /// when none.
     due_kmp: usize,
     due_sweep: usize,
+    /// Time in the long-period sweep (shared by every thread of a pool).
+    sweep_time: std::time::Duration,
 }
 
 impl Pass {
@@ -336,6 +348,7 @@ impl Pass {
             window_periodic: true,
             due_kmp: usize::MAX,
             due_sweep: usize::MAX,
+            sweep_time: std::time::Duration::ZERO,
         }
     }
 
@@ -396,9 +409,15 @@ fn detect_in<T: Cell>(
     if long {
         // Periods the window cannot show (above window/2): square suffixes of δ, exactly
         // confirmed (squares.rs).
-        for tail in square_tails(g, w / 2 + 1, &known, pool) {
+        let started = std::time::Instant::now();
+        let tails = square_tails(g, w / 2 + 1, &known, pool);
+        pass.sweep_time = started.elapsed();
+        for tail in tails {
             if let Some(proof) = certify_candidate(&rules, g, tail.e, tail.period) {
-                return Pass::proved(proof);
+                return Pass {
+                    sweep_time: pass.sweep_time,
+                    ..Pass::proved(proof)
+                };
             }
             pass.due_sweep = pass.due_sweep.min(due_41(&rules, g, tail.e, tail.period));
         }

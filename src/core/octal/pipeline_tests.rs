@@ -6,10 +6,11 @@
 //! stamps), a check that needs the archive, a stop in the middle.
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use super::archive::{Archive, MemoryArchive};
 use super::code::{Game, PartRule};
-use super::engine::Engine;
+use super::engine::{Engine, Profile};
 use super::naive::naive_values;
 use super::naive::tests::{random_code, Rng};
 use super::statistics::Statistics;
@@ -43,14 +44,16 @@ fn first_difference(a: &[u32], b: &[u32]) -> Option<(usize, u32, u32)> {
         .map(|i| (i, a[i], b[i]))
 }
 
-/// Runs `game` to `n` on 2 and 3 threads under every plan given and compares with one thread.
+/// Runs `game` to `n` on 1 (profiled), 2 and 3 threads under every plan given and compares with one thread.
 /// Returns the pipeline's counts summed over the runs.
 fn agrees(game: &Game, n: usize, from: usize, plans: &[Option<(usize, bool)>]) -> [u64; 5] {
     let want = one_thread(game, n);
     let mut sum = [0u64; 5];
     for &plan in plans {
-        for threads in [2, 3] {
+        // One thread with a profile runs the pipeline too, every stage on the calling thread.
+        for threads in [1, 2, 3] {
             let mut e = piped(game, threads, from, plan);
+            e.set_profile(threads == 1);
             e.extend_to(n, &mut || false).unwrap();
             let c = e.pipeline_counts();
             let got = e.into_values().to_u32_vec();
@@ -99,6 +102,75 @@ fn the_pipeline_agrees_with_one_thread_and_the_definition() {
         let naive = naive_values(&game, 1500, &mut || false).unwrap();
         assert_eq!(&one_thread(&game, 1500)[..], &naive[..], "{code}");
     }
+}
+
+/// `.6` to `n` on `threads` threads from heap 1024 on, profiled, with `forced` serial work in
+/// every round: (the profile, the run's time, the values).
+fn profiled(threads: usize, n: usize, forced: Duration) -> (Profile, Duration, Vec<u32>) {
+    let mut e = piped(
+        &Game::parse("0.6").unwrap(),
+        threads,
+        1024,
+        Some((128, true)),
+    );
+    e.set_profile(true);
+    e.force_serial_work(forced);
+    let t = Instant::now();
+    e.extend_to(n, &mut || false).unwrap();
+    let total = t.elapsed();
+    let p = *e.profile().expect("profiling is on");
+    (p, total, e.into_values().to_u32_vec())
+}
+
+#[test]
+fn a_one_thread_profile_times_every_stage_of_the_pipeline() {
+    let n = 40_000;
+    let (p, total, values) = profiled(1, n, Duration::ZERO);
+    assert_eq!(values, one_thread(&Game::parse("0.6").unwrap(), n));
+    assert!(p.rounds > 100, "{p:?}");
+    assert!(
+        !p.far_rows.is_zero() && !p.checks.is_zero() && !p.spine.is_zero(),
+        "{p:?}"
+    );
+    // The stages are disjoint parts of the run: the shared ones and the spine fit in it.
+    assert!(p.parallel() + p.spine <= total, "{p:?} in {total:?}");
+    assert_eq!(p.serial(total), total - p.parallel());
+    let s = p.serial_share(total);
+    assert!(s > 0.0 && s < 1.0, "{s}");
+    // Amdahl: p threads are at most p times faster, and the bound falls with the serial share.
+    assert!((Profile::predicted(0.0, 16) - 16.0).abs() < 1e-9);
+    assert!((Profile::predicted(1.0, 16) - 1.0).abs() < 1e-9);
+    assert!((Profile::predicted(0.04, 16) - 1.0 / (0.04 + 0.96 / 16.0)).abs() < 1e-9);
+    let line = p.line(1, total);
+    assert!(
+        line.starts_with(&format!("profile: threads=1 serial_share={s:.3} serial_s=")),
+        "{line}"
+    );
+    for key in ["total_s=", "predicted_8=", "predicted_16="] {
+        assert!(line.contains(key), "{line}");
+    }
+}
+
+#[test]
+fn serial_work_forced_into_the_rounds_shows_in_the_profile() {
+    // 2 ms of serial work in each of a few hundred rounds: the profile must count all of it as
+    // serial, and none of it as shared.
+    let n = 30_000;
+    let forced = Duration::from_millis(2);
+    let (p, total, values) = profiled(1, n, forced);
+    assert_eq!(values, one_thread(&Game::parse("0.6").unwrap(), n));
+    let serial = p.serial(total);
+    let least = forced * p.rounds as u32;
+    assert!(
+        serial >= least,
+        "serial {serial:?} < {least:?} forced ({p:?})"
+    );
+    assert!(p.parallel() < total - least, "{p:?} in {total:?}");
+    assert!(p.serial_share(total) > 0.5, "{p:?} in {total:?}");
+    // On two threads the same work is serial too.
+    let (p2, total2, values2) = profiled(2, n, forced);
+    assert_eq!(values2, values);
+    assert!(p2.serial(total2) >= forced * p2.rounds as u32, "{p2:?}");
 }
 
 #[test]

@@ -95,10 +95,14 @@ impl Solver {
     /// long-period sweep on the engine's threads.
     fn check(&mut self, now: bool) -> &Periodicity {
         let detector = &mut self.detector;
+        let swept = detector.sweep_time();
         self.engine.with_pool(|engine, pool| {
             let (_, tail, base) = engine.kept();
             detector.check_tail_in(tail, base, now, pool);
         });
+        // The sweep is shared by the engine's threads: a stage of the profile.
+        self.engine
+            .profile_sweep(self.detector.sweep_time().saturating_sub(swept));
         self.detector.result()
     }
 

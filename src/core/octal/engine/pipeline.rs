@@ -1,21 +1,29 @@
 //! `Engine::pipeline`: sparse mode on several threads (see `parallel/mod.rs` for the method).
 //!
-//! The work goes in *rounds*. In a round the calling thread runs the spine over one block of
-//! heaps, while the pool's threads (and the spine's, once it is done) verify the block before
-//! it and compute the far rows of the block after it, a task of [`TASK`] heaps at a time.
+//! The work goes in *rounds*, one block of heaps a round, in two stages:
+//! 1. the *far rows* of the block (its pairs whose partners lie before it) on every thread, a
+//!    task of [`TASK`] heaps at a time;
+//! 2. the *spine* over the block on the calling thread — the pairs inside the block and the
+//!    candidate — while the pool's threads (and the spine's, once it is done) verify the block
+//!    before it, a task of [`TASK`] heaps at a time.
+//!
 //! Between rounds the engine *commits*: it adds the verified values to its counts and tables,
 //! resolves the checks that needed the archive, and appends the spine's block unverified. A
 //! heap found rare ends everything after it: the values from it on are dropped, it gets its
 //! rare value as the one-thread engine would (`push_value`), and the pipeline starts again
-//! after it (its first round computes far rows only). A heap whose value would outgrow the
-//! marks (`c` reaching `2^vbits`, or 64 with bit marks) is left to the one-thread step, after
-//! everything before it is verified. The pipeline returns with every value verified.
+//! after it. A heap whose value would outgrow the marks (`c` reaching `2^vbits`, or 64 with bit
+//! marks) is left to the one-thread step, after everything before it is verified. The
+//! pipeline returns with every value verified.
 //!
 //! Values are appended to `values` only between rounds; during a round every thread reads them
 //! (and the tables) through shared references, and the spine writes its block into a buffer
-//! of its own (`win`) — no locks, no shared mutable state besides the task queue.
+//! of its own (`win`) — no locks, no shared mutable state besides the task queues.
+//!
+//! With one thread (a profile, `profile.rs`) the stages run in turn on the calling thread, cut
+//! into the same tasks, and are timed.
 
 use std::sync::Mutex;
+use std::time::Instant;
 
 use super::{Engine, Mode};
 use crate::core::octal::archive::Backing;
@@ -23,7 +31,7 @@ use crate::core::octal::error::OctalError;
 use crate::core::octal::parallel::far_rows::far_rows;
 use crate::core::octal::parallel::spine::{self, Analyse, Spine};
 use crate::core::octal::parallel::verify::{self, Checks, Verdict, Verify};
-use crate::core::octal::parallel::{Bits, Bytes, BYTE_LIMIT};
+use crate::core::octal::parallel::{share_opt, with_helpers, Bits, Bytes, BYTE_LIMIT};
 use crate::core::octal::sparse::RoundView;
 use crate::core::octal::values::{with_cells, Cell};
 
@@ -57,9 +65,8 @@ pub(crate) struct Counts {
     pub leftovers: u64,
     /// Checks done with the archive at commit.
     pub deferred: u64,
-    /// Rounds with far rows, and those that computed only far rows (a cold start).
+    /// Rounds with far rows.
     pub far_rounds: u64,
-    pub cold_starts: u64,
 }
 
 /// A block appended to the values but not verified yet.
@@ -69,28 +76,6 @@ struct Pending {
     len: usize,
     /// The missing values the spine recorded ([`Analyse::MISSING_WORDS`] words a heap).
     missing: Vec<u64>,
-}
-
-/// Far rows computed for the block from `start`, with pairs below `split`.
-#[derive(Debug)]
-struct FarBlock<R> {
-    start: usize,
-    split: usize,
-    rows: Vec<R>,
-}
-
-/// One share of a round's parallel work.
-enum Task<'a, R> {
-    Verify {
-        first: usize,
-        missing: &'a [u64],
-        out: &'a mut [Verdict],
-    },
-    Far {
-        first: usize,
-        split: usize,
-        rows: &'a mut [R],
-    },
 }
 
 /// How the pipeline runs for the present tables.
@@ -129,7 +114,7 @@ impl Engine {
                 window >= 4 * plan.block + reach + 256
             }
         };
-        self.threads > 1
+        (self.threads > 1 || self.profile.is_some())
             && self.pipeline
             && self.plan_for(sp).block >= TASK
             && len >= self.pipeline_from
@@ -152,9 +137,12 @@ impl Engine {
         // Far rows pay where rare positions reach far beyond two blocks.
         let far = sp.max_rare() > 8 * 1024;
         let block = if far {
-            // Rounds of ≈ 2 ms (a heap costs about a nanosecond per rare pair, and 256 more):
-            // long enough that waking the helpers (tens of µs) costs little.
-            ((1usize << 21) / (rare * k + 256)).clamp(TASK, 4096) / TASK * TASK
+            // Rounds of ≈ 1 ms (a heap costs about a nanosecond per rare pair, and 256 more):
+            // long enough that waking the helpers (tens of µs) costs little, short enough
+            // that the pairs inside the block — the spine's, on one thread — are few (Grundy's
+            // game, `.6`, `.014`: 2–4 % of a heap's rare pairs with blocks of 512; measured
+            // with `octal_time --profile`: blocks of 256 cost more in the tasks than they save).
+            ((1usize << 20) / (rare * k + 256)).clamp(TASK, 4096) / TASK * TASK
         } else if sp.bits_in_use() {
             8192
         } else {
@@ -200,9 +188,15 @@ impl Engine {
         stop_at: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
-        let Some(pool) = self.take_pool() else {
-            // No threads to be had: one heap the one-thread way, and on.
-            return self.step(self.len());
+        // One thread (a profile): every stage on the calling thread.
+        let pool = if self.threads > 1 {
+            let Some(pool) = self.take_pool() else {
+                // No threads to be had: one heap the one-thread way, and on.
+                return self.step(self.len());
+            };
+            Some(pool)
+        } else {
+            None
         };
         let bits = match &mut self.mode {
             Mode::Sparse(sp) => {
@@ -214,28 +208,28 @@ impl Engine {
         // Rows as wide as the values need (nim-sums below 2^(vbits + 1)).
         let vbits = if self.widest_rows { 10 } else { self.vbits };
         let r = match (bits, vbits) {
-            (true, _) => self.pipeline_with::<Bits>(&pool, stop_at, should_stop),
-            (false, ..=8) => self.pipeline_with::<Bytes<512>>(&pool, stop_at, should_stop),
-            (false, 9) => self.pipeline_with::<Bytes<1024>>(&pool, stop_at, should_stop),
-            (false, _) => self.pipeline_with::<Bytes<2048>>(&pool, stop_at, should_stop),
+            (true, _) => self.pipeline_with::<Bits>(pool.as_ref(), stop_at, should_stop),
+            (false, ..=8) => self.pipeline_with::<Bytes<512>>(pool.as_ref(), stop_at, should_stop),
+            (false, 9) => self.pipeline_with::<Bytes<1024>>(pool.as_ref(), stop_at, should_stop),
+            (false, _) => self.pipeline_with::<Bytes<2048>>(pool.as_ref(), stop_at, should_stop),
         };
-        self.pool = Some(pool);
+        if pool.is_some() {
+            self.pool = pool;
+        }
         r
     }
 
     fn pipeline_with<K: Verify + Analyse>(
         &mut self,
-        pool: &rayon::ThreadPool,
+        pool: Option<&rayon::ThreadPool>,
         stop_at: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
         let mut pending: Option<Pending> = None;
-        let mut far: Option<FarBlock<K::Row>> = None;
         // A heap the spine left to the one-thread step: flush, then compute it.
         let mut leftover = false;
         let mut stopped = false;
-        // Row buffers are reused from round to round (the far rows' tasks clear what they
-        // fill): no allocation, and a row is cleared once.
+        // Row buffers are reused from round to round: no allocation.
         let mut spare: Vec<K::Row> = Vec::new();
         loop {
             let s = self.len();
@@ -267,47 +261,27 @@ impl Engine {
                 }
                 return Ok(());
             }
-            // Far rows made for this block fix its length (the plan may have changed since);
-            // without them, a plan with far rows starts cold: a round of far rows only.
-            let far_here = far.take().filter(|f| f.start == s && b > 0);
-            let b = far_here.as_ref().map_or(b, |f| b.min(f.rows.len()));
-            let cold = b > 0 && plan.far && far_here.is_none();
-            // The far rows of the next block: computed in this round from the values below
-            // `s` (the spine's block is not among them yet).
-            let (next_start, next_len) = if cold {
-                (s, b)
-            } else if plan.far && b > 0 && s + b < stop_at {
-                (s + b, plan.block.min(stop_at - s - b))
-            } else {
-                (s + b, 0)
-            };
-            let spine_len = if cold { 0 } else { b };
-            let mut next_rows = std::mem::take(&mut spare);
-            next_rows.resize(next_len, K::empty());
+            // Far rows: the pairs whose partners lie before the block, every thread's work
+            // at the start of the round; the spine adds the pairs inside the block.
+            let split = if plan.far && b > 0 { s } else { 0 };
+            let mut rows = std::mem::take(&mut spare);
+            if split == 0 {
+                rows.clear(); // the spine starts from empty rows
+            }
+            rows.resize(b, K::empty()); // far rows are cleared by their tasks
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
-            let mut rows = match far_here {
-                Some(f) if !cold => {
-                    let mut rows = f.rows;
-                    rows.truncate(spine_len);
-                    (rows, f.split)
-                }
-                _ => (vec![K::empty(); spine_len], 0),
-            };
-            debug_assert_eq!(rows.0.len(), spine_len);
-            let mut missing = Vec::with_capacity(spine_len * K::MISSING_WORDS);
+            let mut missing = Vec::with_capacity(b * K::MISSING_WORDS);
             self.pipeline_counts.rounds += 1;
-            self.pipeline_counts.cold_starts += u64::from(cold);
-            self.pipeline_counts.far_rounds += u64::from(rows.1 > 0);
+            self.pipeline_counts.far_rounds += u64::from(split > 0);
             let out = self.round::<K>(
                 pool,
                 pending.as_ref(),
                 &mut verdicts,
-                (s, &mut rows.0, rows.1, &mut missing),
-                (next_start, s, &mut next_rows),
+                (s, &mut rows, split, &mut missing),
             );
-            // The spine's rows are done with: the next round's far rows reuse them.
-            spare = std::mem::take(&mut rows.0);
+            spare = rows;
             // Commit: the checks of the block before, then the spine's block.
+            let serial_start = self.profile.as_ref().map(|_| Instant::now());
             let failed = match pending.take() {
                 Some(p) => self.commit_checks(&p, &verdicts)?,
                 None => None,
@@ -322,35 +296,24 @@ impl Engine {
             if let Mode::Sparse(sp) = &mut self.mode {
                 sp.after_checks(out.head, scans, pairs);
             }
-            let failed = failed.is_some();
-            if failed {
+            if let (Some(p), Some(t)) = (self.profile.as_mut(), serial_start) {
+                p.force_serial(t);
+            }
+            if failed.is_some() {
                 // Everything computed from the failed heap on is gone; start again after it.
-                far = None;
                 leftover = false;
                 continue;
             }
             let done = out.spine?;
             self.pipeline_counts.heaps += done as u64;
-            self.pipeline_counts.leftovers += u64::from(done < spine_len);
-            if spine_len > 0 {
-                pending = Some(Pending {
+            self.pipeline_counts.leftovers += u64::from(done < b);
+            if b > 0 {
+                pending = (done > 0).then_some(Pending {
                     start: s,
                     len: done,
                     missing,
                 });
-                leftover = done < spine_len;
-            }
-            if next_len > 0 && !leftover {
-                far = Some(FarBlock {
-                    start: next_start,
-                    split: s,
-                    rows: next_rows,
-                });
-            }
-            if let Some(p) = &pending {
-                if p.len == 0 {
-                    pending = None;
-                }
+                leftover = done < b;
             }
         }
     }
@@ -360,20 +323,18 @@ impl Engine {
         pending.as_ref().map_or(self.len(), |p| p.start)
     }
 
-    /// One round (see the module docs): the spine over heaps `spine.0 ..` (`rows`: their far
-    /// rows with split `spine.2`, or empty rows), the checks of `pending` into `verdicts`, and
-    /// the far rows of heaps `next.0 ..` below `next.1` into `next.2`.
+    /// One round (see the module docs): the far rows of the spine's block `spine.0 ..` (pairs
+    /// below `spine.2`, none when it is 0) on every thread; then the spine over the block
+    /// (`rows`) on this thread while the others check `pending` into `verdicts`.
     #[allow(clippy::type_complexity)]
     fn round<K: Verify + Analyse>(
         &mut self,
-        pool: &rayon::ThreadPool,
+        pool: Option<&rayon::ThreadPool>,
         pending: Option<&Pending>,
         verdicts: &mut [Verdict],
         spine_part: (usize, &mut [K::Row], usize, &mut Vec<u64>),
-        next: (usize, usize, &mut [K::Row]),
     ) -> RoundOut {
         let (first, rows, split, missing) = spine_part;
-        let threads = self.threads;
         let gap = self.gap;
         let limit = 1u32 << self.vbits;
         let Engine {
@@ -384,6 +345,7 @@ impl Engine {
             game,
             archive,
             read_backs,
+            profile,
             ..
         } = self;
         let Mode::Sparse(sp) = mode else {
@@ -415,8 +377,25 @@ impl Engine {
             counts: read_backs,
         });
         let twos: &crate::core::octal::rules::Twos = scan_twos;
-        let (new, out) = with_cells!(values.as_ref(), |g| {
+        let timing = profile.is_some();
+        let (new, out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
+            // Stage 1: the far rows, a task of TASK heaps at a time on every thread.
+            let far_start = timing.then(Instant::now);
+            if split > 0 {
+                let tasks: Vec<(usize, &mut [K::Row])> = rows
+                    .chunks_mut(TASK)
+                    .enumerate()
+                    .map(|(i, r)| (first + i * TASK, r))
+                    .collect();
+                share_opt(pool, tasks, &|(from, rows)| {
+                    far_rows::<K, _>(view, rare, rare_vals, from, rows, split, twos);
+                });
+            }
+            let far_time = far_start.map(|t| t.elapsed());
+            // Stage 2: the spine on this thread, the checks of the block before on the others
+            // (and on this one once the spine is done).
+            let stage_start = timing.then(Instant::now);
             // The spine's window: the values from the earliest partner of a near pair on.
             let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
             let win_base = first.saturating_sub(reach).max(view.base);
@@ -429,28 +408,19 @@ impl Engine {
                 gap: twos.gap,
                 force_read_back,
             };
-            // The tasks: checks first (their block is the oldest), then far rows.
-            let mut tasks: Vec<Task<'_, K::Row>> = Vec::new();
+            let mut tasks: Vec<(usize, &[u64], &mut [Verdict])> = Vec::new();
             if let Some(p) = pending {
                 let per = K::MISSING_WORDS;
                 for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
                     let from = i * TASK;
-                    tasks.push(Task::Verify {
-                        first: p.start + from,
-                        missing: &p.missing[from * per..(from + out.len()) * per],
+                    tasks.push((
+                        p.start + from,
+                        &p.missing[from * per..(from + out.len()) * per],
                         out,
-                    });
+                    ));
                 }
             }
-            let (next_first, next_split, next_rows) = next;
-            for (i, rows) in next_rows.chunks_mut(TASK).enumerate() {
-                tasks.push(Task::Far {
-                    first: next_first + i * TASK,
-                    split: next_split,
-                    rows,
-                });
-            }
-            tasks.reverse(); // popped from the end: checks first
+            tasks.reverse(); // popped from the end: in order
             let queue = Mutex::new(tasks);
             let result = Mutex::new((Vec::new(), 0usize, head0));
             let work = || {
@@ -458,24 +428,15 @@ impl Engine {
                 let mut last = (0usize, head0);
                 loop {
                     let task = queue.lock().expect("the task queue").pop();
-                    match task {
-                        None => break,
-                        Some(Task::Verify {
-                            first,
-                            missing,
-                            out,
-                        }) => {
-                            let mut head = head0;
-                            let mut counts = verify::Counts::default();
-                            K::verify(&checks, first, missing, &mut head, out, &mut counts);
-                            done.push((first, counts));
-                            if first >= last.0 {
-                                last = (first, head);
-                            }
-                        }
-                        Some(Task::Far { first, split, rows }) => {
-                            far_rows::<K, _>(view, rare, rare_vals, first, rows, split, twos);
-                        }
+                    let Some((first, missing, out)) = task else {
+                        break;
+                    };
+                    let mut head = head0;
+                    let mut counts = verify::Counts::default();
+                    K::verify(&checks, first, missing, &mut head, out, &mut counts);
+                    done.push((first, counts));
+                    if first >= last.0 {
+                        last = (first, head);
                     }
                 }
                 let mut r = result.lock().expect("the round's counts");
@@ -484,10 +445,9 @@ impl Engine {
                     (r.1, r.2) = last;
                 }
             };
-            let spine_out = pool.in_place_scope(|scope| {
-                for _ in 1..threads {
-                    scope.spawn(|_| work());
-                }
+            let mut spine_time = None;
+            let spine_out = with_helpers(pool, &work, || {
+                let spine_start = timing.then(Instant::now);
                 let out = if rows.is_empty() {
                     Ok(0)
                 } else {
@@ -517,9 +477,11 @@ impl Engine {
                         if any_far { Some(&mut far_fn) } else { None },
                     )
                 };
+                spine_time = spine_start.map(|t| t.elapsed());
                 work();
                 out
             });
+            let stage_time = stage_start.map(|t| t.elapsed());
             let done = *spine_out.as_ref().unwrap_or(&0);
             let new: Vec<u32> = win[first - win_base..first - win_base + done]
                 .iter()
@@ -533,8 +495,15 @@ impl Engine {
                     counts,
                     head,
                 },
+                (far_time, spine_time, stage_time),
             )
         });
+        if let (Some(p), (Some(far), Some(spine), Some(stage))) = (profile.as_mut(), times) {
+            p.rounds += 1;
+            p.far_rows += far;
+            p.spine += spine;
+            p.checks += stage.saturating_sub(spine);
+        }
         // The spine's block joins the values (unverified until the next round).
         for v in new {
             values.push(v);

@@ -19,12 +19,15 @@
 //! check found, n joins the rare positions, and the pipeline starts again after it. The values
 //! are therefore exactly the one-thread engine's, whatever the timing.
 //!
-//! **Far rows.** Where rare positions are spread far back (Grundy's game, `.014`: a thousand
-//! and more, up to 10^5), (1) itself is most of the spine's work. Its pairs whose two parts
-//! both lie before the block before the spine's (`split`) read only values known a round
-//! earlier, so the helpers compute them a block ahead (`far_rows.rs`), one *row* per heap, and
-//! the spine adds only the *near* pairs — positions up to two blocks back. Where every rare
-//! position is near (`.167`), there are no far rows and the spine does all of (1).
+//! **Far rows.** Where rare positions are spread far back (Grundy's game, `.014`, `.6`: a
+//! thousand and more, up to 10^5), (1) itself is most of the spine's work. Its pairs whose
+//! partner lies before the block (`split`, the block's first heap) read only values known when
+//! the round starts, so every thread computes them first (`far_rows.rs`), one *row* per heap,
+//! and the spine adds only the *near* pairs — those with both parts inside the block: with
+//! blocks of 512 heaps, 2–4 % of a heap's rare pairs. Where every rare position is near
+//! (`.167`: all below 1,304, blocks of 8,192), there are no far rows and the spine does all of
+//! (1) — a true recurrence on one thread (see `BENCHMARKS.md`, "one game on every core":
+//! a block fixed point does not settle there, every wrong guess spreads through the block).
 //!
 //! **Rows.** A heap's marks are a `u64` while every value is below 64 ([`Bits`], as the bit
 //! marks of `bitmarks.rs`) and otherwise a byte per value ([`Bytes`], values below 2^10, rows of
@@ -64,6 +67,36 @@ pub(crate) fn share<I: Send>(pool: &rayon::ThreadPool, items: Vec<I>, f: &(dyn F
         }
         work();
     });
+}
+
+/// [`share`] on `pool`, or every item on the calling thread without one.
+pub(crate) fn share_opt<I: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    items: Vec<I>,
+    f: &(dyn Fn(I) + Sync),
+) {
+    match pool {
+        Some(pool) => share(pool, items, f),
+        None => items.into_iter().for_each(f),
+    }
+}
+
+/// Runs `main` on the calling thread while every thread of `pool` runs `helper` once; returns
+/// when all are done (without a pool: `main` alone, which runs `helper` itself if it must).
+pub(crate) fn with_helpers<R: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    helper: &(dyn Fn() + Sync),
+    main: impl FnOnce() -> R + Send,
+) -> R {
+    match pool {
+        None => main(),
+        Some(pool) => pool.in_place_scope(|scope| {
+            for _ in 0..pool.current_num_threads() {
+                scope.spawn(|_| helper());
+            }
+            main()
+        }),
+    }
 }
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
