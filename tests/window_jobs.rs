@@ -472,12 +472,40 @@ async fn job_requests_are_checked_field_by_field() {
         "GRUNDY_JOB_WINDOW_MAX_N",
     )
     .await;
+    // Window mode cannot compute a digit leaving three heaps, or recurring digits: refused
+    // naming the digit while the window is smaller than max_n (issue 46) …
     bad(
-        json!({"code": "0.8F", "max_n": 1000, "keep": "window"}),
+        json!({"code": "0.8F", "max_n": 1u64 << 25, "keep": "window"}),
         "keep",
-        "three heaps",
+        "digit d1 = 8 leaves three heaps",
     )
     .await;
+    bad(
+        json!({"code": "0.(B)", "max_n": 1u64 << 20, "window": 65536}),
+        "keep",
+        "recurring digit B",
+    )
+    .await;
+    // … and accepted when the window holds every value (window ≥ max_n): run as keeping all.
+    for body in [
+        json!({"keep": "window", "code": ".F2AC", "window": 109576192, "max_n": 416352}),
+        json!({"code": "0.8F", "max_n": 1000, "keep": "window"}),
+        json!({"code": "0.(B)", "max_n": 65536, "window": 65536}),
+    ] {
+        let r = s.post("/v1/octal/jobs", &body).await;
+        assert_eq!(r.status.as_u16(), 202, "{body}: {}", r.text);
+        assert_eq!(r.body["keep"], "all", "{body}: {}", r.text);
+        assert_eq!(r.body["window"], Value::Null);
+        assert_eq!(r.body["store_values"], true);
+        let id = r.body["id"].as_str().unwrap();
+        let c = s
+            .client
+            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(c.status().as_u16(), 200);
+    }
     let r = s
         .post(
             "/v1/octal/jobs",
