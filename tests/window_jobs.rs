@@ -576,3 +576,51 @@ async fn job_requests_are_checked_field_by_field() {
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["keep"], "all");
 }
+
+/// A job whose values were all stored by an earlier one still ran: it reports its threads and
+/// CPU time (numbers, 0 included; null only before a run), and one that reuses a prefix shows
+/// it as progress (issue 46).
+#[tokio::test]
+async fn a_job_that_reuses_stored_values_reports_threads_and_cpu_time() {
+    let s = common::start_with(fast_jobs()).await;
+    let submit = |n: u64| {
+        let s = &s;
+        async move {
+            let r = s
+                .post("/v1/octal/jobs", &json!({"code": "0.167", "max_n": n}))
+                .await;
+            assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+            r.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let first = submit(1 << 16).await;
+    let done = common::wait_job(&s, &first, 60).await;
+    assert_eq!(done["status"], "done", "{done}");
+    let again = submit(1 << 16).await;
+    let reused = common::wait_job(&s, &again, 60).await;
+    assert_eq!(reused["status"], "done", "{reused}");
+    assert_eq!(reused["progress"]["computed"], 1 << 16);
+    assert_eq!(reused["threads"], 1, "{reused}");
+    assert!(reused["cpu_seconds"].as_f64().is_some(), "{reused}");
+    assert!(reused["engine"]["commit"].is_string(), "{reused}");
+    // A longer one: once running, its progress starts at the stored prefix.
+    let longer = submit(1 << 18).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let r = s.get(&format!("/v1/octal/jobs/{longer}")).await;
+        let (status, computed) = (
+            r.body["status"].as_str().unwrap().to_owned(),
+            r.body["progress"]["computed"].as_u64().unwrap(),
+        );
+        seen.push((status.clone(), computed));
+        if status == "done" || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(seen.last().unwrap().0, "done", "{seen:?}");
+    // The first checkpoint (a computed count above 0) is the stored prefix, not a slice's end.
+    let first_progress = seen.iter().map(|(_, c)| *c).find(|&c| c > 0).unwrap();
+    assert_eq!(first_progress, 1 << 16, "{seen:?}");
+}

@@ -235,6 +235,8 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
                 (None, Some(_)) => false,
             }
     });
+    // Where the progress starts: what the store holds of the game already.
+    let mut start = 0;
     let job = match earlier {
         Some(job) => {
             if job.status == JobStatus::Done {
@@ -281,6 +283,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
                     .map_or(0, |e| e.computed as u64),
                 Some(_) => 0,
             };
+            start = stored.min(n);
             if stored > 0 {
                 eprintln!(
                     "resuming at heap {} of {n} from the values stored in {} (job {})",
@@ -297,7 +300,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     if job.status != JobStatus::Done {
         let workers = Workers::start(&state);
         state.job_notify.notify_one();
-        let watched = watch(&store, &job, n).await;
+        let watched = watch(&store, &job, n, start).await;
         workers.stop().await;
         let job = store
             .get_job(&id)
@@ -514,7 +517,7 @@ enum Watched {
 }
 
 /// Shows the job's progress until it ends or a signal comes.
-async fn watch(store: &Store, job: &Job, n: u64) -> Watched {
+async fn watch(store: &Store, job: &Job, n: u64, start: u64) -> Watched {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),
@@ -522,7 +525,7 @@ async fn watch(store: &Store, job: &Job, n: u64) -> Watched {
     ) else {
         return Watched::Ended;
     };
-    let mut shown = Shown::new(n, job.computed.min(n));
+    let mut shown = Shown::new(n, job.computed.min(n).max(start));
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         tokio::select! {
@@ -585,7 +588,8 @@ impl Shown {
     }
 
     fn show(&mut self, job: &Job) {
-        let computed = job.computed.min(self.n);
+        // Never backwards: a job shows the values it reuses from its first checkpoint on.
+        let computed = job.computed.min(self.n).max(self.computed);
         let changed = computed != self.computed || self.last_line.is_none();
         self.computed = computed;
         let rate = job.rate.filter(|r| r.is_finite() && *r > 0.0);
