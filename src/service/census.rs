@@ -516,13 +516,22 @@ mod tests {
             Err(CensusError::Invalid { .. })
         ));
         let three: Vec<String> = vec!["0.6".into(), "0.8F".into()];
-        match plan(Some(&three), &template()) {
+        let longer = NewJob {
+            max_n: 1 << 20,
+            ..template()
+        };
+        match plan(Some(&three), &longer) {
             Err(CensusError::Invalid { field, detail }) => {
                 assert_eq!(field, "codes[1]");
                 assert!(detail.contains("window mode"), "{detail}");
+                assert!(detail.contains("digit d1 = 8"), "{detail}");
             }
             other => panic!("{other:?}"),
         }
+        // A window holding every value (2^16 ≥ 4096) computes it: the census keeps all.
+        let census = plan(Some(&three), &template()).unwrap();
+        assert_eq!(census.keep_window, None);
+        assert!(census.store_values);
     }
 
     #[test]
