@@ -1,9 +1,14 @@
-//! The `grundy` binary: `grundy` serves; `grundy openapi` prints the OpenAPI document;
-//! `grundy healthcheck` asks a running server's `/healthz` (for container HEALTHCHECKs);
-//! `grundy keys new --name NAME --scope SCOPE` prints a fresh API key and its key-file line.
+//! The `grundy` binary (clap): `grundy` or `grundy serve` serves; `grundy openapi` prints the
+//! OpenAPI document; `grundy healthcheck` asks a running server's `/healthz` (for container
+//! HEALTHCHECKs); `grundy keys new --name NAME --scope SCOPE` prints a fresh API key and its
+//! key-file line; `grundy octal CODE --to N` computes a game's values in-process, on the
+//! embedded store, with the job machinery of `POST /v1/octal/jobs` (`grundy::app::cli`).
+//! `--help` (`-h`, `help`) and `--version` everywhere; a bad argument exits 2.
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+use grundy::config::keys::{self, Scope};
 use grundy::config::Config;
 
 /// mimalloc instead of the system allocator: a request allocates a few dozen small blocks
@@ -13,63 +18,84 @@ use grundy::config::Config;
 #[global_allocator]
 static GLOBAL: grundy::allocator::Allocator = grundy::allocator::Allocator;
 
-const USAGE: &str =
-    "grundy [serve | openapi | healthcheck | keys new --name NAME --scope SCOPE[,SCOPE]]";
+/// The version line: the crate's version and the git commit the binary was built from.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GRUNDY_GIT_COMMIT"),
+    ")"
+);
 
-/// `grundy keys new --name NAME --scope SCOPE [--scope SCOPE]`: a fresh key on the first line
-/// (shown this once: the server keeps only its hash), the line for `GRUNDY_API_KEYS_FILE` on
-/// the second. Scopes: `jobs`, `jobs:read`, `admin`.
-fn keys(args: Vec<String>) -> ExitCode {
-    use grundy::config::keys;
-    let usage = |why: &str| {
-        eprintln!(
-            "usage: grundy keys new --name NAME --scope SCOPE[,SCOPE] (scopes: jobs, jobs:read, admin)\n{why}"
-        );
-        ExitCode::from(2)
-    };
-    let mut args = args.into_iter();
-    if args.next().as_deref() != Some("new") {
-        return usage("expected `keys new`");
+/// Exact combinatorial-game answers over HTTP/JSON, and octal-game research runs on the
+/// command line. Without a command it serves (configured by GRUNDY_* environment variables:
+/// see README.md).
+#[derive(Debug, Parser)]
+#[command(name = "grundy", version = VERSION, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the HTTP API (the default): address, store and limits from GRUNDY_* variables.
+    Serve,
+    /// Print the OpenAPI document (what openapi/openapi.json holds).
+    Openapi,
+    /// Ask a running server's /healthz (GRUNDY_ADDR); exit 0 when it answers 200.
+    Healthcheck,
+    /// API keys for GRUNDY_API_KEYS_FILE.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+    /// Compute an octal game's values to N in this process: resumable, with progress.
+    Octal(grundy::app::cli::OctalArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Print a fresh key (shown this once: the server keeps only its hash), then the line for
+    /// GRUNDY_API_KEYS_FILE.
+    New {
+        /// The key's name: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit.
+        #[arg(long, value_parser = key_name)]
+        name: String,
+        /// Scopes, comma-separated or repeated: jobs, jobs:read, admin.
+        #[arg(long = "scope", value_name = "SCOPE", required = true, value_parser = key_scopes)]
+        scopes: Vec<Scopes>,
+    },
+}
+
+fn key_name(name: &str) -> Result<String, String> {
+    if keys::valid_name(name) {
+        Ok(name.to_owned())
+    } else {
+        Err("1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit".into())
     }
-    let (mut name, mut scopes) = (None, Vec::new());
-    while let Some(flag) = args.next() {
-        let (flag, inline) = match flag.split_once('=') {
-            Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
-            None => (flag, None),
-        };
-        let Some(value) = inline.or_else(|| args.next()) else {
-            return usage(&format!("{flag} needs a value"));
-        };
-        match flag.as_str() {
-            "--name" if keys::valid_name(&value) => name = Some(value),
-            "--name" => {
-                return usage(&format!(
-                    "name {value:?}: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"
-                ))
-            }
-            "--scope" => match keys::parse_scopes(&value) {
-                Ok(more) => {
-                    for s in more {
-                        if !scopes.contains(&s) {
-                            scopes.push(s);
-                        }
-                    }
-                }
-                Err(e) => return usage(&e),
-            },
-            other => return usage(&format!("unknown option {other:?}")),
+}
+
+/// The scopes of one `--scope`.
+#[derive(Debug, Clone)]
+struct Scopes(Vec<Scope>);
+
+fn key_scopes(text: &str) -> Result<Scopes, String> {
+    keys::parse_scopes(text).map(Scopes)
+}
+
+/// `grundy keys new`: a fresh key on the first line, the line for `GRUNDY_API_KEYS_FILE` on
+/// the second.
+fn keys_new(name: &str, scopes: Vec<Scopes>) -> ExitCode {
+    let mut all: Vec<Scope> = Vec::new();
+    for s in scopes.into_iter().flat_map(|s| s.0) {
+        if !all.contains(&s) {
+            all.push(s);
         }
-    }
-    let Some(name) = name else {
-        return usage("--name is required");
-    };
-    if scopes.is_empty() {
-        return usage("--scope is required");
     }
     match keys::new_key() {
         Ok(key) => {
             println!("{key}");
-            println!("{}", keys::key_file_line(&name, &scopes, &key));
+            println!("{}", keys::key_file_line(name, &all, &key));
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -79,21 +105,37 @@ fn keys(args: Vec<String>) -> ExitCode {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
-        Some("openapi") => {
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version exit 0; a bad argument 2 (clap's own codes).
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match cli.command {
+        Some(Command::Openapi) => {
             print!("{}", grundy::api::openapi_json());
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
         }
-        Some("healthcheck") => return grundy::http::healthcheck::healthcheck(),
-        Some("keys") => return keys(std::env::args().skip(2).collect()),
-        Some(other) if other != "serve" => {
-            eprintln!("usage: {USAGE}\nunknown command {other:?}");
-            return ExitCode::from(2);
-        }
-        _ => {}
+        Some(Command::Healthcheck) => grundy::http::healthcheck::healthcheck(),
+        Some(Command::Keys {
+            command: KeysCommand::New { name, scopes },
+        }) => keys_new(&name, scopes),
+        Some(Command::Octal(args)) => runtime().block_on(grundy::app::cli::octal(args)),
+        Some(Command::Serve) | None => runtime().block_on(serve()),
     }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the tokio runtime starts")
+}
+
+async fn serve() -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {

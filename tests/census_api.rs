@@ -535,9 +535,15 @@ async fn census_requests_are_checked_field_by_field() {
     )
     .await;
     bad(
-        json!({"codes": ["0.6", "0.8F"], "max_n": 100}),
+        json!({"codes": ["0.6", "0.8F"], "max_n": 1u64 << 25}),
         "codes[1]",
-        "window mode",
+        "digit d1 = 8 leaves three heaps",
+    )
+    .await;
+    bad(
+        json!({"codes": ["0.(B)"], "max_n": 1u64 << 17, "window": 65536}),
+        "codes[0]",
+        "recurring digit B",
     )
     .await;
     for body in [
@@ -570,6 +576,14 @@ async fn census_requests_are_checked_field_by_field() {
         .await;
     assert_eq!(r.status.as_u16(), 201, "{}", r.text);
     assert_eq!(r.body["keep"], "all");
+    assert_eq!(r.body["store_values"], true);
+    // A window holding every value (the default 2^24 ≥ max_n) computes them: the census's jobs
+    // keep all (issue 46).
+    let r = a
+        .post(None, json!({"codes": ["0.6", "0.(B)"], "max_n": 100}))
+        .await;
+    assert!(r.status.is_success(), "{}", r.text);
+    assert_eq!(r.body["keep"], "all", "{}", r.text);
     assert_eq!(r.body["store_values"], true);
 }
 

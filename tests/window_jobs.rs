@@ -472,12 +472,40 @@ async fn job_requests_are_checked_field_by_field() {
         "GRUNDY_JOB_WINDOW_MAX_N",
     )
     .await;
+    // Window mode cannot compute a digit leaving three heaps, or recurring digits: refused
+    // naming the digit while the window is smaller than max_n (issue 46) …
     bad(
-        json!({"code": "0.8F", "max_n": 1000, "keep": "window"}),
+        json!({"code": "0.8F", "max_n": 1u64 << 25, "keep": "window"}),
         "keep",
-        "three heaps",
+        "digit d1 = 8 leaves three heaps",
     )
     .await;
+    bad(
+        json!({"code": "0.(B)", "max_n": 1u64 << 20, "window": 65536}),
+        "keep",
+        "recurring digit B",
+    )
+    .await;
+    // … and accepted when the window holds every value (window ≥ max_n): run as keeping all.
+    for body in [
+        json!({"keep": "window", "code": ".F2AC", "window": 109576192, "max_n": 416352}),
+        json!({"code": "0.8F", "max_n": 1000, "keep": "window"}),
+        json!({"code": "0.(B)", "max_n": 65536, "window": 65536}),
+    ] {
+        let r = s.post("/v1/octal/jobs", &body).await;
+        assert_eq!(r.status.as_u16(), 202, "{body}: {}", r.text);
+        assert_eq!(r.body["keep"], "all", "{body}: {}", r.text);
+        assert_eq!(r.body["window"], Value::Null);
+        assert_eq!(r.body["store_values"], true);
+        let id = r.body["id"].as_str().unwrap();
+        let c = s
+            .client
+            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(c.status().as_u16(), 200);
+    }
     let r = s
         .post(
             "/v1/octal/jobs",
@@ -547,4 +575,52 @@ async fn job_requests_are_checked_field_by_field() {
         .await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["keep"], "all");
+}
+
+/// A job whose values were all stored by an earlier one still ran: it reports its threads and
+/// CPU time (numbers, 0 included; null only before a run), and one that reuses a prefix shows
+/// it as progress (issue 46).
+#[tokio::test]
+async fn a_job_that_reuses_stored_values_reports_threads_and_cpu_time() {
+    let s = common::start_with(fast_jobs()).await;
+    let submit = |n: u64| {
+        let s = &s;
+        async move {
+            let r = s
+                .post("/v1/octal/jobs", &json!({"code": "0.167", "max_n": n}))
+                .await;
+            assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+            r.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let first = submit(1 << 16).await;
+    let done = common::wait_job(&s, &first, 60).await;
+    assert_eq!(done["status"], "done", "{done}");
+    let again = submit(1 << 16).await;
+    let reused = common::wait_job(&s, &again, 60).await;
+    assert_eq!(reused["status"], "done", "{reused}");
+    assert_eq!(reused["progress"]["computed"], 1 << 16);
+    assert_eq!(reused["threads"], 1, "{reused}");
+    assert!(reused["cpu_seconds"].as_f64().is_some(), "{reused}");
+    assert!(reused["engine"]["commit"].is_string(), "{reused}");
+    // A longer one: once running, its progress starts at the stored prefix.
+    let longer = submit(1 << 18).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let r = s.get(&format!("/v1/octal/jobs/{longer}")).await;
+        let (status, computed) = (
+            r.body["status"].as_str().unwrap().to_owned(),
+            r.body["progress"]["computed"].as_u64().unwrap(),
+        );
+        seen.push((status.clone(), computed));
+        if status == "done" || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(seen.last().unwrap().0, "done", "{seen:?}");
+    // The first checkpoint (a computed count above 0) is the stored prefix, not a slice's end.
+    let first_progress = seen.iter().map(|(_, c)| *c).find(|&c| c > 0).unwrap();
+    assert_eq!(first_progress, 1 << 16, "{seen:?}");
 }

@@ -77,20 +77,25 @@ pub fn plan(codes: Option<&[String]>, template: &NewJob) -> Result<NewCensus, Ce
         ));
     }
     let mut canonical: Vec<String> = Vec::with_capacity(given.len());
+    let mut all_instead = false;
     for (i, code) in given.iter().enumerate() {
         let field = format!("codes[{i}]");
         let game = Game::parse(code)
             .map_err(|e| invalid(field.clone(), format!("{field}: {e} (in {code:?})")))?;
-        if template.keep_window.is_some() {
-            if let Some(why) = Engine::window_refusal(&game) {
-                return Err(invalid(
-                    field.clone(),
-                    format!(
-                        "{field}: {} cannot be computed in window mode: {why} (keep \"all\", or \
-                         leave the code out)",
-                        game.canonical()
-                    ),
-                ));
+        if let Some(window) = template.keep_window {
+            if let Some(why) = super::octal::window_refusal(&game) {
+                if window < template.max_n {
+                    return Err(invalid(
+                        field.clone(),
+                        format!(
+                            "{field}: {why} (keep \"all\", give a window of at least max_n \
+                             ({}), which holds every value, or leave the code out)",
+                            template.max_n
+                        ),
+                    ));
+                }
+                // The window holds every value: the census's jobs keep all.
+                all_instead = true;
             }
         }
         let c = game.canonical();
@@ -101,8 +106,8 @@ pub fn plan(codes: Option<&[String]>, template: &NewJob) -> Result<NewCensus, Ce
     Ok(NewCensus {
         codes: canonical,
         max_n: template.max_n,
-        keep_window: template.keep_window,
-        store_values: template.store_values,
+        keep_window: template.keep_window.filter(|_| !all_instead),
+        store_values: template.store_values || all_instead,
     })
 }
 
@@ -511,13 +516,22 @@ mod tests {
             Err(CensusError::Invalid { .. })
         ));
         let three: Vec<String> = vec!["0.6".into(), "0.8F".into()];
-        match plan(Some(&three), &template()) {
+        let longer = NewJob {
+            max_n: 1 << 20,
+            ..template()
+        };
+        match plan(Some(&three), &longer) {
             Err(CensusError::Invalid { field, detail }) => {
                 assert_eq!(field, "codes[1]");
                 assert!(detail.contains("window mode"), "{detail}");
+                assert!(detail.contains("digit d1 = 8"), "{detail}");
             }
             other => panic!("{other:?}"),
         }
+        // A window holding every value (2^16 ≥ 4096) computes it: the census keeps all.
+        let census = plan(Some(&three), &template()).unwrap();
+        assert_eq!(census.keep_window, None);
+        assert!(census.store_values);
     }
 
     #[test]

@@ -306,6 +306,43 @@ async fn persist(store: Store, code: String, e: Arc<Entry>) {
 /// Default of `GRUNDY_OCTAL_SYNC_MS`.
 pub const DEFAULT_SYNC_TIME: Duration = Duration::from_secs(10);
 
+/// Why window mode cannot compute `game`, naming the digit at fault (`None`: it can): a digit
+/// whose moves leave three heaps, or the recurring digits of the code, need every value. A
+/// window that holds every value (window ≥ max_n) computes it all the same: the job runs as
+/// keeping all (`POST /v1/octal/jobs`, a census).
+pub fn window_refusal(game: &Game) -> Option<String> {
+    let why = crate::core::octal::Engine::window_refusal(game)?;
+    let hex = |d: u8| format!("{d:X}");
+    let three = |d: &u8| d & 8 != 0;
+    let named = if let Some(i) = game.prefix().iter().position(three) {
+        format!(
+            "digit d{} = {} leaves three heaps",
+            i + 1,
+            hex(game.prefix()[i])
+        )
+    } else if let Some(i) = game.before_point().iter().position(three) {
+        format!(
+            "digit d{} = {} (before the point) leaves three heaps",
+            -(i as i64),
+            hex(game.before_point()[i])
+        )
+    } else if let Some(i) = game.block().iter().position(three) {
+        format!(
+            "the recurring digit {} leaves three heaps",
+            hex(game.block()[i])
+        )
+    } else if !game.block().is_empty() {
+        let block: String = game.block().iter().map(|&d| hex(d)).collect();
+        format!("the recurring digits ({block}) repeat without end")
+    } else {
+        "its digits".to_owned()
+    };
+    Some(format!(
+        "{} cannot be computed in window mode: {named} ({why})",
+        game.canonical()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

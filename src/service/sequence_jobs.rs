@@ -304,8 +304,18 @@ pub(super) async fn run(
         report,
         cpu: run.cpu.clone(),
         cpu_before: job.cpu_ms,
-        threads: None,
+        // The threads it runs on from the start: a job whose values were all stored already
+        // ends without a slice, and still ran (issue 46: null only before a run).
+        threads: Some(solver.engine().threads() as u64),
     };
+    // Values reused from the store (an earlier job of the game, or this one's last run) show
+    // as its progress at once, not after its first slice.
+    if solver.engine().len() as u64 > job.computed.min(job.max_n) {
+        match saver.save(&solver, None, shutdown).await {
+            None | Some(Checkpoint::Lost | Checkpoint::Missing) => return Ok(()),
+            Some(_) => {}
+        }
+    }
     loop {
         let len = solver.engine().len();
         if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {

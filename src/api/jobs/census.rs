@@ -46,6 +46,11 @@ job_request! {
         /// Which values the jobs keep: `window` (the default for a census: only the front and
         /// the last `window` values, statistics of all) or `all`. An explicit `"keep": "all"`
         /// with a window option (`window`, `store_values`) is refused (422 naming the option).
+        /// Window mode cannot compute a game with a digit whose moves leave three heaps (a digit
+        /// 8 to F) or with recurring digits (such as `0.(B)`): with one of them among the codes,
+        /// a window census is accepted only when `window` ≥ `max_n` (the window holds every
+        /// value: its jobs then keep all), and otherwise refused (422 naming `codes[i]` and the
+        /// digit; the default census, the unsolved table, has none).
         keep,
         /// A window option: the front and window size (as for jobs). Implies `"keep": "window"`.
         window,

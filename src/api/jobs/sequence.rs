@@ -83,6 +83,10 @@ job_request! {
         /// with a problem saying which window would do). Statistics are kept either way. Absent or
         /// null: `window` when a window option (`window`, `store_values`) is given, else `all`; an
         /// explicit `"keep": "all"` with a window option is refused (422 naming the option).
+        /// Window mode cannot compute a game with a digit whose moves leave three heaps (a digit
+        /// 8 to F) or with recurring digits: such a game is accepted in window mode only with a
+        /// `window` of at least `max_n` (it holds every value: the job then runs as `all`), and
+        /// otherwise refused (422 naming `keep` and the digit).
         keep,
         /// A window option: the front and window size (see the schema). Implies `"keep": "window"`.
         window,
@@ -188,7 +192,7 @@ pub(super) fn new_job(
             headers(("Location" = String, description = "/v1/octal/jobs/{id}"))),
         BodyProblems,
         AuthProblems,
-        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), or a window option (`window`, `store_values`) with `\"keep\": \"all\"` (without `keep` it implies `\"keep\": \"window\"`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad game code, max_n above GRUNDY_JOB_MAX_N (GRUNDY_JOB_WINDOW_MAX_N in window mode), a window option (`window`, `store_values`) with `\"keep\": \"all\"` (without `keep` it implies `\"keep\": \"window\"`), or window mode for a game it cannot compute (a digit leaving three heaps, or recurring digits) with a window smaller than max_n (`keep`, naming the digit)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "A quota of the key is exceeded: the problem's `quota` (`active_jobs` or `heaps_per_day`) and `limit` name it (Retry-After)", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         StoreWriteProblems,
@@ -200,16 +204,22 @@ pub(super) async fn create(
     ApiJson(req): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
-    let new = new_job(&app.config, game.canonical(), &req)?;
-    if new.keep_window.is_some() {
-        if let Some(why) = crate::core::octal::Engine::window_refusal(&game) {
-            return Err(ApiError::invalid(
-                "keep",
-                format!(
-                    "keep: {} cannot be computed in window mode: {why} (keep \"all\")",
-                    game.canonical()
-                ),
-            ));
+    let mut new = new_job(&app.config, game.canonical(), &req)?;
+    if let Some(window) = new.keep_window {
+        if let Some(why) = crate::service::octal::window_refusal(&game) {
+            if window < new.max_n {
+                return Err(ApiError::invalid(
+                    "keep",
+                    format!(
+                        "keep: {why}; keep \"all\", or give a window of at least max_n \
+                         ({}), which holds every value",
+                        new.max_n
+                    ),
+                ));
+            }
+            // The window holds every value: the job keeps all (and stores every value).
+            new.keep_window = None;
+            new.store_values = true;
         }
     }
     let store = store(&app)?;

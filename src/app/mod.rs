@@ -11,6 +11,8 @@
 //! formatted when the span is enabled, and requests that are refused cheaply (a body too large,
 //! too slow, no route) never reach the concurrency limit.
 
+pub mod cli; // `grundy octal CODE --to N`: the job machinery in-process, with progress on stderr
+
 use axum::extract::Request;
 use axum::response::IntoResponse;
 use axum::Router;

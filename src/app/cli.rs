@@ -1,0 +1,702 @@
+//! `grundy octal CODE --to N`: a research run on the command line. The job machinery of
+//! `POST /v1/octal/jobs` — the same request through the same router, claimed and run by the
+//! same job workers, checkpointed to the same store — in this process, on an embedded SQLite
+//! file (one per game in the current directory, or `--store`). Ctrl-C (or a kill) and the same
+//! command again resume from the last checkpoint; a finished run asked again answers at once
+//! from the store. Progress goes to stderr (a bar on a terminal, plain lines otherwise); the
+//! verdict and the statistics table (or, with `--json`, the job and its statistics as the API
+//! answers them) to stdout.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use crate::config::{Config, JobThreads, MAX_JOB_THREADS};
+use crate::core::octal::{Game, Statistics};
+use crate::service::workers::Workers;
+use crate::service::AppState;
+use crate::store::{Job, JobKind, JobStatus, Store};
+
+/// The replica id of every `grundy octal` process: a run killed with -9 is taken back at once
+/// by the next one on the same store (the job workers requeue their own replica's jobs).
+const REPLICA: &str = "grundy-octal";
+
+/// `grundy octal`'s arguments.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  grundy octal 0.167 --to 2^26            # G(0..2^26) of .167, kept in octal-0.167.db
+  grundy octal 0.167 --to 2^32            # beyond 10^9: a window of 2^24 values (--window)
+  grundy octal 4.07 --to 10^6 --json      # the job and its statistics as the API gives them
+
+Stop it with Ctrl-C (or kill it) and run the same command again: it resumes at the last
+checkpoint (about a second of work is redone at most). A finished run answers at once.")]
+pub struct OctalArgs {
+    /// The game code, e.g. 0.167, .6, 4.07 (as for /v1/octal/sequence).
+    #[arg(value_name = "CODE", value_parser = game_code)]
+    pub code: Code,
+    /// Compute G(0..N-1): N in digits, or as 2^k or 10^k.
+    #[arg(long = "to", value_name = "N", value_parser = count)]
+    pub to: u64,
+    /// Threads to compute on (1 to 64; default: every core).
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=MAX_JOB_THREADS as i64))]
+    pub threads: Option<u16>,
+    /// Keep only the front G(0..W) and the last W values in memory (window mode: memory
+    /// bounded whatever N; for sparse games). W in digits or as 2^k, a multiple of 2^16.
+    /// Default: every value up to 10^9, a window of 2^24 beyond.
+    #[arg(long, value_name = "W", value_parser = count)]
+    pub window: Option<u64>,
+    /// The SQLite file that keeps the run (default: octal-CODE.db in the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Also write the values G(0..N-1) to FILE as the download endpoint does: CSV for *.csv,
+    /// little-endian binary for *.bin, else JSON.
+    #[arg(long, value_name = "FILE")]
+    pub values: Option<PathBuf>,
+    /// Print one JSON object, {"job": …, "statistics": …}, as GET /v1/octal/jobs/{id} and
+    /// …/statistics answer.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A game code as given, and its canonical form.
+#[derive(Debug, Clone)]
+pub struct Code {
+    pub text: String,
+    pub canonical: String,
+}
+
+fn game_code(text: &str) -> Result<Code, String> {
+    let game = Game::parse(text).map_err(|e| e.to_string())?;
+    Ok(Code {
+        text: text.to_owned(),
+        canonical: game.canonical(),
+    })
+}
+
+/// A count in digits (`_` allowed between them), or `2^k`, or `10^k`.
+pub fn count(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let bad = || format!("{text:?} is not a count (digits, 2^k or 10^k)");
+    if let Some((base, exp)) = t.split_once('^') {
+        let base: u64 = match base {
+            "2" => 2,
+            "10" => 10,
+            _ => return Err(bad()),
+        };
+        let exp: u32 = exp.parse().map_err(|_| bad())?;
+        return base
+            .checked_pow(exp)
+            .ok_or_else(|| format!("{text} is beyond 2^64"));
+    }
+    let digits: String = t.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || t.starts_with('_') {
+        return Err(bad());
+    }
+    digits.parse().map_err(|_| format!("{text} is beyond 2^64"))
+}
+
+/// Why a run ended without its answer.
+enum Fail {
+    /// Bad input (exit 2): one line naming it.
+    Input(String),
+    /// Anything else (exit 1).
+    Other(String),
+}
+
+impl From<crate::store::StoreError> for Fail {
+    fn from(e: crate::store::StoreError) -> Self {
+        Fail::Other(format!("the store failed: {e}"))
+    }
+}
+
+/// `grundy octal CODE --to N …`: its exit code (0 done, 1 failed, 2 bad input, 130 stopped
+/// by a signal: run it again to resume).
+pub async fn octal(args: OctalArgs) -> ExitCode {
+    match run(args).await {
+        Ok(code) => code,
+        Err(Fail::Input(msg)) => {
+            eprintln!("grundy octal: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Fail::Other(msg)) => {
+            eprintln!("grundy octal: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The default store of a game: `octal-CODE.db`, the canonical code with anything but
+/// letters, digits, `.` and `-` as `_`.
+pub fn default_store(canonical: &str) -> PathBuf {
+    let name: String = canonical
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from(format!("octal-{name}.db"))
+}
+
+/// The service's configuration for one run on `path`: open access (this process only: it
+/// listens nowhere), one job worker, no quotas, checkpoints every second.
+fn config_for(path: &Path, threads: Option<u16>) -> Config {
+    // The checkpoint interval: a second (a stopped run redoes at most that), or
+    // GRUNDY_JOB_CHECKPOINT_MS as for the server.
+    let checkpoint = std::env::var("GRUNDY_JOB_CHECKPOINT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| (10..=60_000).contains(ms))
+        .map_or(Duration::from_secs(1), Duration::from_millis);
+    Config {
+        database_url: Some(format!("sqlite://{}", path.display())),
+        addr: ([127, 0, 0, 1], 0).into(),
+        auth_off: true,
+        api_keys: None,
+        job_workers: 1,
+        job_threads: threads.map_or(JobThreads::Auto, |t| JobThreads::Fixed(usize::from(t))),
+        job_checkpoint: checkpoint,
+        job_lease: checkpoint * 15,
+        replica_id: REPLICA.to_owned(),
+        quota_active_jobs: 0,
+        quota_heaps_per_day: 0,
+        values_max_count: u64::MAX >> 1,
+        request_timeout: Duration::from_secs(24 * 3600),
+        ..Config::default()
+    }
+}
+
+async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
+    let canonical = args.code.canonical.clone();
+    let n = args.to;
+    let path = args
+        .store
+        .clone()
+        .unwrap_or_else(|| default_store(&canonical));
+    if path.to_str().map_or(true, |p| p.contains(['?', '#'])) {
+        return Err(Fail::Input(format!(
+            "--store {}: a path of UTF-8 without ? or #",
+            path.display()
+        )));
+    }
+    let config = config_for(&path, args.threads);
+    if n == 0 || n > config.job_window_max_n {
+        return Err(Fail::Input(format!(
+            "--to: {n} is outside 1..={}",
+            config.job_window_max_n
+        )));
+    }
+    // Beyond what keeps every value, a window (stated, and --window sets it).
+    let window = match args.window {
+        Some(w) => Some(w),
+        None if n > config.job_max_n => {
+            eprintln!(
+                "{n} values are more than a run keeping every value may compute ({}); keeping a window of {} (--window)",
+                config.job_max_n, config.job_window
+            );
+            Some(config.job_window)
+        }
+        None => None,
+    };
+    let store_values = window.is_some() && args.values.is_some();
+    let existed = path.exists();
+    let store = Store::connect(config.database_url.as_deref().unwrap_or_default())
+        .await
+        .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
+    let state = AppState::new(config);
+    state.set_store(store.clone());
+    let router = super::build(state.clone());
+
+    // The same run asked before: the newest job of this game, N and window that did not fail.
+    let jobs = store
+        .list_jobs_where(None, Some(JobKind::Sequence), 1000, None)
+        .await?;
+    let earlier = jobs.into_iter().find(|j| {
+        j.code == canonical
+            && j.max_n == n
+            && !matches!(j.status, JobStatus::Failed | JobStatus::Cancelled)
+            && match (window, j.keep_window) {
+                (None, None) => true,
+                // A window holding every value runs as keeping all (see `POST /v1/octal/jobs`).
+                (Some(w), None) => w >= n,
+                (Some(w), Some(k)) => w == k && (j.store_values || !store_values),
+                (None, Some(_)) => false,
+            }
+    });
+    // Where the progress starts: what the store holds of the game already.
+    let mut start = 0;
+    let job = match earlier {
+        Some(job) => {
+            if job.status == JobStatus::Done {
+                eprintln!(
+                    "{canonical} to {n}: computed earlier (job {}), answered from {}",
+                    job.id,
+                    path.display()
+                );
+            } else if job.computed > 0 {
+                eprintln!(
+                    "resuming at heap {} of {n} (job {}, {})",
+                    job.computed.min(n),
+                    job.id,
+                    path.display()
+                );
+            }
+            job
+        }
+        None => {
+            let id = match submit(&router, &args.code.text, n, window, store_values).await {
+                Ok(id) => id,
+                Err(e) => {
+                    // A refused run leaves no store behind (unless it was there before).
+                    if !existed {
+                        for end in ["", "-wal", "-shm"] {
+                            let mut p = path.clone().into_os_string();
+                            p.push(end);
+                            let _ = std::fs::remove_file(p);
+                        }
+                    }
+                    return Err(e);
+                }
+            };
+            let job = store
+                .get_job(&id)
+                .await?
+                .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
+            // Values already stored for this game (an earlier, shorter run) are not computed
+            // again.
+            let stored = match job.keep_window {
+                None => store
+                    .sequence_extent(&canonical)
+                    .await?
+                    .map_or(0, |e| e.computed as u64),
+                Some(_) => 0,
+            };
+            start = stored.min(n);
+            if stored > 0 {
+                eprintln!(
+                    "resuming at heap {} of {n} from the values stored in {} (job {})",
+                    stored.min(n),
+                    path.display(),
+                    job.id
+                );
+            }
+            job
+        }
+    };
+    let id = job.id.clone();
+
+    if job.status != JobStatus::Done {
+        let workers = Workers::start(&state);
+        state.job_notify.notify_one();
+        let watched = watch(&store, &job, n, start).await;
+        workers.stop().await;
+        let job = store
+            .get_job(&id)
+            .await?
+            .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
+        match watched {
+            Watched::Signal => {
+                eprintln!(
+                    "stopped at heap {} of {n}; the same command resumes there",
+                    job.computed.min(n)
+                );
+                return Ok(ExitCode::from(130));
+            }
+            Watched::Ended if job.status == JobStatus::Done => {}
+            Watched::Ended => {
+                return Err(Fail::Other(format!(
+                    "job {id} {}: {}",
+                    job.status.as_str(),
+                    job.error.as_deref().unwrap_or("no reason given")
+                )));
+            }
+        }
+    }
+
+    let job_json = get_json(&router, &format!("/v1/octal/jobs/{id}")).await?;
+    let statistics = get_json(&router, &format!("/v1/octal/jobs/{id}/statistics")).await?;
+    if let Some(file) = &args.values {
+        write_values(&router, &canonical, n, file).await?;
+        eprintln!("values G(0..{n}) written to {}", file.display());
+    }
+    let mut out = std::io::stdout().lock();
+    let printed = if args.json {
+        writeln!(
+            out,
+            "{}",
+            json!({"job": job_json, "statistics": statistics})
+        )
+    } else {
+        write!(out, "{}", report(&canonical, n, &job_json, &statistics))
+    };
+    printed
+        .and_then(|()| out.flush())
+        .map_err(|e| Fail::Other(format!("stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `POST /v1/octal/jobs` through the router; a refusal is bad input, named as the command
+/// line names it.
+async fn submit(
+    router: &axum::Router,
+    code: &str,
+    n: u64,
+    window: Option<u64>,
+    store_values: bool,
+) -> Result<String, Fail> {
+    let mut body = json!({"code": code, "max_n": n});
+    if let Some(w) = window {
+        body["window"] = json!(w);
+        if store_values {
+            body["store_values"] = json!(true);
+        }
+    }
+    let (status, reply) = call(router, Method::POST, "/v1/octal/jobs", Some(body), None).await?;
+    let reply: Value = serde_json::from_slice(&reply).unwrap_or(Value::Null);
+    if status != StatusCode::ACCEPTED {
+        return Err(refusal(status, &reply));
+    }
+    Ok(reply["id"].as_str().unwrap_or_default().to_owned())
+}
+
+/// A problem document as one line: its detail, the field named as the command line names it.
+fn refusal(status: StatusCode, problem: &Value) -> Fail {
+    let detail = problem["detail"].as_str().unwrap_or("refused").to_owned();
+    let field = problem["field"].as_str().unwrap_or_default();
+    let flag = match field {
+        "code" => "CODE",
+        "max_n" => "--to",
+        "window" | "keep" => "--window",
+        "store_values" => "--values",
+        other => other,
+    };
+    let detail = match detail.strip_prefix(&format!("{field}:")) {
+        Some(rest) if !field.is_empty() => format!("{flag}:{rest}"),
+        _ => detail,
+    };
+    let detail = detail.replace(
+        "; a job with \"keep\": \"window\" may go further",
+        "; give --window W to go further",
+    );
+    if status.is_client_error() {
+        Fail::Input(detail)
+    } else {
+        Fail::Other(format!("{status}: {detail}"))
+    }
+}
+
+/// One request through the router: its status and body.
+async fn call(
+    router: &axum::Router,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    accept: Option<&str>,
+) -> Result<(StatusCode, bytes::Bytes), Fail> {
+    let resp = send(router, method, path, body, accept).await?;
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .map_err(|e| Fail::Other(format!("{path}: {e}")))?;
+    Ok((status, bytes))
+}
+
+async fn send(
+    router: &axum::Router,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    accept: Option<&str>,
+) -> Result<axum::response::Response, Fail> {
+    let mut req = Request::builder().method(method).uri(path);
+    if let Some(a) = accept {
+        req = req.header(header::ACCEPT, a);
+    }
+    let body = match body {
+        Some(v) => {
+            let bytes = serde_json::to_vec(&v).unwrap_or_default();
+            req = req
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::CONTENT_LENGTH, bytes.len());
+            Body::from(bytes)
+        }
+        None => Body::empty(),
+    };
+    let req = req
+        .body(body)
+        .map_err(|e| Fail::Other(format!("{path}: {e}")))?;
+    Ok(router
+        .clone()
+        .oneshot(req)
+        .await
+        .unwrap_or_else(|never| match never {}))
+}
+
+/// A GET answered 200 with JSON.
+async fn get_json(router: &axum::Router, path: &str) -> Result<Value, Fail> {
+    let (status, bytes) = call(router, Method::GET, path, None, None).await?;
+    let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    if status != StatusCode::OK {
+        return Err(Fail::Other(format!(
+            "GET {path}: {status} {}",
+            value["detail"].as_str().unwrap_or_default()
+        )));
+    }
+    Ok(value)
+}
+
+/// `GET /v1/octal/{code}/values?start=0&count=N` into `file`, in the format its name asks for.
+async fn write_values(
+    router: &axum::Router,
+    canonical: &str,
+    n: u64,
+    file: &Path,
+) -> Result<(), Fail> {
+    let accept = match file.extension().and_then(|e| e.to_str()) {
+        Some("csv") => "text/csv",
+        Some("bin") => "application/octet-stream",
+        _ => "application/json",
+    };
+    let path = format!("/v1/octal/{}/values?start=0&count={n}", percent(canonical));
+    let resp = send(router, Method::GET, &path, None, Some(accept)).await?;
+    if resp.status() != StatusCode::OK {
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap_or_default();
+        let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        return Err(Fail::Other(format!(
+            "the values: {status} {}",
+            v["detail"].as_str().unwrap_or_default()
+        )));
+    }
+    let io = |e: std::io::Error| Fail::Input(format!("--values {}: {e}", file.display()));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(file).map_err(io)?);
+    let mut body = resp.into_body();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| Fail::Other(format!("the values: {e}")))?;
+        if let Ok(data) = frame.into_data() {
+            out.write_all(&data).map_err(io)?;
+        }
+    }
+    out.flush().map_err(io)
+}
+
+/// `code` percent-encoded for a path segment, but for letters, digits and `.`.
+fn percent(code: &str) -> String {
+    use std::fmt::Write as _;
+    let mut enc = String::new();
+    for b in code.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            enc.push(b as char);
+        } else {
+            let _ = write!(enc, "%{b:02X}");
+        }
+    }
+    enc
+}
+
+/// How watching a run ended.
+enum Watched {
+    /// The job reached a final status.
+    Ended,
+    /// SIGINT or SIGTERM: the workers checkpoint and give the job back.
+    Signal,
+}
+
+/// Shows the job's progress until it ends or a signal comes.
+async fn watch(store: &Store, job: &Job, n: u64, start: u64) -> Watched {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return Watched::Ended;
+    };
+    let mut shown = Shown::new(n, job.computed.min(n).max(start));
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            _ = int.recv() => { shown.stop(); return Watched::Signal; }
+            _ = term.recv() => { shown.stop(); return Watched::Signal; }
+            _ = tick.tick() => {}
+        }
+        let Ok(Some(job)) = store.get_job(&job.id).await else {
+            continue;
+        };
+        if job.computed != shown.computed || shown.rare.is_none() {
+            let rare = match store.job_statistics(&job.id).await {
+                Ok(Some(bytes)) => Statistics::from_bytes(&bytes)
+                    .ok()
+                    .and_then(|s| s.current())
+                    .map(|s| s.rare_count),
+                _ => None,
+            };
+            shown.rare = rare.or(shown.rare);
+        }
+        shown.show(&job);
+        if job.status.is_final() {
+            shown.stop();
+            return Watched::Ended;
+        }
+    }
+}
+
+/// The progress shown on stderr: a bar on a terminal, else a line at most every second.
+struct Shown {
+    n: u64,
+    computed: u64,
+    rare: Option<u64>,
+    bar: Option<ProgressBar>,
+    last_line: Option<Instant>,
+}
+
+impl Shown {
+    fn new(n: u64, computed: u64) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} heaps  {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_position(computed);
+            bar.enable_steady_tick(Duration::from_millis(500));
+            bar
+        });
+        Shown {
+            n,
+            computed,
+            rare: None,
+            bar,
+            last_line: None,
+        }
+    }
+
+    fn show(&mut self, job: &Job) {
+        // Never backwards: a job shows the values it reuses from its first checkpoint on.
+        let computed = job.computed.min(self.n).max(self.computed);
+        let changed = computed != self.computed || self.last_line.is_none();
+        self.computed = computed;
+        let rate = job.rate.filter(|r| r.is_finite() && *r > 0.0);
+        let eta = rate
+            .filter(|_| job.status == JobStatus::Running)
+            .map(|r| (self.n - computed) as f64 / r);
+        let msg = format!(
+            "{} values/s, ETA {}, {} rare, {} threads{}",
+            rate.map_or("–".to_owned(), |r| format!("{r:.0}")),
+            eta.map_or("–".to_owned(), |s| {
+                indicatif::HumanDuration(Duration::from_secs_f64(s)).to_string()
+            }),
+            self.rare.map_or("–".to_owned(), |r| r.to_string()),
+            job.threads.map_or("–".to_owned(), |t| t.to_string()),
+            if job.status == JobStatus::Queued {
+                " (starting)"
+            } else {
+                ""
+            },
+        );
+        match &self.bar {
+            Some(bar) => {
+                bar.set_position(computed);
+                bar.set_message(msg);
+            }
+            None => {
+                let due = self
+                    .last_line
+                    .map_or(true, |t| t.elapsed() >= Duration::from_secs(1));
+                if changed && (due || job.status.is_final()) {
+                    eprintln!(
+                        "heap {computed} of {} ({:.1} %): {msg}",
+                        self.n,
+                        computed as f64 * 100.0 / self.n.max(1) as f64
+                    );
+                    self.last_line = Some(Instant::now());
+                }
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.abandon();
+        }
+    }
+}
+
+/// The verdict, the statistics table and the histogram of G(0..N), as text.
+fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let p = &job["periodicity"];
+    let num = |v: &Value| v.as_u64().map_or("–".to_owned(), |x| x.to_string());
+    let _ = match p["status"].as_str() {
+        Some(status @ ("periodic" | "arithmetic-periodic")) => writeln!(
+            s,
+            "{canonical}: {status}, preperiod {}, period {}, saltus {}: proved from G(0..{}) by {}",
+            num(&p["preperiod"]),
+            num(&p["period"]),
+            num(&p["saltus"]),
+            num(&p["proved_at"]),
+            p["theorem"].as_str().unwrap_or("a periodicity theorem"),
+        ),
+        _ => writeln!(s, "{canonical}: no period up to {n}"),
+    };
+    let _ = writeln!(
+        s,
+        "\n{:>16} {:>9} {:>14} {:>9} {:>12} {:>14}",
+        "n", "max value", "at heap", "rare mask", "rare values", "last rare heap"
+    );
+    let rows = statistics["powers_of_two"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let current = &statistics["current"];
+    let last_n = rows.last().map(|r| r["n"].clone());
+    for row in rows
+        .iter()
+        .chain((!current.is_null() && last_n.as_ref() != Some(&current["n"])).then_some(current))
+    {
+        let _ = writeln!(
+            s,
+            "{:>16} {:>9} {:>14} {:>9} {:>12} {:>14}",
+            num(&row["n"]),
+            num(&row["max_value"]),
+            num(&row["max_value_first_heap"]),
+            row["rare_mask"].as_str().unwrap_or("–"),
+            num(&row["rare_count"]),
+            num(&row["last_rare_heap"]),
+        );
+    }
+    if let Some(h) = current["histogram"].as_array() {
+        let _ = writeln!(
+            s,
+            "\nhistogram of G(0..{}) (value: heaps):",
+            num(&current["n"])
+        );
+        let cells: Vec<String> = h
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.as_u64() != Some(0))
+            .map(|(v, c)| format!("{v}: {}", num(c)))
+            .collect();
+        for line in cells.chunks(8) {
+            let _ = writeln!(s, "  {}", line.join(", "));
+        }
+    }
+    s
+}

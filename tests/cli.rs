@@ -1,0 +1,415 @@
+//! The command line, as a user runs the built binary: help and version everywhere (exit 0,
+//! nothing else done), and `grundy octal CODE --to N`: a run to completion checked against an
+//! independent computation, a run stopped by SIGINT (and one killed with -9) resumed to the
+//! same result, a finished run answered at once, and bad input refused with exit 2.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_grundy");
+
+/// A fresh folder for one test's stores.
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("grundy-cli-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The binary with `args` in `dir`, with the server's settings pointing nowhere useful (so a
+/// command that served or checked health would show).
+fn grundy(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("GRUNDY_ADDR", "127.0.0.1:9")
+        .env("GRUNDY_DATABASE_URL", "none")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs to the end, failing the test if it takes longer than `limit` (a help that served
+/// would run forever).
+fn output_within(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{cmd:?} still running after {limit:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn every_help_form_prints_usage_and_exits_0_doing_nothing_else() {
+    let dir = temp_dir();
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["help"],
+        &["serve", "--help"],
+        &["serve", "-h"],
+        &["help", "serve"],
+        &["openapi", "--help"],
+        &["healthcheck", "--help"],
+        &["keys", "--help"],
+        &["keys", "new", "--help"],
+        &["octal", "--help"],
+    ] {
+        let out = output_within(grundy(&dir, args), Duration::from_secs(20));
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stdout}{stderr}");
+        assert!(stdout.contains("Usage: grundy"), "{args:?}: {stdout}");
+        // `openapi --help` does not print the document; nothing logs a start-up.
+        assert!(!stdout.contains("\"openapi\""), "{args:?}: {stdout}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+    // `octal --help` says how to write N and how to resume.
+    let out = output_within(grundy(&dir, &["octal", "--help"]), Duration::from_secs(20));
+    let help = text(&out.stdout);
+    for needle in [
+        "--to <N>",
+        "2^k",
+        "--threads",
+        "--window",
+        "--store",
+        "--values",
+        "--json",
+        "resumes",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+    // Nothing was created by any of them (no store, no key).
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn version_names_the_crate_version_and_the_commit() {
+    let dir = temp_dir();
+    for flag in ["--version", "-V"] {
+        let out = output_within(grundy(&dir, &[flag]), Duration::from_secs(20));
+        assert_eq!(out.status.code(), Some(0));
+        let line = text(&out.stdout);
+        assert!(
+            line.starts_with(&format!("grundy {} (commit ", env!("CARGO_PKG_VERSION"))),
+            "{line}"
+        );
+        // The commit build.rs embeds: 40 hex digits (maybe `-dirty`), or `unknown`.
+        let commit = line
+            .split("(commit ")
+            .nth(1)
+            .unwrap()
+            .trim()
+            .trim_end_matches(')');
+        let hex = commit.trim_end_matches("-dirty");
+        assert!(
+            commit == "unknown" || (hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit())),
+            "{line}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unknown_command_or_option_exits_2() {
+    let dir = temp_dir();
+    for args in [
+        &["bogus"][..],
+        &["--bogus"],
+        &["serve", "--port", "1"],
+        &["octal"],
+    ] {
+        let out = output_within(grundy(&dir, args), Duration::from_secs(20));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(text(&out.stderr).contains("error:"), "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// G(0..n) of 0.167 by the definition: the mex of every move's value, nothing else.
+/// 0.167: take 1 leaving nothing; take 2 leaving one heap or two; take 3 leaving none, one
+/// or two.
+fn naive_0167(n: usize) -> Vec<u32> {
+    let mut g = vec![0u32; n];
+    let mut seen = vec![0usize; 1024];
+    for h in 1..n {
+        let mut mark = |v: u32| seen[v as usize] = h;
+        if h == 1 || h == 3 {
+            mark(0);
+        }
+        for take in [2, 3] {
+            if h > take {
+                let rest = h - take;
+                mark(g[rest]);
+                for a in 1..=rest / 2 {
+                    mark(g[a] ^ g[rest - a]);
+                }
+            }
+        }
+        g[h] = (0u32..).find(|&v| seen[v as usize] != h).unwrap();
+    }
+    g
+}
+
+fn histogram(values: &[u32]) -> Vec<u64> {
+    let mut h = vec![0u64; *values.iter().max().unwrap() as usize + 1];
+    for &v in values {
+        h[v as usize] += 1;
+    }
+    h
+}
+
+fn json_stdout(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&out.stdout), text(&out.stderr)))
+}
+
+fn u64s(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_run_to_completion_gives_the_histograms_of_the_definition() {
+    let dir = temp_dir();
+    let out = output_within(
+        grundy(
+            &dir,
+            &[
+                "octal", "0.167", "--to", "2^16", "--json", "--values", "v.csv",
+            ],
+        ),
+        Duration::from_secs(120),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc = json_stdout(&out);
+    let (job, stats) = (&doc["job"], &doc["statistics"]);
+    assert_eq!(job["status"], "done");
+    assert_eq!(job["code"], "0.167");
+    assert_eq!(job["progress"]["computed"], 65536);
+    assert_eq!(job["periodicity"]["status"], "unknown");
+    assert!(job["threads"].as_u64().unwrap() >= 1, "{job}");
+    assert!(job["cpu_seconds"].as_f64().is_some(), "{job}");
+    assert_eq!(stats["id"], job["id"]);
+    assert_eq!(stats["computed"], 65536);
+
+    let values = std::fs::read_to_string(dir.join("v.csv")).unwrap();
+    let mut lines = values.lines();
+    assert_eq!(lines.next(), Some("heap,value"));
+    let from_file: Vec<u32> = lines
+        .map(|l| l.split_once(',').unwrap().1.parse().unwrap())
+        .collect();
+    assert_eq!(from_file.len(), 65536);
+
+    let g = naive_0167(1 << 15);
+    assert_eq!(
+        &from_file[..1 << 15],
+        &g[..],
+        "the values differ from the definition"
+    );
+    let rows = stats["powers_of_two"].as_array().unwrap();
+    assert_eq!(rows.len(), 17, "2^0 … 2^16");
+    for row in rows {
+        let n = row["n"].as_u64().unwrap() as usize;
+        let expect = if n <= g.len() {
+            histogram(&g[..n])
+        } else {
+            histogram(&from_file[..n])
+        };
+        assert_eq!(u64s(&row["histogram"]), expect, "n = {n}");
+    }
+    assert_eq!(u64s(&stats["current"]["histogram"]), histogram(&from_file));
+    // Figures of the tables (.167 at 2^16): largest value 52, first at heap 24158.
+    assert_eq!(stats["current"]["max_value"], 52);
+    assert_eq!(stats["current"]["max_value_first_heap"], 24158);
+
+    // Asked again: answered at once from the store, the same result, in words this time.
+    let again = output_within(
+        grundy(&dir, &["octal", ".167", "--to", "65536"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("computed earlier"),
+        "{}",
+        text(&again.stderr)
+    );
+    let words = text(&again.stdout);
+    assert!(words.contains("0.167: no period up to 65536"), "{words}");
+    assert!(
+        words.contains("rare values") && words.contains("65536"),
+        "{words}"
+    );
+    assert!(
+        dir.join("octal-0.167.db").exists(),
+        "the default store is named after the code"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Starts a run whose stderr is read line by line; returns once its progress lines show a
+/// checkpoint of this run (a heap past the first one shown).
+fn start_until_progress(dir: &Path, args: &[&str]) -> (Child, Vec<String>) {
+    let mut child = grundy(dir, args)
+        .env("GRUNDY_JOB_CHECKPOINT_MS", "100")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = None;
+    loop {
+        let mut line = String::new();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "ended first: {lines:?}"
+        );
+        let heap: Option<u64> = line
+            .strip_prefix("heap ")
+            .and_then(|r| r.split(' ').next())
+            .and_then(|h| h.parse().ok());
+        lines.push(line);
+        match (heap, first) {
+            (Some(h), None) => first = Some(h),
+            (Some(h), Some(f)) if h > f => break,
+            _ => {}
+        }
+    }
+    // Keep draining stderr so the process never blocks on it.
+    // (a detached thread: it ends with the process's stderr).
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+    });
+    (child, lines)
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn a_stopped_run_resumes_and_ends_as_an_uninterrupted_one() {
+    let dir = temp_dir();
+    let args = ["octal", "0.167", "--to", "2^20", "--threads", "1", "--json"];
+    // Stopped by SIGINT after its first checkpoints: it saves, says where, exits 130.
+    let (child, _) = start_until_progress(&dir, &args);
+    signal(&child, "-INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(out.stdout.is_empty());
+
+    // Again: it says it resumes; killed with -9 this time.
+    let (child, lines) = start_until_progress(&dir, &args);
+    let said = lines.concat();
+    assert!(said.contains("resuming at heap "), "{said}");
+    let resumed_at: u64 = said
+        .split("resuming at heap ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|h| h.parse().ok())
+        .unwrap();
+    assert!(resumed_at > 0, "{said}");
+    signal(&child, "-KILL");
+    let _ = child.wait_with_output().unwrap();
+
+    // And again, to the end: it takes the killed run's job back at once.
+    let mut again = grundy(&dir, &args);
+    again.env("GRUNDY_JOB_CHECKPOINT_MS", "100");
+    let out = output_within(again, Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("resuming at heap "),
+        "{}",
+        text(&out.stderr)
+    );
+    let resumed = json_stdout(&out);
+    assert!(
+        resumed["job"]["attempts"].as_i64().unwrap() >= 3,
+        "{resumed}"
+    );
+
+    // The same run uninterrupted, in another store.
+    let other = temp_dir();
+    let out = output_within(grundy(&other, &args), Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let whole = json_stdout(&out);
+    for key in ["computed", "current", "powers_of_two"] {
+        assert_eq!(
+            resumed["statistics"][key], whole["statistics"][key],
+            "{key}"
+        );
+    }
+    assert_eq!(resumed["job"]["periodicity"], whole["job"]["periodicity"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
+}
+
+#[test]
+fn bad_input_is_one_line_naming_it_and_exit_2() {
+    let dir = temp_dir();
+    let blocked = dir.join("file");
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let store = format!("{}/x.db", blocked.display());
+    for (args, needle) in [
+        (&["octal", "0.1x7", "--to", "10"][..], "0.1x7"),
+        (&["octal", "0.167", "--to", "ten"], "--to"),
+        (&["octal", "0.167", "--to", "2^99"], "--to"),
+        (&["octal", "0.167", "--to", "0"], "--to"),
+        (&["octal", "0.167", "--to", "2^60"], "--to"),
+        (
+            &["octal", "0.167", "--to", "100", "--window", "1000"],
+            "--window",
+        ),
+        (
+            &["octal", "0.167", "--to", "100", "--threads", "0"],
+            "--threads",
+        ),
+        (
+            &["octal", "0.167", "--to", "100", "--store", &store],
+            "--store",
+        ),
+    ] {
+        let out = output_within(grundy(&dir, args), Duration::from_secs(30));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.contains(needle), "{args:?}: {err}");
+    }
+    // Nothing left behind by the refused runs but the file made here.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("file")]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
