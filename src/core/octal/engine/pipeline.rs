@@ -1,11 +1,15 @@
 //! `Engine::pipeline`: sparse mode on several threads (see `parallel/mod.rs` for the method).
 //!
-//! The work goes in *rounds*, one block of heaps a round, in two stages:
-//! 1. the *far rows* of the block (its pairs whose partners lie before it) on every thread, a
-//!    task of [`TASK`] heaps at a time;
-//! 2. the *spine* over the block on the calling thread — the pairs inside the block and the
-//!    candidate — while the pool's threads (and the spine's, once it is done) verify the block
-//!    before it, a task of [`TASK`] heaps at a time.
+//! The work goes in *rounds*, one block of heaps a round, all in one scope of the pool:
+//! - the *far rows* of the block (its pairs whose partners lie before it), a task of [`TASK`]
+//!   heaps at a time, on every thread, first of all;
+//! - the *spine* over the block on the calling thread — the pairs inside the block and the
+//!   candidate — a task's heaps as soon as their far rows are done (it does a far-row task
+//!   itself when none is done, and waits a few µs only when every task is taken);
+//! - the *checks* of the block before, a task of [`TASK`] heaps at a time, on the pool's threads
+//!   once the far rows are all taken, and on the spine's once it is done.
+//!
+//! One wake-up of the pool a round, and no barrier between the far rows and the spine.
 //!
 //! Between rounds the engine *commits*: it adds the verified values to its counts and tables,
 //! resolves the checks that needed the archive, and appends the spine's block unverified. A
@@ -31,7 +35,7 @@ use crate::core::octal::error::OctalError;
 use crate::core::octal::parallel::far_rows::far_rows;
 use crate::core::octal::parallel::spine::{self, Analyse, Spine};
 use crate::core::octal::parallel::verify::{self, Checks, Verdict, Verify};
-use crate::core::octal::parallel::{share_opt, with_helpers, Bits, Bytes, BYTE_LIMIT};
+use crate::core::octal::parallel::{with_helpers, Bits, Bytes, BYTE_LIMIT};
 use crate::core::octal::sparse::RoundView;
 use crate::core::octal::values::{with_cells, Cell};
 
@@ -380,26 +384,34 @@ impl Engine {
         let timing = profile.is_some();
         let (new, out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
-            // Stage 1: the far rows, a task of TASK heaps at a time on every thread.
-            let far_start = timing.then(Instant::now);
-            if split > 0 {
-                let tasks: Vec<(usize, &mut [K::Row])> = rows
-                    .chunks_mut(TASK)
-                    .enumerate()
-                    .map(|(i, r)| (first + i * TASK, r))
-                    .collect();
-                share_opt(pool, tasks, &|(from, rows)| {
-                    far_rows::<K, _>(view, rare, rare_vals, from, rows, split, twos);
-                });
-            }
-            let far_time = far_start.map(|t| t.elapsed());
-            // Stage 2: the spine on this thread, the checks of the block before on the others
-            // (and on this one once the spine is done).
             let stage_start = timing.then(Instant::now);
             // The spine's window: the values from the earliest partner of a near pair on.
             let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
             let win_base = first.saturating_sub(reach).max(view.base);
             let mut win: Vec<_> = view.tail[win_base - view.base..first - view.base].to_vec();
+            // The spine's block in parts of TASK heaps. With far rows, each part is first a
+            // far-row task for any thread, which leaves it in its slot for the spine; without,
+            // every part is in its slot from the start.
+            let parts: Vec<&mut [K::Row]> = rows.chunks_mut(TASK).collect();
+            let n_parts = parts.len();
+            let (slots, far_tasks): (Vec<Mutex<Option<&mut [K::Row]>>>, Vec<_>) = if split > 0 {
+                let slots = (0..n_parts).map(|_| Mutex::new(None)).collect();
+                (slots, parts.into_iter().enumerate().rev().collect())
+            } else {
+                let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+                (slots, Vec::new())
+            };
+            let far_queue = Mutex::new(far_tasks);
+            // One far-row task, if one is left (popped in order, from the block's start).
+            let far_task = || {
+                let task = far_queue.lock().expect("the far-row queue").pop();
+                let Some((j, part)) = task else {
+                    return false;
+                };
+                far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
+                *slots[j].lock().expect("a part's slot") = Some(part);
+                true
+            };
             let checks = Checks {
                 g: view,
                 probes,
@@ -423,7 +435,7 @@ impl Engine {
             tasks.reverse(); // popped from the end: in order
             let queue = Mutex::new(tasks);
             let result = Mutex::new((Vec::new(), 0usize, head0));
-            let work = || {
+            let checks_work = || {
                 let mut done = Vec::new();
                 let mut last = (0usize, head0);
                 loop {
@@ -445,43 +457,91 @@ impl Engine {
                     (r.1, r.2) = last;
                 }
             };
+            // The other threads: the far rows first (the spine waits for them), then the
+            // checks of the block before.
+            let helper = || {
+                while far_task() {}
+                checks_work();
+            };
+            // The spine's time, and the time it spent on far rows or waiting for them.
             let mut spine_time = None;
-            let spine_out = with_helpers(pool, &work, || {
+            let mut waited = std::time::Duration::ZERO;
+            let spine_out = with_helpers(pool, &helper, || {
                 let spine_start = timing.then(Instant::now);
-                let out = if rows.is_empty() {
-                    Ok(0)
-                } else {
-                    let sp = Spine {
-                        rare,
-                        rare_vals,
-                        twos,
-                        ones: &rules.ones,
-                        take_all: &take_all,
-                        split,
-                        limit,
-                        common: &common,
-                        rare_words: &rare_words,
+                let sp = Spine {
+                    rare,
+                    rare_vals,
+                    twos,
+                    ones: &rules.ones,
+                    take_all: &take_all,
+                    split,
+                    limit,
+                    common: &common,
+                    rare_words: &rare_words,
+                };
+                let any_far = !far_pairs.is_empty();
+                let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
+                    far_pairs.pairs(view, &mut backing, n, first, twos, mark)
+                };
+                let mut far_marks: Option<spine::FarMarks<'_>> =
+                    if any_far { Some(&mut far_fn) } else { None };
+                let mut run = spine::Run::new::<K>(&sp);
+                let mut out = Ok(0);
+                for (j, slot) in slots.iter().enumerate() {
+                    // The part's far rows: done by now, or done here, or (a few µs) awaited.
+                    let wait_start = timing.then(Instant::now);
+                    let mut spins = 0u32;
+                    let part = loop {
+                        if let Some(part) = slot.lock().expect("a part's slot").take() {
+                            break part;
+                        }
+                        if !far_task() {
+                            spins += 1;
+                            if spins % 64 == 0 {
+                                std::thread::yield_now();
+                            } else {
+                                std::hint::spin_loop();
+                            }
+                        }
                     };
-                    let any_far = !far_pairs.is_empty();
-                    let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
-                        far_pairs.pairs(view, &mut backing, n, first, twos, mark)
-                    };
-                    spine::run::<K, _>(
+                    if let Some(t) = wait_start {
+                        waited += t.elapsed();
+                    }
+                    let len = part.len();
+                    let done = run.part::<K, _>(
                         &sp,
                         view.front,
-                        first,
-                        rows,
+                        first + j * TASK,
+                        part,
                         &mut win,
                         win_base,
                         missing,
-                        if any_far { Some(&mut far_fn) } else { None },
-                    )
-                };
+                        &mut far_marks,
+                    );
+                    match done {
+                        Ok(k) => {
+                            out = Ok(j * TASK + k);
+                            if k < len {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            out = Err(e);
+                            break;
+                        }
+                    }
+                }
                 spine_time = spine_start.map(|t| t.elapsed());
-                work();
+                // A block the spine left early: far rows no one needs, but the helpers'
+                // queue must empty; then the checks.
+                while far_task() {}
+                checks_work();
                 out
             });
             let stage_time = stage_start.map(|t| t.elapsed());
+            // The far rows this thread did (all of them on one thread) are not the spine's.
+            let far_time = timing.then_some(waited);
+            let spine_time = spine_time.map(|s| s.saturating_sub(waited));
             let done = *spine_out.as_ref().unwrap_or(&0);
             let new: Vec<u32> = win[first - win_base..first - win_base + done]
                 .iter()
@@ -502,7 +562,7 @@ impl Engine {
             p.rounds += 1;
             p.far_rows += far;
             p.spine += spine;
-            p.checks += stage.saturating_sub(spine);
+            p.checks += stage.saturating_sub(spine + far);
         }
         // The spine's block joins the values (unverified until the next round).
         for v in new {

@@ -22,8 +22,9 @@
 //! **Far rows.** Where rare positions are spread far back (Grundy's game, `.014`, `.6`: a
 //! thousand and more, up to 10^5), (1) itself is most of the spine's work. Its pairs whose
 //! partner lies before the block (`split`, the block's first heap) read only values known when
-//! the round starts, so every thread computes them first (`far_rows.rs`), one *row* per heap,
-//! and the spine adds only the *near* pairs — those with both parts inside the block: with
+//! the round starts, so every thread computes them (`far_rows.rs`), one *row* per heap, in
+//! tasks of 64 heaps taken in order; the spine takes each task's rows as soon as they are done
+//! (it does a task itself when it finds none done) and adds only the *near* pairs — those with both parts inside the block: with
 //! blocks of 512 heaps, 2–4 % of a heap's rare pairs. Where every rare position is near
 //! (`.167`: all below 1,304, blocks of 8,192), there are no far rows and the spine does all of
 //! (1) — a true recurrence on one thread (see `BENCHMARKS.md`, "one game on every core":
@@ -67,18 +68,6 @@ pub(crate) fn share<I: Send>(pool: &rayon::ThreadPool, items: Vec<I>, f: &(dyn F
         }
         work();
     });
-}
-
-/// [`share`] on `pool`, or every item on the calling thread without one.
-pub(crate) fn share_opt<I: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    items: Vec<I>,
-    f: &(dyn Fn(I) + Sync),
-) {
-    match pool {
-        Some(pool) => share(pool, items, f),
-        None => items.into_iter().for_each(f),
-    }
 }
 
 /// Runs `main` on the calling thread while every thread of `pool` runs `helper` once; returns

@@ -118,137 +118,160 @@ fn marked64(chunk: &[u8]) -> u64 {
     bits
 }
 
-/// Computes heaps `first..first + rows.len()`: `rows` holds their far rows (empty rows when
-/// `split` is 0) and is marked further; `win[i]` is G(`win_base + i`) for every heap from
-/// `win_base` to `first` and gets one value per heap; `front` holds G(i) for the smaller
-/// parts of pairs whose larger part is a rare position (without far rows: rare positions
-/// past r/2, which only short sequences have); `missing` gets
-/// [`Analyse::MISSING_WORDS`] words per heap. `far(n, mark)` adds heap n's pairs with the rare
-/// positions beyond the window. Returns the number of heaps computed: fewer than `rows.len()`
-/// when a heap's `c` reaches `sp.limit` (or no common value is free): that heap is left to the
-/// engine.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run<K: Analyse, T: Cell>(
-    sp: &Spine<'_>,
-    front: &[T],
-    first: usize,
-    rows: &mut [K::Row],
-    win: &mut Vec<T>,
-    win_base: usize,
-    missing: &mut Vec<u64>,
-    mut far: Option<FarMarks<'_>>,
-) -> Result<usize, OctalError> {
-    debug_assert_eq!(win_base + win.len(), first);
-    let h = K::HEAPS;
-    let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
-    let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
-    let max_rare = rare.last().map_or(0, |&a| a as usize);
-    let mut words = [0u64; WIDEST];
-    let words = &mut words[..K::MISSING_WORDS];
-    // Per digit: u, the first position a block pass covers (`h − u`: the partners of the
-    // smaller ones lie in the block itself) and its index, and the end of the positions the
-    // last block pass covered (a cursor: the bound only grows).
-    let mut digits: Vec<(usize, usize, usize)> = sp
-        .twos
-        .iter()
-        .map(|&u| {
-            let u = u as usize; // u ≥ 0 on the parallel path
-            let lb = 1.max(h.saturating_sub(u));
-            (u, idx(lb), idx(lb))
-        })
-        .collect();
-    let mut i = 0;
-    while i < rows.len() {
-        let w = h.min(rows.len() - i);
-        let m = first + i;
-        for (u, i_lb, i1) in digits.iter_mut() {
-            let r0 = m - *u;
-            let lb = 1.max(h.saturating_sub(*u));
-            let mut hb = r0.saturating_sub(gap) / 2;
-            if sp.split > 0 {
-                hb = hb.min(r0.saturating_sub(sp.split));
-            }
-            *i1 = (*i1).max(*i_lb);
-            while *i1 < rare.len() && rare[*i1] as usize <= hb {
-                *i1 += 1;
-            }
-            if w == h && lb <= hb {
-                K::block(
-                    &rare[*i_lb..*i1],
-                    &vals[*i_lb..*i1],
-                    win,
-                    r0 - win_base,
-                    &mut rows[i..i + h],
-                );
-            } else {
-                *i1 = *i_lb; // no block pass: every position heap by heap
-            }
+/// The spine over one block, handed to it in *parts* (the tasks whose far rows are done, in
+/// order): what carries over from one part to the next.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// Per digit: u, the index of the first position a block pass covers (`h − u`: the
+    /// partners of the smaller ones lie in the block itself), and the end of the positions
+    /// the last block pass covered (a cursor: the bound only grows).
+    digits: Vec<(usize, usize, usize)>,
+    words: [u64; WIDEST],
+}
+
+impl Run {
+    /// The spine at the start of a block.
+    pub(crate) fn new<K: RowKind>(sp: &Spine<'_>) -> Run {
+        let h = K::HEAPS;
+        let rare = sp.rare;
+        let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
+        let digits = sp
+            .twos
+            .iter()
+            .map(|&u| {
+                let u = u as usize; // u ≥ 0 on the parallel path
+                let lb = 1.max(h.saturating_sub(u));
+                (u, idx(lb), idx(lb))
+            })
+            .collect();
+        Run {
+            digits,
+            words: [0; WIDEST],
         }
-        for j in 0..w {
-            let n = m + j;
-            // Bit rows live in a register while the heap's pairs are added.
-            let mut local = rows[i + j];
-            let row = if K::COPY {
-                &mut local
-            } else {
-                &mut rows[i + j]
-            };
-            for &(u, i_lb, i1) in digits.iter() {
-                let Some(r) = n.checked_sub(u) else { continue };
-                let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
-                    continue;
-                };
-                let top = if sp.split > 0 {
-                    hi.min(r.saturating_sub(sp.split))
+    }
+
+    /// Computes heaps `first..first + rows.len()`, the next part of the block: `rows` holds
+    /// their far rows (empty rows when `split` is 0) and is marked further; every part but the
+    /// last is a multiple of [`RowKind::HEAPS`] heaps. `win[i]` is G(`win_base + i`) for every
+    /// heap from `win_base` to `first` and gets one value per heap; `front` holds G(i) for the
+    /// smaller parts of pairs whose larger part is a rare position (without far rows: rare
+    /// positions past r/2, which only short sequences have); `missing` gets
+    /// [`Analyse::MISSING_WORDS`] words per heap. `far(n, mark)` adds heap n's pairs with the
+    /// rare positions beyond the window. Returns the number of heaps computed: fewer than
+    /// `rows.len()` when a heap's `c` reaches `sp.limit` (or no common value is free): that
+    /// heap is left to the engine, and the block ends there.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn part<K: Analyse, T: Cell>(
+        &mut self,
+        sp: &Spine<'_>,
+        front: &[T],
+        first: usize,
+        rows: &mut [K::Row],
+        win: &mut Vec<T>,
+        win_base: usize,
+        missing: &mut Vec<u64>,
+        far: &mut Option<FarMarks<'_>>,
+    ) -> Result<usize, OctalError> {
+        debug_assert_eq!(win_base + win.len(), first);
+        let h = K::HEAPS;
+        let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
+        let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
+        let max_rare = rare.last().map_or(0, |&a| a as usize);
+        let Run { digits, words } = self;
+        let words = &mut words[..K::MISSING_WORDS];
+        let mut i = 0;
+        while i < rows.len() {
+            let w = h.min(rows.len() - i);
+            let m = first + i;
+            for (u, i_lb, i1) in digits.iter_mut() {
+                let r0 = m - *u;
+                let lb = 1.max(h.saturating_sub(*u));
+                let mut hb = r0.saturating_sub(gap) / 2;
+                if sp.split > 0 {
+                    hb = hb.min(r0.saturating_sub(sp.split));
+                }
+                *i1 = (*i1).max(*i_lb);
+                while *i1 < rare.len() && rare[*i1] as usize <= hb {
+                    *i1 += 1;
+                }
+                if w == h && lb <= hb {
+                    K::block(
+                        &rare[*i_lb..*i1],
+                        &vals[*i_lb..*i1],
+                        win,
+                        r0 - win_base,
+                        &mut rows[i..i + h],
+                    );
                 } else {
-                    hi
-                };
-                let mut mark = |k: usize| {
-                    let a = rare[k] as usize;
-                    K::one(row, vals[k] ^ win[r - a - win_base].low16());
-                };
-                // The smallest positions (partners in this block), then those past the block
-                // pass's bound up to this heap's.
-                for k in (0..i_lb).take_while(|&k| rare[k] as usize <= top) {
-                    mark(k);
+                    *i1 = *i_lb; // no block pass: every position heap by heap
                 }
-                let mut k = i1;
-                while k < rare.len() && rare[k] as usize <= top {
-                    mark(k);
-                    k += 1;
-                }
-                // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
-                let p0 = (r - hi).max(hi + 1);
-                if sp.split == 0 && max_rare >= p0 {
-                    for k in idx(p0)..idx(r) {
-                        let p = rare[k] as usize;
-                        K::one(row, vals[k] ^ front[r - p].low16());
+            }
+            for j in 0..w {
+                let n = m + j;
+                // Bit rows live in a register while the heap's pairs are added.
+                let mut local = rows[i + j];
+                let row = if K::COPY {
+                    &mut local
+                } else {
+                    &mut rows[i + j]
+                };
+                for &(u, i_lb, i1) in digits.iter() {
+                    let Some(r) = n.checked_sub(u) else { continue };
+                    let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
+                        continue;
+                    };
+                    let top = if sp.split > 0 {
+                        hi.min(r.saturating_sub(sp.split))
+                    } else {
+                        hi
+                    };
+                    let mut mark = |k: usize| {
+                        let a = rare[k] as usize;
+                        K::one(row, vals[k] ^ win[r - a - win_base].low16());
+                    };
+                    // The smallest positions (partners in this block), then those past the
+                    // block pass's bound up to this heap's.
+                    for k in (0..i_lb).take_while(|&k| rare[k] as usize <= top) {
+                        mark(k);
+                    }
+                    let mut k = i1;
+                    while k < rare.len() && rare[k] as usize <= top {
+                        mark(k);
+                        k += 1;
+                    }
+                    // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
+                    let p0 = (r - hi).max(hi + 1);
+                    if sp.split == 0 && max_rare >= p0 {
+                        for k in idx(p0)..idx(r) {
+                            let p = rare[k] as usize;
+                            K::one(row, vals[k] ^ front[r - p].low16());
+                        }
                     }
                 }
-            }
-            for &u in sp.ones {
-                if u >= n {
-                    break;
+                for &u in sp.ones {
+                    if u >= n {
+                        break;
+                    }
+                    K::one(row, win[n - u - win_base].low16());
                 }
-                K::one(row, win[n - u - win_base].low16());
+                if n < sp.take_all.len() && sp.take_all[n] {
+                    K::one(row, 0);
+                }
+                if let Some(far) = far.as_mut() {
+                    far(n, &mut |x| K::one(row, x))?;
+                }
+                let c = K::analyse(row, sp, words).filter(|&c| c < sp.limit);
+                if K::COPY {
+                    rows[i + j] = local;
+                }
+                let Some(c) = c else {
+                    return Ok(i + j);
+                };
+                win.push(T::from_u32(c));
+                missing.extend_from_slice(words);
             }
-            if n < sp.take_all.len() && sp.take_all[n] {
-                K::one(row, 0);
-            }
-            if let Some(far) = far.as_mut() {
-                far(n, &mut |x| K::one(row, x))?;
-            }
-            let c = K::analyse(row, sp, words).filter(|&c| c < sp.limit);
-            if K::COPY {
-                rows[i + j] = local;
-            }
-            let Some(c) = c else {
-                return Ok(i + j);
-            };
-            win.push(T::from_u32(c));
-            missing.extend_from_slice(words);
+            i += w;
         }
-        i += w;
+        Ok(rows.len())
     }
-    Ok(rows.len())
 }
