@@ -44,8 +44,12 @@ use crate::core::octal::window::{Keep, View};
 /// The pipeline runs from this heap on (blocks are at most a sixteenth of the values).
 pub(super) const PIPELINE_FROM: usize = 1 << 12;
 
-/// Heaps per task (a share of a block's checks or far rows).
-const TASK: usize = 64;
+/// Heaps per task (a share of a block's checks or far rows): blocks of the games with spread
+/// rare positions are a few hundred heaps, and sixteen threads want tasks for all of them.
+const TASK: usize = 32;
+
+/// Blocks are a multiple of this many heaps.
+const UNIT: usize = 64;
 
 /// See [`Engine::set_thread_start`].
 #[derive(Clone)]
@@ -120,7 +124,7 @@ impl Engine {
         };
         (self.threads > 1 || self.profile.is_some())
             && self.pipeline
-            && self.plan_for(sp).block >= TASK
+            && self.plan_for(sp).block >= UNIT
             && len >= self.pipeline_from
             && self.sets.is_none()
             && self.rules.threes_capped.is_empty()
@@ -146,7 +150,7 @@ impl Engine {
             // that the pairs inside the block — the spine's, on one thread — are few (Grundy's
             // game, `.6`, `.014`: 2–4 % of a heap's rare pairs with blocks of 512; measured
             // with `octal_time --profile`: blocks of 256 cost more in the tasks than they save).
-            ((1usize << 20) / (rare * k + 256)).clamp(TASK, 4096) / TASK * TASK
+            ((1usize << 20) / (rare * k + 256)).clamp(UNIT, 4096) / UNIT * UNIT
         } else if sp.bits_in_use() {
             8192
         } else {
@@ -157,8 +161,8 @@ impl Engine {
         // and costs the blocks computed meanwhile.
         let n = self.len();
         let block = block
-            .min(n / 16 / TASK * TASK)
-            .min((n - sp.last_rare().min(n)) / 8 / TASK * TASK);
+            .min(n / 16 / UNIT * UNIT)
+            .min((n - sp.last_rare().min(n)) / 8 / UNIT * UNIT);
         Plan { block, far }
     }
 

@@ -23,7 +23,7 @@
 //! thousand and more, up to 10^5), (1) itself is most of the spine's work. Its pairs whose
 //! partner lies before the block (`split`, the block's first heap) read only values known when
 //! the round starts, so every thread computes them (`far_rows.rs`), one *row* per heap, in
-//! tasks of 64 heaps taken in order; the spine takes each task's rows as soon as they are done
+//! tasks of 32 heaps taken in order; the spine takes each task's rows as soon as they are done
 //! (it does a task itself when it finds none done) and adds only the *near* pairs — those with both parts inside the block: with
 //! blocks of 512 heaps, 2–4 % of a heap's rare pairs. Where every rare position is near
 //! (`.167`: all below 1,304, blocks of 8,192), there are no far rows and the spine does all of
