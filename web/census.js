@@ -171,6 +171,10 @@ async function load(id) {
     const doc = await get(`/v1/octal/census/${seg(id)}`);
     if (current !== id) return;
     render(doc);
+    // Its line in the list follows the table (a game done, the census done).
+    const item = [...ui.list.children].find((li) => li.dataset.id === id);
+    const done = doc.games.filter((g) => g.status === 'done').length;
+    if (item && (item.dataset.status !== doc.status || item.dataset.done !== String(done))) list();
     if (doc.status === 'running' && shown) timer = setTimeout(() => load(id), 2000);
   } catch (err) {
     if (current !== id) return;

@@ -558,7 +558,7 @@ def check_census_published_at_same_n():
     which n the published figures were taken. The list says each census's status, games done
     of all and date."""
     assert STATE.get("census"), "the census check ran first"
-    load(f"census/{STATE['census']}")
+    open_address(f"#census/{STATE['census']}")
     wait(lambda: q("#census-table").get_attribute("data-id") == STATE["census"], 30, "the earlier census")
     cell = q('#census-body tr[data-code="0.6"] td[data-compare]')
     assert cell.get_attribute("data-compare") == "other-n", cell.text
@@ -613,6 +613,9 @@ def check_jobs_paging_and_filters():
     API lists for it."""
     for i in range(55):
         api("POST", "/v1/octal/jobs", {"code": "0.07", "max_n": 10 + i})
+    # A misère-quotient job of its own (cancelled at once), for the kind filter.
+    mq = api_json("POST", "/v1/octal/misere/quotient", {"code": "0.26", "max_heap": 66, "async": True})
+    api("DELETE", f"/v1/octal/jobs/{mq['id']}")
     # Every job final first, so that no count moves while the page is compared with the API.
     wait(lambda: all(api_json("GET", f"/v1/octal/jobs?limit=1&status={st}")["total"] == 0
                      for st in ("queued", "running")), 180, "the small jobs to finish")
