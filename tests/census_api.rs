@@ -284,6 +284,9 @@ async fn a_census_runs_to_done_and_its_table_is_its_jobs_statistics_in_json_and_
     let list = s.get("/v1/octal/census").await.body;
     assert_eq!(list["censuses"][0]["id"], id.as_str());
     assert_eq!(list["censuses"][0]["games"], 3);
+    assert_eq!(list["censuses"][0]["games_done"], 3, "{list}");
+    assert_eq!(list["censuses"][0]["status"], "done", "{list}");
+    assert_eq!(list["censuses"][0]["created_at_ms"], doc["created_at_ms"]);
     let d = s
         .client
         .delete(format!("{}/v1/octal/census/{id}", s.base))
@@ -303,6 +306,70 @@ async fn a_census_runs_to_done_and_its_table_is_its_jobs_statistics_in_json_and_
             .as_u16(),
         200
     );
+}
+
+/// The status, games done and games of the newest census in the list, which must be `id`.
+async fn listed(a: &App, id: &str) -> (Value, Value, Value) {
+    let l = a
+        .call(None, Method::GET, "/v1/octal/census", None, None)
+        .await;
+    assert_eq!(l.status.as_u16(), 200, "{}", l.text);
+    let c = &l.body["censuses"][0];
+    assert_eq!(c["id"], id, "{}", l.text);
+    (
+        c["status"].clone(),
+        c["games_done"].clone(),
+        c["games"].clone(),
+    )
+}
+
+/// Issue 46: the list of censuses says each one's status and how many of its games are done,
+/// as its jobs stand (in-process, no workers: the jobs stay queued until the test moves them).
+#[tokio::test]
+async fn the_list_says_each_census_status_and_games_done() {
+    let a = app(Config::default(), false).await;
+    let r = a
+        .post(None, json!({"codes": ["0.6", "0.07"], "max_n": 1000}))
+        .await;
+    assert_eq!(r.status.as_u16(), 201, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let first = r.body["games"][0]["job_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        listed(&a, &id).await,
+        (json!("running"), json!(0), json!(2))
+    );
+    a.exec("UPDATE jobs SET status = 'done' WHERE id = $1", &[&first])
+        .await;
+    assert_eq!(
+        listed(&a, &id).await,
+        (json!("running"), json!(1), json!(2))
+    );
+    // Cancelled: its queued job at once; the game done stays done.
+    let d = a
+        .call(
+            None,
+            Method::DELETE,
+            &format!("/v1/octal/census/{id}"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(d.status.as_u16(), 200, "{}", d.text);
+    assert_eq!(
+        listed(&a, &id).await,
+        (json!("cancelled"), json!(1), json!(2))
+    );
+    // The table says the same.
+    let t = a
+        .call(
+            None,
+            Method::GET,
+            &format!("/v1/octal/census/{id}"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(t.body["status"], "cancelled", "{}", t.text);
 }
 
 #[tokio::test]

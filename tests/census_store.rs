@@ -183,13 +183,35 @@ async fn exercise_census(store: &Store) {
     );
     let links = store.census_links("c1").await.unwrap();
     assert_eq!(links.len(), 4);
+    // The list's counts (issue 46): games done (primary jobs only) and jobs still active
+    // (verification ones too); a deleted job counts as neither; an unknown id is left out.
+    sqlx::query("UPDATE jobs SET status = 'done' WHERE id = 'c1-1'")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    let counts = store
+        .census_counts(&["c1".to_owned(), "c3".to_owned(), "nope".to_owned()])
+        .await
+        .unwrap();
+    let of = |id: &str| counts.get(id).map(|c| (c.done, c.active));
+    assert_eq!(of("c1"), Some((1, 3)), "{counts:?}");
+    assert_eq!(of("c3"), Some((0, 2)), "{counts:?}");
+    assert_eq!(of("nope"), None);
+    assert!(store.census_counts(&[]).await.unwrap().is_empty());
     // Cancelling: queued jobs at once, no verification afterwards.
     let cancelled = store.cancel_census("c1").await.unwrap().unwrap();
     assert!(cancelled.cancelled_at.is_some());
     for l in &links {
         let j = store.get_job(&l.job_id).await.unwrap().unwrap();
-        assert_eq!(j.status, JobStatus::Cancelled, "{l:?}");
+        let want = if l.job_id == "c1-1" {
+            JobStatus::Done
+        } else {
+            JobStatus::Cancelled
+        };
+        assert_eq!(j.status, want, "{l:?}");
     }
+    let counts = store.census_counts(&["c1".to_owned()]).await.unwrap();
+    assert_eq!((counts["c1"].done, counts["c1"].active), (1, 0));
     assert_eq!(
         store
             .start_verification(
@@ -211,6 +233,13 @@ async fn exercise_census(store: &Store) {
         let j = store.get_job(&l.job_id).await.unwrap().unwrap();
         assert_eq!(j.status, JobStatus::Queued);
     }
+    // A census job whose record is gone counts as neither done nor active.
+    sqlx::query("DELETE FROM jobs WHERE id = 'c3-0'")
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    let counts = store.census_counts(&["c3".to_owned()]).await.unwrap();
+    assert_eq!((counts["c3"].done, counts["c3"].active), (0, 1));
     // Deleting a census removes it and its links, not its jobs.
     assert!(store.delete_census("c1").await.unwrap());
     assert!(!store.delete_census("c1").await.unwrap());

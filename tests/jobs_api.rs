@@ -106,6 +106,116 @@ async fn life_cycle_on_sqlite() {
     common::assert_problem(&s.get("/v1/octal/jobs?cursor=zzz").await, 422, "cursor");
 }
 
+/// `GET /v1/octal/jobs?{q}`, which must answer 200.
+async fn list(s: &common::Server, q: &str) -> Value {
+    let r = s.get(&format!("/v1/octal/jobs?{q}")).await;
+    assert_eq!(r.status.as_u16(), 200, "{q}: {}", r.text);
+    r.body
+}
+
+/// Issue 46: the list pages through every job with a true total, and filters by status and
+/// kind (the total counts the filtered jobs, on every page); a bad status is a 422 naming it.
+#[tokio::test]
+async fn the_list_counts_every_job_and_filters_by_status_and_kind() {
+    let s = common::start_with(fast_jobs()).await;
+    let mut done = Vec::new();
+    for max_n in 10..15u64 {
+        let r = s
+            .post("/v1/octal/jobs", &json!({"code": "0.07", "max_n": max_n}))
+            .await;
+        assert_eq!(r.status.as_u16(), 202, "{}", r.text);
+        done.push(r.body["id"].as_str().unwrap().to_owned());
+    }
+    for id in &done {
+        assert_eq!(wait_job(&s, id, 60).await["status"], "done");
+    }
+    let r = s
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.6", "max_n": 100000000}),
+        )
+        .await;
+    let long = r.body["id"].as_str().unwrap().to_owned();
+    let c = s
+        .client
+        .delete(format!("{}/v1/octal/jobs/{long}", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(c.status().as_u16(), 200);
+    assert_eq!(wait_job(&s, &long, 30).await["status"], "cancelled");
+
+    // Every page of two says 6 in all; the pages together hold each job once.
+    let mut seen = Vec::new();
+    let mut path = "/v1/octal/jobs?limit=2".to_owned();
+    loop {
+        let page = s.get(&path).await;
+        assert_eq!(page.status.as_u16(), 200, "{}", page.text);
+        assert_eq!(page.body["total"], 6, "{}", page.text);
+        seen.extend(
+            page.body["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["id"].as_str().unwrap().to_owned()),
+        );
+        match page.body["next_cursor"].as_str() {
+            Some(next) => path = format!("/v1/octal/jobs?limit=2&cursor={next}"),
+            None => break,
+        }
+    }
+    let mut all: Vec<String> = done.iter().chain([&long]).cloned().collect();
+    all.sort();
+    seen.sort();
+    assert_eq!(seen, all);
+    // Filtered: only the jobs asked for, and their count.
+    let cancelled = list(&s, "status=cancelled").await;
+    assert_eq!(cancelled["total"], 1);
+    assert_eq!(cancelled["jobs"][0]["id"], long.as_str());
+    let page = list(&s, "status=done&kind=sequence&limit=2").await;
+    assert_eq!(page["total"], 5, "{page}");
+    assert_eq!(page["jobs"].as_array().unwrap().len(), 2);
+    assert!(page["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|j| j["status"] == "done"));
+    let next = page["next_cursor"].as_str().unwrap();
+    let page2 = list(
+        &s,
+        &format!("status=done&kind=sequence&limit=2&cursor={next}"),
+    )
+    .await;
+    assert_eq!(page2["total"], 5, "{page2}");
+    for (q, total) in [
+        ("status=running", 0),
+        ("status=queued", 0),
+        ("kind=misere_quotient", 0),
+        ("status=done&kind=misere_quotient", 0),
+        ("kind=sequence", 6),
+    ] {
+        let body = list(&s, q).await;
+        assert_eq!(body["total"], total, "{q}: {body}");
+        assert_eq!(body["jobs"].as_array().unwrap().len(), total, "{q}");
+    }
+    // Bad filters are 422 problems naming the parameter.
+    for q in [
+        "status=finished",
+        "status=DONE",
+        "status=",
+        "kind=census&status=done",
+    ] {
+        let r = s.get(&format!("/v1/octal/jobs?{q}")).await;
+        let field = if q.starts_with("kind") {
+            "kind"
+        } else {
+            "status"
+        };
+        common::assert_problem(&r, 422, field);
+        assert_eq!(r.body["field"], field, "{q}: {}", r.text);
+    }
+}
+
 /// Issue 41: a job's document says what computed it — the threads, the CPU time, the engine
 /// (crate version and git commit) — null before it first ran. Alone on its replica, a job
 /// gets every core (`GRUNDY_JOB_THREADS` unset: `auto`).

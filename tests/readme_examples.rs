@@ -4,11 +4,18 @@
 //! member. Examples whose answer is elided (`…`, `...`) are not comparable and are skipped,
 //! but the problem examples — the ones a client copies into its error handling — must all be
 //! complete, and there must be some.
+//!
+//! Issue 46: what README says beside its examples is checked too — the widths it shows for
+//! downloads (`# x-grundy-value-bytes: N`, and the value it gives as the reason), and the order
+//! of the positions answered (sorted, whatever the request's order; request order for the
+//! Welter primes).
 
 mod common;
 
 use axum::http::Method;
+use grundy::config::Config;
 use serde_json::Value;
+use std::time::Duration;
 
 /// One README example: the request and the answer shown after it.
 struct Example {
@@ -137,5 +144,201 @@ async fn readme_answers_are_what_the_server_sends() {
     assert_eq!(
         problems, problems_shown,
         "every problem example in README must be shown in full (no …) and be compared"
+    );
+}
+
+/// Every `curl` request of README's `sh` blocks that the in-process application can answer,
+/// shown answer or not: (method, path, body, line).
+fn requests(readme: &str) -> Vec<(Method, String, Option<String>, usize)> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim_start();
+        i += 1;
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh || !line.starts_with("curl ") {
+            continue;
+        }
+        let start = i;
+        let mut command = line.to_owned();
+        while command.ends_with('\\') && i < lines.len() {
+            command.pop();
+            command.push_str(lines[i].trim());
+            i += 1;
+        }
+        let command = command.split(" #").next().unwrap_or(&command).to_owned();
+        if let Some((method, path, body)) = parse_curl(&command) {
+            out.push((method, path, body, start));
+        }
+    }
+    out
+}
+
+/// README's `# x-grundy-value-bytes: N` lines: the request before each is sent with its
+/// `accept`, and the header, the body's length and the value given as the reason
+/// (`g(A) = B`) must be what the server answers.
+#[tokio::test]
+async fn readme_value_widths_are_what_the_server_sends() {
+    let readme = include_str!("../README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    // 0.6 to 10^6 is computed on demand: a debug build needs more than the default 10 s.
+    let app = common::app_with(Config {
+        octal_sync_time: Duration::from_secs(600),
+        ..Config::default()
+    })
+    .await;
+    let mut checked = 0;
+    for (at, line) in lines.iter().enumerate() {
+        let Some(shown) = line.trim_start().strip_prefix("# x-grundy-value-bytes:") else {
+            continue;
+        };
+        let width: u64 = shown.split_whitespace().next().unwrap().parse().unwrap();
+        let command = lines[..at]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .find(|l| l.starts_with("curl "))
+            .unwrap_or_else(|| panic!("README line {}: no curl before it", at + 1));
+        let accept = command
+            .split("-H '")
+            .skip(1)
+            .filter_map(|h| h.split('\'').next())
+            .find_map(|h| h.strip_prefix("accept: "))
+            .unwrap_or_else(|| panic!("README line {}: no accept header: {command}", at + 1));
+        let url = command
+            .split('\'')
+            .find(|p| p.starts_with("localhost:8080/"))
+            .unwrap();
+        let path = &url["localhost:8080".len()..];
+        let count: u64 = path
+            .split(['?', '&'])
+            .find_map(|kv| kv.strip_prefix("count="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let reply = app
+            .request_with(Method::GET, path, &[("accept", accept)], None)
+            .await;
+        assert_eq!(reply.status.as_u16(), 200, "README line {}: {path}", at + 1);
+        let header = |name: &str| reply.headers[name].to_str().unwrap().to_owned();
+        assert_eq!(
+            header("x-grundy-value-bytes"),
+            width.to_string(),
+            "README line {}: {path}",
+            at + 1
+        );
+        assert_eq!(header("content-length"), (count * width).to_string());
+        // The reason given: `g(A) = B`, A's value in the same game.
+        if let Some(reason) = shown.split("g(").nth(1) {
+            let (heap, rest) = reason.split_once(") = ").unwrap();
+            let value: u64 = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let code = path
+                .trim_start_matches("/v1/octal/")
+                .split('/')
+                .next()
+                .unwrap();
+            let one = app
+                .get(&format!("/v1/octal/{code}/values?start={heap}&count=1"))
+                .await;
+            assert_eq!(
+                one.body["values"][0],
+                value,
+                "README line {}: g({heap})",
+                at + 1
+            );
+            assert!(
+                value >= 1 << (8 * (width - 1)) && value < 1 << (8 * width),
+                "README line {}: {value} is the reason for {width} bytes",
+                at + 1
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 1, "README shows no x-grundy-value-bytes");
+}
+
+/// README: "The answer's `position` is the request's, normalised and sorted ascending, for Nim
+/// and Welter alike (…); only `/v1/welter/primes` answers its position and primes in request
+/// order". Every README request with a `position` is sent as written and reversed: the answers'
+/// positions are the same (and sorted: a request out of order is not echoed), except the
+/// primes', which follow the request.
+#[tokio::test]
+async fn readme_position_orders_are_what_the_server_sends() {
+    let readme = include_str!("../README.md");
+    for said in [
+        "**sorted ascending**, for Nim and Welter",
+        "in request order",
+    ] {
+        assert!(
+            readme.contains(said),
+            "README no longer says {said:?}: update this test"
+        );
+    }
+    let app = common::app().await;
+    let mut checked = (0, 0, 0);
+    for (method, path, body, line) in requests(readme) {
+        let Some(body) = body else { continue };
+        let Ok(request) = serde_json::from_str::<Value>(&body) else {
+            continue;
+        };
+        let Some(position) = request["position"].as_array() else {
+            continue;
+        };
+        let mut reversed = request.clone();
+        reversed["position"] = Value::Array(position.iter().rev().cloned().collect());
+        let send =
+            |v: &Value| app.request(method.clone(), &path, Some(serde_json::to_vec(v).unwrap()));
+        let (a, b) = (send(&request).await, send(&reversed).await);
+        if a.status.as_u16() != 200 {
+            continue; // a problem example
+        }
+        assert_eq!(
+            b.status.as_u16(),
+            200,
+            "README line {line}: reversed: {}",
+            b.text
+        );
+        if path.ends_with("/primes") {
+            let rev =
+                |v: &Value| Value::Array(v.as_array().unwrap().iter().rev().cloned().collect());
+            assert_eq!(
+                a.body["position"], request["position"],
+                "README line {line}"
+            );
+            assert_eq!(
+                b.body["position"], reversed["position"],
+                "README line {line}"
+            );
+            assert_eq!(
+                b.body["primes"],
+                rev(&a.body["primes"]),
+                "README line {line}"
+            );
+            checked.0 += 1;
+        } else {
+            assert_eq!(
+                a.body["position"], b.body["position"],
+                "README line {line}: {path} answers in request order"
+            );
+            if a.body["position"] != request["position"] {
+                checked.2 += 1; // asked out of order, answered sorted
+            }
+            checked.1 += 1;
+        }
+    }
+    let (primes, sorted, unsorted_asked) = checked;
+    assert!(
+        primes >= 1 && sorted >= 4 && unsorted_asked >= 1,
+        "{checked:?}"
     );
 }

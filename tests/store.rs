@@ -1014,6 +1014,98 @@ async fn postgres_owned_jobs() {
     exercise_owned_jobs(&postgres().await).await;
 }
 
+/// The job list's filters and count (issue 46): by owner, kind and status, each page of a
+/// filtered list holds only its jobs, the pages together hold every one, and the count is theirs.
+async fn exercise_job_filters(store: &Store) {
+    use grundy::store::{Admission, JobFilter, JobKind, JobQuota};
+    let job = |max_n| NewJob {
+        code: "0.07".into(),
+        max_n,
+        keep_window: None,
+        store_values: true,
+    };
+    for i in 0..7u64 {
+        store
+            .create_job(&job(10 + i), &format!("f{i}"), 0)
+            .await
+            .unwrap();
+    }
+    let quota = JobQuota {
+        active_jobs: 10,
+        heaps_per_day: 1000,
+    };
+    for id in ["a0", "a1"] {
+        let r = store.create_owned_job(&job(10), id, "alice", quota).await;
+        assert!(matches!(r, Ok(Admission::Created(_))), "{r:?}");
+    }
+    for (status, ids) in [("done", "'f0', 'f1', 'f2', 'a0'"), ("cancelled", "'f3'")] {
+        sqlx::query(&format!(
+            "UPDATE jobs SET status = '{status}' WHERE id IN ({ids})"
+        ))
+        .execute(&store.raw_pool_for_tests())
+        .await
+        .unwrap();
+    }
+    let f = |owner, kind, status| JobFilter {
+        owner,
+        kind,
+        status,
+    };
+    let done = Some(JobStatus::Done);
+    for (filter, want) in [
+        (JobFilter::default(), 9),
+        (f(None, None, done), 4),
+        (f(None, None, Some(JobStatus::Cancelled)), 1),
+        (f(None, None, Some(JobStatus::Queued)), 4),
+        (f(None, None, Some(JobStatus::Running)), 0),
+        (f(None, Some(JobKind::Sequence), done), 4),
+        (f(None, Some(JobKind::MisereQuotient), None), 0),
+        (f(Some("alice"), None, None), 2),
+        (f(Some("alice"), Some(JobKind::Sequence), done), 1),
+        (f(Some("bob"), None, None), 0),
+    ] {
+        assert_eq!(
+            store.count_jobs_filtered(filter).await.unwrap(),
+            want,
+            "{filter:?}"
+        );
+        // Page by page, two at a time: the same jobs, each once, each matching.
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store.list_jobs_filtered(filter, 2, after).await.unwrap();
+            for j in &page {
+                assert!(filter.status.map_or(true, |s| j.status == s), "{j:?}");
+                assert!(filter.kind.map_or(true, |k| j.kind == k), "{j:?}");
+                assert!(filter.owner.map_or(true, |o| j.owner.as_deref() == Some(o)));
+            }
+            seen.extend(page.iter().map(|j| j.id.clone()));
+            if page.len() < 2 {
+                break;
+            }
+            let last = page.last().unwrap();
+            after = Some((last.created_at, last.id.clone()));
+        }
+        let distinct: std::collections::HashSet<_> = seen.iter().collect();
+        assert_eq!(
+            (seen.len(), distinct.len()),
+            (want as usize, want as usize),
+            "{filter:?}: {seen:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn sqlite_job_filters() {
+    exercise_job_filters(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_job_filters() {
+    exercise_job_filters(&postgres().await).await;
+}
+
 /// Misère quotients round-trip (every part and every answer), a second write replaces the
 /// row, the sizes are listed without the data, and a corrupt row is an error, not a panic.
 async fn exercise_quotients(store: &Store) {

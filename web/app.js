@@ -46,7 +46,7 @@ function show(route, { again = false, focus = false } = {}) {
     document.querySelector('nav a[data-page="explore"]').setAttribute('href', location.hash.startsWith('#explore') ? location.hash : '#explore');
     explorerRoute(route.params, { again });
   }
-  if (page === 'jobs') jobsRoute(route.id, { again });
+  if (page === 'jobs') jobsRoute(route.id, { again, params: route.params });
   if (page === 'census') censusRoute(route.id, { again });
   if (focus && moved) document.getElementById(`${page}-h`).focus();
 }

@@ -34,23 +34,84 @@ function cell(text, attrs = {}) {
   return el('td', { text, ...attrs });
 }
 
+/**
+ * The run's own figures at n (a power of two it passed, from its job's statistics), by job id
+ * and n: {status: 'loading'|'ok'|'none', row}. A prefix's figures never change once reached.
+ */
+const prefixes = new Map();
+
+/** The figures the table and the run both give, where they differ: [] when they agree. */
+function differences(run, pub) {
+  const out = [];
+  if (run.max_value !== pub.max_value) out.push(`largest ${run.max_value}`);
+  if (run.max_value_first_heap !== pub.max_value_first_heap) out.push(`first at ${fmt(run.max_value_first_heap)}`);
+  if (run.rare_mask !== pub.rare_mask) out.push(`mask ${run.rare_mask}`);
+  if (run.rare_count !== pub.rare_count) out.push(`${fmt(run.rare_count)} rare`);
+  if ((run.last_rare_heap ?? null) !== pub.last_rare_heap) out.push(`last rare ${run.last_rare_heap === null ? 'none' : fmt(run.last_rare_heap)}`);
+  return out;
+}
+
+/**
+ * What is published beside a game, compared with the run at the same n: the run's own figures
+ * at the published n (its current ones, or those of the power of two it passed), else the n of
+ * the published figures, said. `compare` (data-compare of the cell): `same` (agree at that n),
+ * `differs`, `other-n` (the run is at another n), `none`.
+ */
 function published(g) {
   const p = g.published;
-  if (!p) return '—';
+  if (!p) return { text: '—', compare: 'none' };
   const parts = [];
+  let compare = 'none';
   if (p.statistics) {
     const s = p.statistics;
-    parts.push(`Czajka: n ${fmt(s.n)}, largest ${s.max_value} at ${fmt(s.max_value_first_heap)}, mask ${s.rare_mask}, ${fmt(s.rare_count)} rare, last ${fmt(s.last_rare_heap)}`);
+    const figures = `largest ${s.max_value} at ${fmt(s.max_value_first_heap)}, mask ${s.rare_mask}, ${fmt(s.rare_count)} rare, last ${fmt(s.last_rare_heap)}`;
+    let run = null;
+    if (g.statistics && g.statistics.n === s.n) run = g.statistics;
+    else {
+      const known = prefixes.get(`${g.job_id} ${s.n}`);
+      if (known && known.status === 'ok') run = known.row;
+    }
+    if (run) {
+      const diff = differences(run, s);
+      compare = diff.length ? 'differs' : 'same';
+      parts.push(diff.length
+        ? `Czajka, at the same n = ${fmt(s.n)}: ${figures} — this run differs: ${diff.join(', ')}`
+        : `Czajka, at the same n = ${fmt(s.n)}: ${figures} — this run agrees`);
+    } else {
+      compare = 'other-n';
+      parts.push(`Czajka, at n = ${fmt(s.n)} (this run: n = ${fmt(g.statistics ? g.statistics.n : g.computed)}): ${figures}`);
+    }
   }
   if (p.record) {
     const r = p.record;
-    parts.push(`Rogalski: n ${fmt(r.n)}, largest ${r.max_value}, mask ${r.rare_mask}, ${fmt(r.rare_count)} rare`);
+    if (compare === 'none') compare = 'other-n';
+    parts.push(`Rogalski, at n = ${fmt(r.n)} (heaps 1 … n): largest ${r.max_value}, mask ${r.rare_mask}, ${fmt(r.rare_count)} rare`);
   }
-  return parts.length ? parts.join('; ') : 'in the table, no statistics published';
+  return parts.length ? { text: parts.join('; '), compare } : { text: 'in the table, no statistics published', compare: 'none' };
+}
+
+/**
+ * Reads, once, the run's figures at the published n of each game whose run passed it (the job's
+ * statistics at that power of two), and shows the table again with them.
+ */
+function fetchPrefixes(doc) {
+  for (const g of doc.games) {
+    const s = g.published && g.published.statistics;
+    if (!s || !g.job_id || !g.statistics || g.statistics.n <= s.n) continue;
+    const key = `${g.job_id} ${s.n}`;
+    if (prefixes.has(key)) continue;
+    prefixes.set(key, { status: 'loading', row: null });
+    get(`/v1/octal/jobs/${seg(g.job_id)}/statistics`).then((stats) => {
+      const row = (stats.powers_of_two || []).find((r) => r.n === s.n) || null;
+      prefixes.set(key, { status: row ? 'ok' : 'none', row });
+      if (row && current === doc.id && ui.table.dataset.id === doc.id && lastDoc) render(lastDoc);
+    }, () => prefixes.delete(key));
+  }
 }
 
 function row(g) {
   const s = g.statistics;
+  const pub = published(g);
   const canvas = el('canvas', { class: 'histogram', role: 'img',
     'aria-label': s ? `Histogram of the values of ${g.code}: ${s.histogram.length} values` : `No statistics yet for ${g.code}` });
   const game = g.job_id
@@ -64,13 +125,17 @@ function row(g) {
     cell(s ? s.rare_mask : '—'),
     cell(s ? fmt(s.rare_count) : '—'),
     cell(s ? fmt(s.last_rare_heap) : '—'),
-    cell(published(g), { class: 'text' }),
+    cell(pub.text, { class: 'text', 'data-compare': pub.compare }),
     cell(g.verdict, { class: `text verdict-${g.verdict_kind}` }),
     el('td', {}, canvas));
   return { tr, canvas, histogram: s ? s.histogram : [] };
 }
 
+/** The census document shown last. */
+let lastDoc = null;
+
 function render(doc) {
+  lastDoc = doc;
   ui.caption.textContent = `Census ${doc.id}: ${doc.games.length} game${doc.games.length === 1 ? '' : 's'} to max_n ${fmt(doc.max_n)} (keep ${doc.keep}) — ${doc.status}`;
   ui.table.dataset.id = doc.id;
   ui.table.dataset.status = doc.status;
@@ -82,6 +147,7 @@ function render(doc) {
   ui.cancel.textContent = doc.status === 'running' ? 'Cancel census' : 'Delete census';
   const done = doc.games.filter((g) => g.status === 'done').length;
   ui.status.textContent = `${done} of ${doc.games.length} games done${doc.status === 'running' ? '; updating every 2 s' : ''}.`;
+  fetchPrefixes(doc);
 }
 
 function hideTable() {
@@ -105,6 +171,10 @@ async function load(id) {
     const doc = await get(`/v1/octal/census/${seg(id)}`);
     if (current !== id) return;
     render(doc);
+    // Its line in the list follows the table (a game done, the census done).
+    const item = [...ui.list.children].find((li) => li.dataset.id === id);
+    const done = doc.games.filter((g) => g.status === 'done').length;
+    if (item && (item.dataset.status !== doc.status || item.dataset.done !== String(done))) list();
     if (doc.status === 'running' && shown) timer = setTimeout(() => load(id), 2000);
   } catch (err) {
     if (current !== id) return;
@@ -121,6 +191,11 @@ async function load(id) {
   }
 }
 
+/** A date and time as this browser's locale writes them ("28 Nov 2026, 14:03"). */
+function dateText(d) {
+  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 async function list() {
   try {
     const page = await get('/v1/octal/census');
@@ -128,8 +203,15 @@ async function list() {
     for (const c of page.censuses) {
       const link = el('a', { href: address('census', { id: c.id }), class: 'mono' }, c.id);
       if (c.id === current) link.setAttribute('aria-current', 'true');
-      ui.list.append(el('li', { class: 'job', 'data-id': c.id },
-        link, ` — ${c.games} game${c.games === 1 ? '' : 's'} to ${fmt(c.max_n)}${c.cancelled_at_ms ? ', cancelled' : ''}`));
+      // A server before `status` and `games_done` (an older replica): what the list had.
+      const status = c.status || (c.cancelled_at_ms ? 'cancelled' : '');
+      const done = Number.isSafeInteger(c.games_done) ? `${fmt(c.games_done)} of ${fmt(c.games)} game${c.games === 1 ? '' : 's'} done`
+        : `${fmt(c.games)} game${c.games === 1 ? '' : 's'}`;
+      const when = new Date(c.created_at_ms);
+      const date = el('time', { datetime: when.toISOString(), class: 'census-date', text: dateText(when) });
+      ui.list.append(el('li', { class: 'job', 'data-id': c.id, 'data-status': status, 'data-done': String(c.games_done ?? ''), 'data-games': String(c.games) },
+        link, ' ', status ? el('span', { class: `badge ${status}`, text: status }) : '',
+        ` — ${done}, to max_n ${fmt(c.max_n)}, started `, date));
     }
   } catch (err) {
     failed(err);

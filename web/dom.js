@@ -9,7 +9,7 @@ export function byId(id) {
   return node;
 }
 
-const SAFE_ATTR = /^(aria-[a-z]+|data-[a-z-]+|role|id|type|href|download|title|for|value|max|min|step|tabindex|colspan|scope|disabled|hidden|lang|name)$/;
+const SAFE_ATTR = /^(aria-[a-z]+|data-[a-z-]+|role|id|type|href|download|title|for|value|max|min|step|tabindex|colspan|scope|disabled|hidden|lang|name|datetime)$/;
 
 /**
  * el('li', {class: 'x', text: 'hello', 'aria-label': 'y'}, child, 'text', ...)

@@ -4,6 +4,11 @@
 // (also when the tab has an API key: EventSource cannot send one). On a server with API keys
 // the page asks for a key (auth.js) and says whose jobs it lists.
 //
+// The list pages through every job, PAGE at a time, newest first (*Older* / *Newer*, by the
+// list's cursors), and says how many there are in all (the list's `total`); it is filtered by
+// status and by kind (the list's `status` and `kind`), filters kept in the address
+// (`#jobs?status=cancelled&kind=sequence`).
+//
 // Addresses (route.js): `#jobs` is the list, each job a link to `#jobs/{id}`, which shows that
 // job alone — progress, verdict, the statistics of its values (GET /v1/octal/jobs/{id}/statistics,
 // with a histogram), *Plot*, *Cancel* / *Delete* — live while it runs.
@@ -17,9 +22,13 @@ import { byId, el, clear, setError, fmt } from './dom.js';
 import { post, get, del, seg, features, message, ApiError } from './api.js';
 import { apiKey, initKeyBox } from './auth.js';
 import { drawHistogram } from './plot.js';
-import { address, go, replace } from './route.js';
+import { address, go, parse, replace } from './route.js';
 
 const POLL_MS = 1000;
+/** Jobs per page of the list. */
+const PAGE = 50;
+const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
+const KINDS = { sequence: 'octal-sequence', misere_quotient: 'misère-quotient' };
 /** The detail's statistics are read again at most this often while the job runs. */
 const STATS_MS = 2000;
 const FINAL = new Set(['done', 'failed', 'cancelled']);
@@ -35,6 +44,12 @@ let shown = false;
 let onPlot = () => {};
 /** Said once with the next list (e.g. that the job shown alone was deleted). */
 let notice = '';
+/** The list's filters (from the address; '' is any). */
+const filters = { status: '', kind: '' };
+/** The cursors of the pages walked to: cursors[i] opens page i (page 0: ''). */
+let cursors = [''];
+/** The cursor of the page after the one shown (null: it is the last). */
+let nextCursor = null;
 let keyBox = { needKey() {}, showOwner() {} };
 
 /** Shows `err`; a 401 (the server has keys) opens the key box instead. */
@@ -260,11 +275,41 @@ function stopDetail() {
   detail = null;
 }
 
+/** What the list holds, in words: "cancelled octal-sequence jobs". */
+function listNoun(n) {
+  const words = [];
+  if (filters.status) words.push(filters.status);
+  if (filters.kind) words.push(KINDS[filters.kind] || filters.kind);
+  words.push(n === 1 ? 'job' : 'jobs');
+  return words.join(' ');
+}
+
+/** The list's address for the filters `f`. */
+function listAddress(f) {
+  return address('jobs', { params: { status: f.status, kind: f.kind } });
+}
+
+function listPath() {
+  const q = new URLSearchParams({ limit: String(PAGE) });
+  const cursor = cursors[cursors.length - 1];
+  if (cursor) q.set('cursor', cursor);
+  if (filters.status) q.set('status', filters.status);
+  if (filters.kind) q.set('kind', filters.kind);
+  return `/v1/octal/jobs?${q}`;
+}
+
 async function refresh() {
   setError(ui.error, '');
+  const asked = listPath();
   try {
-    const page = await get('/v1/octal/jobs?limit=50');
-    if (routeId !== null || !shown) return; // another address meanwhile
+    const page = await get(asked);
+    if (routeId !== null || !shown || asked !== listPath()) return; // another address or page meanwhile
+    if (!page.jobs.length && cursors.length > 1) {
+      // The page emptied (its jobs deleted meanwhile): the one before it.
+      cursors.pop();
+      refresh();
+      return;
+    }
     const seen = new Set();
     for (const doc of page.jobs) {
       seen.add(doc.id);
@@ -275,14 +320,47 @@ async function refresh() {
       if (!seen.has(id)) { if (card.stop) card.stop(); card.root.remove(); jobs.delete(id); }
     }
     ui.list.replaceChildren(...page.jobs.map((d) => jobs.get(d.id).root));
-    const count = page.jobs.length ? `${page.jobs.length} job${page.jobs.length === 1 ? '' : 's'}.` : 'No jobs yet.';
+    nextCursor = page.next_cursor || null;
+    const first = (cursors.length - 1) * PAGE;
+    // A server before `total` (an older replica): at least what was seen.
+    const total = Number.isSafeInteger(page.total) ? page.total : first + page.jobs.length;
+    let count;
+    if (!page.jobs.length) {
+      count = filters.status || filters.kind ? `No ${listNoun(0)}.` : 'No jobs yet.';
+    } else if (total <= page.jobs.length && cursors.length === 1) {
+      count = `${fmt(total)} ${listNoun(total)}.`;
+    } else {
+      count = `${fmt(total)} ${listNoun(total)}; showing ${fmt(first + 1)}–${fmt(first + page.jobs.length)}, newest first.`;
+    }
     ui.status.textContent = notice ? `${notice} ${count}` : count;
     notice = '';
+    const pages = Math.max(1, Math.ceil(total / PAGE));
+    ui.pager.hidden = cursors.length === 1 && !nextCursor;
+    ui.page.textContent = `Page ${fmt(cursors.length)} of ${fmt(Math.max(pages, cursors.length))}`;
+    ui.newer.disabled = cursors.length === 1;
+    ui.older.disabled = !nextCursor;
+    ui.list.dataset.total = String(total);
+    ui.list.dataset.page = String(cursors.length);
     keyBox.showOwner(page);
     for (const doc of page.jobs) watch(jobs.get(doc.id));
   } catch (err) {
     failed(err);
   }
+}
+
+/** The next (older) or previous (newer) page of the list. */
+function turn(older) {
+  if (older) {
+    if (!nextCursor) return;
+    cursors.push(nextCursor);
+  } else {
+    if (cursors.length === 1) return;
+    cursors.pop();
+  }
+  nextCursor = null;
+  ui.older.disabled = true;
+  ui.newer.disabled = true;
+  refresh();
 }
 
 /** Shows the job `id` alone (`#jobs/{id}`), live until it is final. */
@@ -325,13 +403,22 @@ async function submit(event) {
   try {
     const created = await post('/v1/octal/jobs', { code, max_n: maxN });
     const doc = created.progress ? created : await get(`/v1/octal/jobs/${seg(created.id)}`);
+    const said = `Job ${doc.id} submitted for ${doc.code}.`;
     if (routeId === null) {
-      const card = makeCard(doc);
-      jobs.set(doc.id, card);
-      ui.list.prepend(card.root);
-      watch(card);
+      if (cursors.length === 1 && (!filters.kind || filters.kind === 'sequence')
+        && (!filters.status || filters.status === doc.status)) {
+        const card = makeCard(doc);
+        jobs.set(doc.id, card);
+        ui.list.prepend(card.root);
+        watch(card);
+      }
+      // The count, and the list's first page (where the new job is) in its filters.
+      notice = said;
+      cursors = [''];
+      await refresh();
+    } else {
+      ui.status.textContent = said;
     }
-    ui.status.textContent = `Job ${doc.id} submitted for ${doc.code}.`;
   } catch (err) {
     failed(err);
   } finally {
@@ -348,10 +435,13 @@ async function cancelJob(card) {
       if (card.stop) card.stop();
       const listed = jobs.get(id);
       if (listed) { if (listed.stop) listed.stop(); listed.root.remove(); jobs.delete(id); }
-      ui.status.textContent = `Job ${id} deleted.`;
       if (card.alone) {
+        ui.status.textContent = `Job ${id} deleted.`;
         notice = `Job ${id} deleted.`;
-        replace('#jobs');
+        replace(listAddress(filters));
+      } else {
+        notice = `Job ${id} deleted.`;
+        refresh();
       }
     } else {
       if (doc) card.update(doc);
@@ -369,28 +459,50 @@ export function initJobs(plotHandler) {
     form: byId('job-form'), code: byId('job-code'), max: byId('job-max'), submit: byId('job-submit'),
     status: byId('jobs-status'), error: byId('jobs-error'), list: byId('job-list'),
     detail: byId('job-detail'), detailCard: byId('job-detail-card'),
+    filterForm: byId('jobs-filter'), filterStatus: byId('jobs-filter-status'), filterKind: byId('jobs-filter-kind'),
+    back: byId('job-detail-back'), pager: byId('jobs-pager'), page: byId('jobs-page'), newer: byId('jobs-newer'), older: byId('jobs-older'),
   });
   ui.form.addEventListener('submit', submit);
   byId('jobs-refresh').addEventListener('click', () => {
-    if (routeId === null) refresh(); else go('#jobs');
+    if (routeId === null) refresh(); else go(listAddress(filters));
   });
+  const refilter = () => go(listAddress({ status: ui.filterStatus.value, kind: ui.filterKind.value }));
+  ui.filterStatus.addEventListener('change', refilter);
+  ui.filterKind.addEventListener('change', refilter);
+  ui.filterForm.addEventListener('submit', (event) => { event.preventDefault(); refilter(); });
+  ui.older.addEventListener('click', () => turn(true));
+  ui.newer.addEventListener('click', () => turn(false));
   keyBox = initKeyBox(() => {
     stopList();
     jobs.clear();
     ui.list.replaceChildren();
-    jobsRoute(routeId, { again: true });
+    jobsRoute(routeId, { again: true, params: parse(location.hash).params });
   });
 }
 
 /**
- * Shows the Jobs page for an address: `id` null is the list (`#jobs`), else that job alone
- * (`#jobs/{id}`).
+ * Shows the Jobs page for an address: `id` null is the list (`#jobs`, filtered by the
+ * parameters `status` and `kind`), else that job alone (`#jobs/{id}`).
  */
-export function jobsRoute(id, { again = false } = {}) {
+export function jobsRoute(id, { again = false, params = new URLSearchParams() } = {}) {
   shown = true;
   const changed = id !== routeId;
   routeId = id;
   if (id === null) {
+    const status = params.get('status') || '';
+    const kind = params.get('kind') || '';
+    const known = (!status || STATUSES.includes(status)) && (!kind || kind in KINDS);
+    if (!known) {
+      // A filter this page does not know (an old or mistyped link): the whole list, said so.
+      notice = `No such filter (${[status && `status “${status}”`, kind && `kind “${kind}”`].filter(Boolean).join(', ')}): every job is listed.`;
+    }
+    const next = known ? { status, kind } : { status: '', kind: '' };
+    if (next.status !== filters.status || next.kind !== filters.kind || again) cursors = [''];
+    Object.assign(filters, next);
+    ui.filterStatus.value = filters.status;
+    ui.filterKind.value = filters.kind;
+    ui.filterForm.hidden = false;
+    ui.back.setAttribute('href', listAddress(filters));
     // The keyboard focus was in the job shown alone (its Delete, the link back): the page's heading takes it.
     if (ui.detail.contains(document.activeElement)) byId('jobs-h').focus();
     stopDetail();
@@ -402,6 +514,8 @@ export function jobsRoute(id, { again = false } = {}) {
   }
   const fromList = ui.list.contains(document.activeElement);
   ui.list.hidden = true;
+  ui.pager.hidden = true;
+  ui.filterForm.hidden = true;
   stopList();
   if (changed || again || !detail || !detail.card) open(id);
   else if (detail.card) watch(detail.card);

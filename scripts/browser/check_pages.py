@@ -24,7 +24,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE = sys.argv[1].rstrip("/")
 SHOTS = sys.argv[2]
@@ -534,6 +534,147 @@ def check_census():
     return f"census {census_id}: 0.07 verified, 0.6 to 4096"
 
 
+def census_list_item(census_id, games, done, status):
+    """The census's line in the list says its status, games done of all and its date."""
+    css = f'#census-list li[data-id="{census_id}"]'
+    wait(lambda: qs(css) and q(css).get_attribute("data-status") == status, 30, f"the census listed, {status}")
+    li = q(css)
+    assert (li.get_attribute("data-done"), li.get_attribute("data-games")) == (str(done), str(games)), li.text
+    assert f"{done:,} of {games:,} game" in li.text and status in li.text, li.text
+    stamp = li.find_element(By.CSS_SELECTOR, "time")
+    listed = api_json("GET", "/v1/octal/census")
+    mine = next(c for c in listed["censuses"] if c["id"] == census_id)
+    assert (mine["status"], mine["games_done"], mine["games"]) == (status, done, games), mine
+    ms = D.execute_script("return Date.parse(arguments[0].getAttribute('datetime'))", stamp)
+    assert ms == mine["created_at_ms"], (ms, mine["created_at_ms"])
+    assert stamp.text.strip(), "the date is written out"
+    return li.text
+
+
+def check_census_published_at_same_n():
+    """The Published column compares at the same n: a run to exactly Czajka's n (0.04 to 2^17)
+    and one past it (0.06 to 140,000: its own figures at 2^17, read from its statistics) are
+    compared figure by figure; a run to another n (0.6 to 4,096, the census check's) says at
+    which n the published figures were taken. The list says each census's status, games done
+    of all and date."""
+    assert STATE.get("census"), "the census check ran first"
+    open_address(f"#census/{STATE['census']}")
+    wait(lambda: q("#census-table").get_attribute("data-id") == STATE["census"], 30, "the earlier census")
+    cell = q('#census-body tr[data-code="0.6"] td[data-compare]')
+    assert cell.get_attribute("data-compare") == "other-n", cell.text
+    assert "Czajka, at n = 2,097,152 (this run: n = 4,096)" in cell.text, cell.text
+    census_list_item(STATE["census"], 2, 2, "done")
+    load("census")
+    set_value("#census-codes", "0.04, 0.06")
+    set_value("#census-max", 140000)
+    q("#census-start").click()
+    wait(lambda: len(qs("#census-body tr")) == 2, 30, "the census rows")
+    cid = q("#census-table").get_attribute("data-id")
+    wait(lambda: q("#census-table").get_attribute("data-status") == "done", 240, "the census to finish")
+    doc = api_json("GET", f"/v1/octal/census/{cid}")
+    for g in doc["games"]:
+        pub = g["published"]["statistics"]
+        assert pub["n"] == 1 << 17, pub
+        stats = api_json("GET", f"/v1/octal/jobs/{g['job_id']}/statistics")
+        at = next(r for r in stats["powers_of_two"] if r["n"] == pub["n"])
+        same = all(at[k] == pub[k] for k in ("max_value", "max_value_first_heap", "rare_mask", "rare_count", "last_rare_heap"))
+        css = f'#census-body tr[data-code="{g["code"]}"] td[data-compare]'
+        wait(lambda: q(css).get_attribute("data-compare") in ("same", "differs"), 30, f"{g['code']} compared at n = 131,072")
+        cell = q(css)
+        want = "same" if same else "differs"
+        assert cell.get_attribute("data-compare") == want, (cell.text, at, pub)
+        assert "Czajka, at the same n = 131,072" in cell.text, cell.text
+        assert ("this run agrees" if same else "this run differs") in cell.text, cell.text
+    line = census_list_item(cid, 2, 2, "done")
+    full_shot("11b-census-published-same-n")
+    return f"0.04 and 0.06 compared at n = 131,072; 0.6 at 4,096 says 2,097,152; listed: {line!r}"
+
+
+def jobs_page_ids():
+    return [li.get_attribute("data-id") for li in qs("#job-list li.job")]
+
+
+def api_all_jobs(query=""):
+    """Every job the API lists for `query`, newest first (its own pages), and its total."""
+    ids, cursor, total = [], "", None
+    while True:
+        page = api_json("GET", f"/v1/octal/jobs?limit=1000&{query}&cursor={cursor}")
+        total = page["total"]
+        ids += [j["id"] for j in page["jobs"]]
+        if not page["next_cursor"]:
+            return ids, total
+        cursor = page["next_cursor"]
+
+
+def check_jobs_paging_and_filters():
+    """The Jobs page pages through every job, 50 at a time, with the true count (more than 50
+    here: 55 small jobs are added), and filters by status and by kind — the filters kept in the
+    address (#jobs?status=…&kind=…), opened directly too; every page and filter holds what the
+    API lists for it."""
+    for i in range(55):
+        api("POST", "/v1/octal/jobs", {"code": "0.07", "max_n": 10 + i})
+    # A misère-quotient job of its own (cancelled at once), for the kind filter.
+    mq = api_json("POST", "/v1/octal/misere/quotient", {"code": "0.26", "max_heap": 66, "async": True})
+    api("DELETE", f"/v1/octal/jobs/{mq['id']}")
+    # Every job final first, so that no count moves while the page is compared with the API.
+    wait(lambda: all(api_json("GET", f"/v1/octal/jobs?limit=1&status={st}")["total"] == 0
+                     for st in ("queued", "running")), 180, "the small jobs to finish")
+    all_ids, total = api_all_jobs()
+    assert total == len(all_ids) and total > 55, (total, len(all_ids))
+    load("jobs")
+    wait(lambda: q("#job-list").get_attribute("data-total") == str(total)
+         and f"{total:,} jobs" in text("#jobs-status"), 30, f"the count of {total} jobs")
+    assert "showing 1–50" in text("#jobs-status"), text("#jobs-status")
+    assert q("#jobs-pager").is_displayed() and q("#jobs-older").get_attribute("disabled") is None
+    assert q("#jobs-newer").get_attribute("disabled") is not None, "no newer page than the first"
+    seen = []
+    pages = 0
+    while True:
+        pages += 1
+        wait(lambda: q("#job-list").get_attribute("data-page") == str(pages), 30, f"page {pages}")
+        ids = jobs_page_ids()
+        assert len(ids) == min(50, total - 50 * (pages - 1)), (pages, len(ids))
+        assert ids == all_ids[50 * (pages - 1): 50 * pages], f"page {pages} is the API's"
+        first = 50 * (pages - 1) + 1
+        assert f"showing {first:,}–{first + len(ids) - 1:,}" in text("#jobs-status"), text("#jobs-status")
+        seen += ids
+        if q("#jobs-older").get_attribute("disabled") is not None:
+            break
+        q("#jobs-older").click()
+    assert seen == all_ids and len(seen) == total, (len(seen), total)
+    assert pages == (total + 49) // 50
+    shot("09c-jobs-last-page")
+    q("#jobs-newer").click()
+    wait(lambda: q("#job-list").get_attribute("data-page") == str(pages - 1), 30, "the page before")
+    # Filters: status, then kind; the address follows; the count is the filter's.
+    for status, kind in (("cancelled", ""), ("done", "sequence"), ("", "misere_quotient")):
+        Select(q("#jobs-filter-status")).select_by_value(status)
+        Select(q("#jobs-filter-kind")).select_by_value(kind)
+        query = "&".join(f"{k}={v}" for k, v in (("status", status), ("kind", kind)) if v)
+        want_ids, want_total = api_all_jobs(query)
+        assert want_total > 0, f"{query}: the earlier checks left such jobs"
+        wait(lambda: here() == f"#jobs?{query}" and q("#job-list").get_attribute("data-total") == str(want_total)
+             and q("#job-list").get_attribute("data-page") == "1", 30, f"the list of {query}")
+        cards = qs("#job-list li.job")
+        assert [c.get_attribute("data-id") for c in cards] == want_ids[:50], query
+        assert all(not status or c.get_attribute("data-status") == status for c in cards), query
+        assert all(not kind or c.get_attribute("data-kind") == kind for c in cards), query
+        assert f"{want_total:,} {status + ' ' if status else ''}" in text("#jobs-status"), text("#jobs-status")
+    shot("09d-jobs-filtered")
+    # Opened directly: the filters from the address.
+    open_address("#jobs?status=done&kind=sequence")
+    _, done_total = api_all_jobs("status=done&kind=sequence")
+    wait(lambda: q("#job-list").get_attribute("data-total") == str(done_total), 30, "the filtered list opened directly")
+    assert Select(q("#jobs-filter-status")).first_selected_option.get_attribute("value") == "done"
+    assert Select(q("#jobs-filter-kind")).first_selected_option.get_attribute("value") == "sequence"
+    assert "done octal-sequence jobs" in text("#jobs-status"), text("#jobs-status")
+    # A filter the page does not know: every job, said so.
+    open_address("#jobs?status=finished")
+    wait(lambda: "No such filter" in text("#jobs-status") and q("#job-list").get_attribute("data-total") == str(total), 30, "an unknown filter said")
+    load("jobs")
+    return f"{total} jobs on {pages} pages; cancelled, done sequence and misère-quotient filters"
+
+
 def check_explore_addresses():
     """#explore?code=…&n=…&misere=… opened directly plots and computes with no click; the forms
     rewrite the address; back and forward walk through what was viewed; examples are links;
@@ -912,6 +1053,8 @@ CHECKS = [
     ("addresses: #jobs/{id} opened (statistics, Plot, live), listed as links, deleted", check_job_addresses),
     ("addresses: #census/{id} opened (live), listed as links, deleted, unknown; back from a job", check_census_addresses),
     ("census table: whole at 1400 px, scrolls in its own box at phone width", check_census_width),
+    ("census: the list's status, games done and date; Published compared at the same n, or its n said", check_census_published_at_same_n),
+    ("jobs: every job paged through with the true count; filters by status and kind in the address", check_jobs_paging_and_filters),
     *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key),
        ("addresses on a server with API keys: another key's census and job", check_other_keys_census)]
       if os.environ.get("KEYED_BASE") else []),

@@ -10,6 +10,8 @@
 //! census) or `verification` (created later, at most one per census and code: the key of the
 //! table makes a second insert a no-op, whoever races for it).
 
+use std::collections::HashMap;
+
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -90,6 +92,15 @@ pub struct CensusLink {
     pub code: String,
     pub role: CensusRole,
     pub job_id: String,
+}
+
+/// A census's jobs by status ([`Store::census_counts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CensusCounts {
+    /// Games whose census job (the primary one) is done.
+    pub done: u64,
+    /// Jobs of the census, primary or verification, still queued or running.
+    pub active: u64,
 }
 
 /// The outcome of [`Store::create_census`]: as [`Admission`], for every job of the census.
@@ -252,6 +263,48 @@ impl Store {
         }
         .await;
         self.track_read(r)
+    }
+
+    /// How far each of the censuses `ids` got, by the status of its jobs (an id without
+    /// jobs, or unknown, is left out).
+    pub async fn census_counts(
+        &self,
+        ids: &[String],
+    ) -> Result<HashMap<String, CensusCounts>, StoreError> {
+        let mut out: HashMap<String, CensusCounts> = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let r = async {
+            let marks: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT l.census_id, l.role, j.status, COUNT(*) AS n FROM census_jobs l \
+                 LEFT JOIN jobs j ON j.id = l.job_id WHERE l.census_id IN ({}) \
+                 GROUP BY l.census_id, l.role, j.status",
+                marks.join(", ")
+            );
+            let mut q = sqlx::query(&sql);
+            for id in ids {
+                q = q.bind(id.as_str());
+            }
+            for row in q.fetch_all(&self.pool()).await? {
+                let id: String = row.try_get("census_id")?;
+                let role = CensusRole::parse(&row.try_get::<String, _>("role")?)?;
+                let status: Option<String> = row.try_get("status")?;
+                let n = row.try_get::<i64, _>("n")?.max(0) as u64;
+                let c = out.entry(id).or_default();
+                let active = matches!(status.as_deref(), Some("queued" | "running"));
+                if active {
+                    c.active += n;
+                }
+                if role == CensusRole::Primary && status.as_deref() == Some("done") {
+                    c.done += n;
+                }
+            }
+            Ok(())
+        }
+        .await;
+        self.track_read(r).map(|()| out)
     }
 
     /// The jobs of a census (primary and verification), in no particular order.

@@ -326,6 +326,60 @@ pub(super) async fn cancel_where(
     Ok(())
 }
 
+/// Which jobs a listing selects: each `None` selects every value of its column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobFilter<'a> {
+    /// The name of the API key that submitted them.
+    pub owner: Option<&'a str>,
+    pub kind: Option<JobKind>,
+    pub status: Option<JobStatus>,
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+impl<'a> JobFilter<'a> {
+    /// The filter's conditions, their parameters numbered `$1`, `$2`, … in the order
+    /// [`JobFilter::bind`] binds them.
+    fn conditions(&self) -> Vec<String> {
+        let columns = [
+            ("owner", self.owner.is_some()),
+            ("kind", self.kind.is_some()),
+            ("status", self.status.is_some()),
+        ];
+        columns
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .enumerate()
+            .map(|(i, (column, _))| format!("{column} = ${}", i + 1))
+            .collect()
+    }
+
+    /// Binds the parameters of [`JobFilter::conditions`].
+    fn bind<'q>(&self, mut q: AnyQuery<'q>) -> AnyQuery<'q>
+    where
+        'a: 'q,
+    {
+        if let Some(o) = self.owner {
+            q = q.bind(o);
+        }
+        if let Some(k) = self.kind {
+            q = q.bind(k.as_str());
+        }
+        if let Some(s) = self.status {
+            q = q.bind(s.as_str());
+        }
+        q
+    }
+}
+
+fn where_clause(conds: &[String]) -> String {
+    if conds.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conds.join(" AND "))
+    }
+}
+
 impl Store {
     pub async fn get_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
         let r = async {
@@ -357,44 +411,60 @@ impl Store {
         limit: u32,
         after: Option<(i64, String)>,
     ) -> Result<Vec<Job>, StoreError> {
+        let filter = JobFilter {
+            owner,
+            kind,
+            status: None,
+        };
+        self.list_jobs_filtered(filter, limit, after).await
+    }
+
+    /// The jobs `filter` selects, newest first; `after` as for [`Store::list_jobs`].
+    pub async fn list_jobs_filtered(
+        &self,
+        filter: JobFilter<'_>,
+        limit: u32,
+        after: Option<(i64, String)>,
+    ) -> Result<Vec<Job>, StoreError> {
         let r = async {
-            let mut conds: Vec<String> = Vec::new();
-            let mut n = 0;
+            let mut conds = filter.conditions();
+            let mut n = conds.len();
             let mut mark = || {
                 n += 1;
                 format!("${n}")
             };
-            if owner.is_some() {
-                conds.push(format!("owner = {}", mark()));
-            }
-            if kind.is_some() {
-                conds.push(format!("kind = {}", mark()));
-            }
             if after.is_some() {
                 let (a, b) = (mark(), mark());
                 conds.push(format!("(created_at < {a} OR (created_at = {a} AND id < {b}))"));
             }
             let limit_mark = mark();
-            let filter = if conds.is_empty() {
-                String::new()
-            } else {
-                format!("WHERE {}", conds.join(" AND "))
-            };
             let sql = format!(
-                "SELECT {COLUMNS} FROM jobs {filter} ORDER BY created_at DESC, id DESC LIMIT {limit_mark}"
+                "SELECT {COLUMNS} FROM jobs {} ORDER BY created_at DESC, id DESC LIMIT {limit_mark}",
+                where_clause(&conds)
             );
-            let mut q = sqlx::query(&sql);
-            if let Some(o) = owner {
-                q = q.bind(o);
-            }
-            if let Some(k) = kind {
-                q = q.bind(k.as_str());
-            }
+            let mut q = filter.bind(sqlx::query(&sql));
             if let Some((created, id)) = after {
                 q = q.bind(created).bind(id);
             }
             let rows = q.bind(limit as i64).fetch_all(&self.pool()).await?;
             rows.iter().map(job_from_row).collect()
+        }
+        .await;
+        self.track_read(r)
+    }
+
+    /// How many jobs `filter` selects (every page of [`Store::list_jobs_filtered`] together).
+    pub async fn count_jobs_filtered(&self, filter: JobFilter<'_>) -> Result<u64, StoreError> {
+        let r = async {
+            let sql = format!(
+                "SELECT COUNT(*) AS n FROM jobs {}",
+                where_clause(&filter.conditions())
+            );
+            let row = filter
+                .bind(sqlx::query(&sql))
+                .fetch_one(&self.pool())
+                .await?;
+            Ok(row.try_get::<i64, _>("n")?.max(0) as u64)
         }
         .await;
         self.track_read(r)

@@ -22,10 +22,10 @@ mod sequences; // stored G-sequences and their proved periodicity
 mod tx; // write transactions never pooled in an unknown state
 mod windows; // a window-mode job's values (every one on disk) and engine state
 
-pub use census::{Census, CensusAdmission, CensusLink, CensusRole, NewCensus};
+pub use census::{Census, CensusAdmission, CensusCounts, CensusLink, CensusRole, NewCensus};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
-pub use jobs::{Checkpoint, Job, JobKind, JobStatus, RunRecord};
+pub use jobs::{Checkpoint, Job, JobFilter, JobKind, JobStatus, RunRecord};
 pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
 pub use owners::{Admission, JobQuota, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};

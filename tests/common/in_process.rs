@@ -39,7 +39,21 @@ impl App {
     /// One request through the router; `body` with `content-type: application/json` (and its
     /// content length) as reqwest sends it.
     pub async fn request(&self, method: Method, path: &str, body: Option<Vec<u8>>) -> Reply {
+        self.request_with(method, path, &[], body).await
+    }
+
+    /// As [`App::request`], with the request headers `headers` too.
+    pub async fn request_with(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Reply {
         let mut req = Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         let body = match body {
             Some(bytes) => {
                 req = req

@@ -27,7 +27,7 @@ use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
 use crate::service::census::{self as service, CensusError, CensusView, GameRow};
 use crate::service::AppState;
-use crate::store::{Census, Store};
+use crate::store::{Census, CensusCounts, Store};
 
 job_request! {
     /// A census request: every code to `max_n` (each job stops early once periodicity is proved).
@@ -182,6 +182,17 @@ pub struct CensusSummary {
     pub window: Option<u64>,
     /// How many games.
     pub games: u64,
+    /// How many of them are done: their census job finished (periodicity proved, or `max_n`
+    /// reached).
+    #[serde(default)]
+    pub games_done: u64,
+    /// `running` while any of its jobs is queued or running, then `done` (`cancelled` after a
+    /// DELETE), as its jobs stand; reading its table may start the verification of a proof
+    /// found since (then it is `running` again).
+    #[serde(default)]
+    #[schema(example = "running")]
+    pub status: String,
+    /// Milliseconds since the Unix epoch.
     pub created_at_ms: i64,
     pub cancelled_at_ms: Option<i64>,
     pub owner: Option<String>,
@@ -203,14 +214,23 @@ fn keep_of(keep_window: Option<u64>) -> KeepMode {
     }
 }
 
-impl From<&Census> for CensusSummary {
-    fn from(c: &Census) -> Self {
+impl CensusSummary {
+    fn new(c: &Census, counts: CensusCounts) -> Self {
+        let status = if counts.active > 0 {
+            "running"
+        } else if c.cancelled_at.is_some() {
+            "cancelled"
+        } else {
+            "done"
+        };
         CensusSummary {
             id: c.id.clone(),
             max_n: c.max_n,
             keep: keep_of(c.keep_window),
             window: c.keep_window,
             games: c.codes.len() as u64,
+            games_done: counts.done,
+            status: status.to_owned(),
             created_at_ms: c.created_at,
             cancelled_at_ms: c.cancelled_at,
             owner: c.owner.clone(),
@@ -404,7 +424,7 @@ async fn create(
     get, path = "/v1/octal/census", operation_id = "list_octal_censuses", tag = "octal-jobs",
     security(("api_key" = [])),
     responses(
-        (status = 200, description = "The key's own censuses (an `admin` key's: every owner's), newest first, at most 100", body = CensusList),
+        (status = 200, description = "The key's own censuses (an `admin` key's: every owner's), newest first, at most 100, each with its status and games done", body = CensusList),
         AuthProblems,
         (status = 503, response = StoreUnavailable),
     )
@@ -419,8 +439,13 @@ async fn list(
         Listing::Owner(o) => store.list_censuses(Some(&o), 100).await?,
         Listing::Nothing => Vec::new(),
     };
+    let ids: Vec<String> = censuses.iter().map(|c| c.id.clone()).collect();
+    let counts = store.census_counts(&ids).await?;
     Ok(Json(CensusList {
-        censuses: censuses.iter().map(CensusSummary::from).collect(),
+        censuses: censuses
+            .iter()
+            .map(|c| CensusSummary::new(c, counts.get(&c.id).copied().unwrap_or_default()))
+            .collect(),
         key_name: caller.key_name().map(str::to_owned),
     }))
 }

@@ -29,7 +29,8 @@ use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
 use crate::service::AppState;
 use crate::store::{
-    ArchiveReport, Job, JobKind, JobStatus, PeriodicityRecord, QuotientProgress, Stall, Store,
+    ArchiveReport, Job, JobFilter, JobKind, JobStatus, PeriodicityRecord, QuotientProgress, Stall,
+    Store,
 };
 
 /// Progress of a job.
@@ -69,6 +70,29 @@ impl From<JobKindName> for JobKind {
         match k {
             JobKindName::Sequence => JobKind::Sequence,
             JobKindName::MisereQuotient => JobKind::MisereQuotient,
+        }
+    }
+}
+
+/// A job's status, as the list's `status` filter names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatusName {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl From<JobStatusName> for JobStatus {
+    fn from(s: JobStatusName) -> Self {
+        match s {
+            JobStatusName::Queued => JobStatus::Queued,
+            JobStatusName::Running => JobStatus::Running,
+            JobStatusName::Done => JobStatus::Done,
+            JobStatusName::Failed => JobStatus::Failed,
+            JobStatusName::Cancelled => JobStatus::Cancelled,
         }
     }
 }
@@ -351,6 +375,10 @@ pub struct JobList {
     pub jobs: Vec<JobResponse>,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
+    /// How many jobs the list holds with these filters (`owner`, `kind`, `status`), every page
+    /// together, as of this request.
+    #[serde(default)]
+    pub total: u64,
     /// The name of the API key that asked (null on a server without keys).
     #[serde(default)]
     pub key_name: Option<String>,
@@ -377,6 +405,9 @@ pub struct ListParams {
     /// Only the jobs of this kind (`sequence` or `misere_quotient`).
     #[param(inline)]
     pub kind: Option<JobKindName>,
+    /// Only the jobs in this status (`queued`, `running`, `done`, `failed` or `cancelled`).
+    #[param(inline)]
+    pub status: Option<JobStatusName>,
 }
 
 pub(super) fn store(app: &AppState) -> Result<Store, ApiError> {
@@ -415,9 +446,9 @@ pub(super) async fn existing(
     get, path = "/v1/octal/jobs", operation_id = "list_octal_jobs", tag = "octal-jobs",
     params(ListParams), security(("api_key" = [])),
     responses(
-        (status = 200, description = "A page of jobs of every kind (or of `kind`): the key's own (an `admin` key's: every owner's)", body = JobList),
+        (status = 200, description = "A page of jobs of every kind and status (or of `kind`, in `status`): the key's own (an `admin` key's: every owner's), with `total`, how many there are on every page", body = JobList),
         AuthProblems,
-        (status = 422, description = "Bad limit, cursor (out of range or not a number) or kind", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad limit, cursor (out of range or not a number), owner, kind or status", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
     )
 )]
@@ -459,11 +490,30 @@ async fn list(
     }
     let store = store(&app)?;
     let listing = caller.listing(params.owner.as_deref());
-    let kind = params.kind.map(JobKind::from);
-    let jobs = match &listing {
-        Listing::All => store.list_jobs_where(None, kind, limit, after).await?,
-        Listing::Owner(o) => store.list_jobs_where(Some(o), kind, limit, after).await?,
-        Listing::Nothing => Vec::new(),
+    // Whose jobs: `None` lists nothing (a key asking for another owner's).
+    let owner = match &listing {
+        Listing::All => Some(None),
+        Listing::Owner(o) => Some(Some(o.as_str())),
+        Listing::Nothing => None,
+    };
+    let (jobs, total) = match owner {
+        Some(owner) => {
+            let filter = JobFilter {
+                owner,
+                kind: params.kind.map(JobKind::from),
+                status: params.status.map(JobStatus::from),
+            };
+            let first_page = after.is_none();
+            let jobs = store.list_jobs_filtered(filter, limit, after).await?;
+            // A first page that is not full holds every job: no second query.
+            let total = if first_page && jobs.len() < limit as usize {
+                jobs.len() as u64
+            } else {
+                store.count_jobs_filtered(filter).await?
+            };
+            (jobs, total)
+        }
+        None => (Vec::new(), 0),
     };
     let next_cursor = (jobs.len() == limit as usize)
         .then(|| jobs.last().map(|j| format!("{}:{}", j.created_at, j.id)))
@@ -477,6 +527,7 @@ async fn list(
             })
             .collect(),
         next_cursor,
+        total,
         key_name: caller.key_name().map(str::to_owned),
         owner: match listing {
             Listing::Owner(o) => Some(o),
