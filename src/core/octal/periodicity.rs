@@ -378,7 +378,7 @@ fn detect_in<T: Cell>(
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
     // Candidates (q, longest m with per(m) = q and m ≥ 2q); per(m) is non-decreasing in m.
-    let cands = kmp_candidates(delta, dlen, w);
+    let cands = kmp_candidates(g, w);
     // Periods whose stretch reaches back past the window, with the stretch length m: their
     // multiples up to m need no sweep (squares.rs).
     let mut known = Vec::new();
@@ -437,13 +437,18 @@ fn due_41<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> usize {
     usize::try_from(need).map_or(usize::MAX, |need| need.max(g.len() + 1))
 }
 
-/// The least period of every suffix of the last `w` differences `delta(dlen − 1 − k)`,
+/// The least period of every suffix of the last `w` differences of `g`, `δ(dlen − 1 − k)`,
 /// `k < w` (the KMP prefix function of the reversed tail), reduced to the candidates `(q, m)`:
 /// the longest suffix length m with least period q and m ≥ 2q, for each such q (per(m) is
 /// non-decreasing in m, so each q has one stretch).
-fn kmp_candidates(delta: impl Fn(usize) -> u32, dlen: usize, w: usize) -> Vec<(usize, usize)> {
-    // The reversed tail once, contiguous: the prefix function reads each entry many times.
-    let s: Vec<u32> = (0..w).map(|k| delta(dlen - 1 - k)).collect();
+fn kmp_candidates<T: Cell>(g: &[T], w: usize) -> Vec<(usize, usize)> {
+    // The reversed tail once, contiguous (the prefix function reads each entry many times):
+    // the differences of the last w + 1 values in one forward pass, then reversed in place.
+    let mut s: Vec<u32> = g[g.len() - 1 - w..]
+        .windows(2)
+        .map(|p| p[1].get().wrapping_sub(p[0].get()))
+        .collect();
+    s.reverse();
     let mut pi = vec![0u32; w];
     for k in 1..w {
         let sk = s[k];
@@ -482,7 +487,7 @@ fn detect_tail<T: Cell>(game: &Game, g: &[T], base: usize, window: usize) -> Per
     let dlen = g.len() - 1;
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
-    for (q, mut m) in kmp_candidates(delta, dlen, w) {
+    for (q, mut m) in kmp_candidates(g, w) {
         if m == w {
             // Extend backwards within the tail; a stretch reaching its start may go on before
             // it, where nothing is kept: its start, and so the theorem's bound, is unknown.
