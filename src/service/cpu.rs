@@ -21,7 +21,7 @@
 //! a tid reused by a new thread is not counted.
 //!
 //! Counters are in clock ticks (`utime` + `stime`, fields 14 and 15 of the stat file), 1/100 s
-//! on Linux (`USER_HZ` is 100 on every architecture Rust targets there; `examples/octal_time.rs`
+//! on Linux (`USER_HZ` is 100 on every architecture Rust targets there; `crates/grundy-core/examples/octal_time.rs`
 //! assumes the same). Where `/proc` is missing (another OS, a sandbox without it)
 //! [`JobCpu::millis`] is `None` and the job document's `cpu_seconds` stays null: no number is
 //! better than a wrong one.
