@@ -7,7 +7,7 @@
 pub fn vectors() -> serde_json::Value {
     // Relative to this file, which the integration tests of the service compile too.
     serde_json::from_str(include_str!("../../tests/data/welter_vectors.json"))
-    .expect("welter_vectors.json parses")
+        .expect("welter_vectors.json parses")
 }
 
 /// A JSON array of naturals.
