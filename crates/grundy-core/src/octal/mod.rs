@@ -4,8 +4,10 @@
 //!
 //! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
 //! * [`naive_values`] (`naive.rs`): the definition, as a reference for tests and benchmarks.
-//! * [`Engine`] (`engine.rs` with `sparse.rs`, `rare_check.rs`, `bitmarks.rs` and `stamps.rs`,
-//!   `dense.rs`, `sets.rs`): the fast incremental, resumable, stoppable computation
+//! * [`Engine`] (`engine.rs`: the step loop; `engine/window.rs`: keep, slide, freeze, resume;
+//!   `engine/review.rs`: mode and cost model; with `sparse.rs` and `sparse/step.rs`,
+//!   `rare_check.rs`, `bitmarks.rs` and `stamps.rs`, `dense.rs`, `sets.rs`): the fast
+//!   incremental, resumable, stoppable computation
 //!   (rare/common method, parallel dense scans, full exclusion sets for three-heap splits and
 //!   recurring codes); on several threads the rare/common method runs as a pipeline that
 //!   speculates and verifies (`parallel/`, `engine/pipeline.rs`), every value exactly the
