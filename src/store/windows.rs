@@ -5,7 +5,7 @@
 //! between them — the values the engine dropped from memory, its *archive*
 //! (`crate::core::octal::archive`). A checkpoint writes the new chunks in the transaction
 //! that renews the lease, and the engine drops no value before a checkpoint stored it (the
-//! archive's `offer`, `crate::service::archive`), so a value read back is always one that was
+//! archive's `offer`, `crate::service::jobs::archive`), so a value read back is always one that was
 //! committed. Why the store's chunk table and not a spill file beside the database: one
 //! durable copy, written once (the tail's chunks were written anyway), the same on SQLite and
 //! on PostgreSQL (a replica that takes a job over finds its archive), and the checkpoint's

@@ -1,6 +1,6 @@
 //! `/v1/octal/census`: one job per game code (by default every game of the unsolved table),
 //! started together and read back as a table — JSON or CSV — with each game's status, n
-//! reached, statistics, published record and verdict (`crate::service::census`).
+//! reached, statistics, published record and verdict (`crate::service::jobs::census`).
 
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -25,7 +25,7 @@ use crate::api::wire::params::ApiPath;
 use crate::core::octal::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
-use crate::service::census::{self as service, CensusError, CensusView, GameRow};
+use crate::service::jobs::census::{self as service, CensusError, CensusView, GameRow};
 use crate::service::AppState;
 use crate::store::{Census, Store};
 

@@ -1,4 +1,4 @@
-//! `/v1/octal/jobs`: durable long-running computations (run by `crate::service::workers`):
+//! `/v1/octal/jobs`: durable long-running computations (run by `crate::service::jobs`):
 //! octal sequences (`POST /v1/octal/jobs`, a census's jobs) and misère quotients
 //! (`POST /v1/octal/misere/quotient` with `"async": true`), listed, read, watched and
 //! cancelled alike.

@@ -1,10 +1,10 @@
 //! The job workers: each replica runs `GRUNDY_JOB_WORKERS` of them, for jobs of every kind. A
-//! worker claims a job from the store (with a lease: the store's `jobs.rs`), gives it a seat
-//! among the jobs sharing this replica's cores (`super::job_threads`), and hands it to its
-//! kind's run — an octal sequence to `super::sequence_jobs`, a misère quotient to
-//! `super::misere_jobs` — which computes, checkpoints (renewing the lease), and ends it: done,
-//! failed, cancelled, given back to the queue at shutdown, or lost to another replica. A kind
-//! adds its run there and one arm here.
+//! worker claims a job from the store (with a lease: the store's `jobs.rs`) and hands it to
+//! its kind's [`JobRun`](super::kind::JobRun) through [`run_kind`] (a seat among the jobs sharing
+//! this replica's cores, `super::threads`) — an octal sequence to `super::sequence`, a misère
+//! quotient to `super::misere` — which computes, checkpoints (renewing the lease), and ends
+//! it: done, failed, cancelled, given back to the queue at shutdown, or lost to another
+//! replica. A kind adds its type there and one arm here.
 //!
 //! A crashed replica's jobs are picked up when their lease expires (or at once by the same
 //! replica restarted with the same `GRUNDY_REPLICA_ID`), resuming from the last checkpoint.
@@ -16,9 +16,11 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use super::job_retry::Backoff;
-use super::job_threads::JobShape;
-use super::state::AppState;
+use super::kind::run_kind;
+use super::misere::QuotientJob;
+use super::retry::Backoff;
+use super::sequence::SequenceJob;
+use crate::service::state::AppState;
 use crate::store::JobKind;
 
 /// Handles of the running workers, to stop them at shutdown.
@@ -97,20 +99,14 @@ async fn worker(
                 if let Ok(mut h) = held.lock() {
                     h.insert(id.clone());
                 }
-                // The job counts among those sharing the cores until its run ends.
-                let seat = app.job_threads.join(match job.kind {
-                    JobKind::Sequence => JobShape::Threads,
-                    JobKind::MisereQuotient => JobShape::Single,
-                });
                 let result = match job.kind {
                     JobKind::Sequence => {
-                        super::sequence_jobs::run(&app, &store, job, &shutdown, &seat).await
+                        run_kind::<SequenceJob>(&app, &store, job, &shutdown).await
                     }
                     JobKind::MisereQuotient => {
-                        super::misere_jobs::run(&app, &store, job, &shutdown).await
+                        run_kind::<QuotientJob>(&app, &store, job, &shutdown).await
                     }
                 };
-                drop(seat);
                 if let Err(e) = result {
                     tracing::error!(job = %id, error = %e, "job run failed (the lease will expire and another worker retries)");
                 }

@@ -17,7 +17,7 @@
 //! A read the store cannot answer now (unavailable, busy, full) is retried with back-off — the
 //! job marked stalled meanwhile — until it succeeds or the server shuts down; a chunk that is
 //! missing or fails its checksum is damage, returned at once (the job then starts its archive
-//! over, see `sequence_jobs.rs`): a value is never guessed.
+//! over, see `sequence.rs`): a value is never guessed.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

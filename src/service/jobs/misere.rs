@@ -22,11 +22,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cpu::JobCpu;
-use super::job_retry::{mark_stalled, retrying};
-use super::misere::{job_budget, MAX_BOUND};
-use super::state::AppState;
+use super::kind::JobRun;
+use super::retry::{mark_stalled, retrying};
+use super::threads::{JobSeat, JobShape};
 use crate::core::misere::{MisereEngine, MisereError, MisereQuotient, QuotientParts};
 use crate::core::octal::Game;
+use crate::service::misere::{job_budget, MAX_BOUND};
+use crate::service::state::AppState;
 use crate::store::{
     Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientProgress, RunRecord, Stall, Store,
     StoreError,
@@ -85,10 +87,27 @@ struct QuotientRun<'a> {
     computing: bool,
 }
 
+/// The misère-quotient kind (`JobKind::MisereQuotient`): one thread, always.
+pub(super) struct QuotientJob;
+
+impl JobRun for QuotientJob {
+    const SHAPE: JobShape = JobShape::Single;
+
+    async fn run(
+        app: &AppState,
+        store: &Store,
+        job: Job,
+        shutdown: &Arc<AtomicBool>,
+        _seat: &JobSeat,
+    ) -> Result<(), StoreError> {
+        run(app, store, job, shutdown).await
+    }
+}
+
 /// Runs a claimed misère-quotient job to its end: done, failed, cancelled, given back at
 /// shutdown, or lost to another replica. `Err` only when giving it back failed (its lease
 /// then expires).
-pub(super) async fn run(
+async fn run(
     app: &AppState,
     store: &Store,
     job: Job,

@@ -26,8 +26,8 @@ use crate::store::{
     PeriodicityRecord, Store, StoreError, DAY_MS,
 };
 
-use super::auth::{over_quota, submitted, Caller, QuotaExceeded, ACTIVE_RETRY_SECS};
-use super::state::AppState;
+use crate::service::auth::{over_quota, submitted, Caller, QuotaExceeded, ACTIVE_RETRY_SECS};
+use crate::service::state::AppState;
 
 /// The most codes one census may name.
 pub const MAX_CODES: usize = 200;
@@ -83,7 +83,7 @@ pub fn plan(codes: Option<&[String]>, template: &NewJob) -> Result<NewCensus, Ce
         let game = Game::parse(code)
             .map_err(|e| invalid(field.clone(), format!("{field}: {e} (in {code:?})")))?;
         if let Some(window) = template.keep_window {
-            if let Some(why) = super::octal::window_refusal(&game) {
+            if let Some(why) = crate::service::octal::window_refusal(&game) {
                 if window < template.max_n {
                     return Err(invalid(
                         field.clone(),
@@ -135,7 +135,7 @@ pub async fn create(
     {
         CensusAdmission::Created(census, jobs) => {
             for _ in &jobs {
-                submitted(owner.unwrap_or(super::auth::NO_OWNER), new.max_n);
+                submitted(owner.unwrap_or(crate::service::auth::NO_OWNER), new.max_n);
             }
             app.job_notify.notify_waiters();
             app.job_notify.notify_one();
@@ -411,7 +411,10 @@ pub async fn view(app: &AppState, store: &Store, census: Census) -> Result<Censu
             verification_job_id = store.start_verification(&census.id, &new, &id).await?;
             if verification_job_id.as_deref() == Some(id.as_str()) {
                 submitted(
-                    census.owner.as_deref().unwrap_or(super::auth::NO_OWNER),
+                    census
+                        .owner
+                        .as_deref()
+                        .unwrap_or(crate::service::auth::NO_OWNER),
                     new.max_n,
                 );
                 tracing::info!(census = %census.id, code = %code, job = %id,

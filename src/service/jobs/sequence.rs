@@ -4,7 +4,7 @@
 //! early once periodicity is proved, promptly on cancel, and at shutdown it saves a final
 //! checkpoint and gives the job back to the queue.
 //!
-//! A running job takes its share of the cores (its seat, `super::job_threads`) before each
+//! A running job takes its share of the cores (its seat, `super::threads`) before each
 //! slice, so the threads follow the jobs starting and ending here within one checkpoint
 //! interval. Its slices' CPU time — the slice's thread and the engine's helper threads
 //! (`super::cpu`) — is added to what earlier runs used, and each checkpoint saves it with the
@@ -26,12 +26,13 @@ use std::time::Instant;
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
 use super::cpu::JobCpu;
-use super::job_retry::{mark_stalled, retrying, Backoff};
-use super::job_threads::JobSeat;
-use super::octal::OctalServiceError;
-use super::state::AppState;
+use super::kind::JobRun;
+use super::retry::{mark_stalled, retrying, Backoff};
+use super::threads::{JobSeat, JobShape};
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
+use crate::service::octal::OctalServiceError;
+use crate::service::state::AppState;
 use crate::store::{
     tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord,
     RunRecord, Stall, Store, StoreError, WindowState, WindowWrite,
@@ -235,9 +236,27 @@ struct Run<'a> {
     cpu: JobCpu,
 }
 
+/// The octal-sequence kind (`JobKind::Sequence`; a census's members too): computed on as many
+/// threads as its seat gives it.
+pub(super) struct SequenceJob;
+
+impl JobRun for SequenceJob {
+    const SHAPE: JobShape = JobShape::Threads;
+
+    async fn run(
+        app: &AppState,
+        store: &Store,
+        job: Job,
+        shutdown: &Arc<AtomicBool>,
+        seat: &JobSeat,
+    ) -> Result<(), StoreError> {
+        run(app, store, job, shutdown, seat).await
+    }
+}
+
 /// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
 /// another replica. `Err` only when giving it back at shutdown failed (its lease expires).
-pub(super) async fn run(
+async fn run(
     app: &AppState,
     store: &Store,
     job: Job,
@@ -611,7 +630,7 @@ impl Run<'_> {
                 other => StoreError::Corrupt(format!("resume task: {other}")),
             })?;
         // The job owns its solver outright: it moves into each slice's blocking task and
-        // back, so there is no lock to poison (see `super::octal` for the policy).
+        // back, so there is no lock to poison (see `crate::service::octal` for the policy).
         let mut solver = resumed.solver;
         solver.engine_mut().set_threads(self.seat.threads());
         let Some(stats) = self.saved_statistics().await else {

@@ -1,12 +1,12 @@
 //! What every job worker does while the store fails: waits with back-off, retries, and marks
 //! its job stalled meanwhile (shown in the job document) — for sequence jobs
-//! (`sequence_jobs.rs`) and misère-quotient jobs (`misere_jobs.rs`) alike.
+//! (`sequence.rs`) and misère-quotient jobs (`misere.rs`) alike.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::state::AppState;
+use crate::service::state::AppState;
 use crate::store::{now_ms, Stall, Store, StoreError};
 
 /// Retry delays while the store fails: 250 ms doubling to 5 s.
