@@ -175,6 +175,8 @@ pub struct JobResponse {
     /// among the jobs running there, re-balanced at each checkpoint as jobs start and end; a
     /// `misere_quotient` job computes on one.
     #[serde(default)]
+    // `maximum` is `config::MAX_JOB_THREADS` (a literal: the attribute takes no path; the
+    // assertion after this struct holds them equal).
     #[schema(minimum = 1, maximum = 64)]
     pub threads: Option<u64>,
     /// The CPU time the job has used in all, in seconds: every thread it computed on, over
@@ -189,6 +191,9 @@ pub struct JobResponse {
     #[serde(default)]
     pub engine: Option<EngineInfo>,
 }
+
+// The document's `threads.maximum` above is the engine's thread cap.
+const _: () = assert!(crate::config::MAX_JOB_THREADS == 64);
 
 /// The engine that computed a job: the service's crate version and the git commit it was
 /// built from.

@@ -56,6 +56,10 @@ pub const MAX_VALUES: usize = 1 << 31;
 /// statistic could ever need.
 pub const MAX_WINDOW_N: usize = 1 << 48;
 
+/// Most threads one engine computes on (its own pool of helpers and the calling thread): the
+/// one cap the service's `GRUNDY_JOB_THREADS` and a job's threads share.
+pub const MAX_THREADS: usize = 64;
+
 /// Dense scans run on several threads only from this many values on (below, the per-block
 /// thread start-up costs more than it saves).
 const PARALLEL_FROM: usize = 4096;
@@ -169,7 +173,7 @@ impl Engine {
         };
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(64);
+            .min(MAX_THREADS);
         Engine {
             game: game.clone(),
             rules,
@@ -259,7 +263,7 @@ impl Engine {
     /// Sets the number of threads (1 = single-threaded): dense blocks and the sparse method's
     /// pipeline (`engine/pipeline.rs`) use them; a change takes effect at the next block.
     pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.clamp(1, 64);
+        self.threads = threads.clamp(1, MAX_THREADS);
     }
 
     /// Runs `f` with the engine's pool of helper threads (made if need be; none on one

@@ -69,7 +69,7 @@ pub const ENGINE_COMMIT: &str = env!("GRUNDY_GIT_COMMIT");
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
 };
-pub use engine::{Engine, EngineStats, Profile, Value, MAX_VALUES, MAX_WINDOW_N};
+pub use engine::{Engine, EngineStats, Profile, Value, MAX_THREADS, MAX_VALUES, MAX_WINDOW_N};
 pub use error::OctalError;
 pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};
 pub use naive::naive_values;
