@@ -1,6 +1,8 @@
 //! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
 //! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
 
+pub mod jobs; // /v1/octal/jobs (and their events and statistics), /v1/octal/census: durable jobs
+pub mod misere; // /v1/octal/misere/quotient: verified misère quotients (by a job when async)
 pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
 
 use axum::extract::State;

@@ -11,8 +11,8 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::{JobReader, JobWriter};
-use crate::api::jobs::sequence::{job_request, new_job, JobRequest, KeepMode};
-use crate::api::jobs::statistics::StatisticsRow;
+use crate::api::octal::jobs::sequence::{job_request, new_job, JobRequest, KeepMode};
+use crate::api::octal::jobs::statistics::StatisticsRow;
 use crate::api::octal::PeriodicityInfo;
 use crate::api::wire::accept::{Format, JsonOrCsv};
 use crate::api::wire::doc_responses::{

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::JobReader;
-use crate::api::jobs::existing;
+use crate::api::octal::jobs::existing;
 use crate::api::wire::accept::{Format, JsonOrCsv};
 use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use crate::api::wire::error::ApiError;

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::compute::respond;
-use crate::api::jobs::{quotient_location, store, JobResponse};
+use crate::api::octal::jobs::{quotient_location, store, JobResponse};
 use crate::api::octal::parse_code;
 use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
 use crate::api::wire::error::ApiError;

@@ -16,8 +16,8 @@ use futures_util::Stream;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::JobReader;
-use crate::api::jobs::statistics::{saved, StatisticsSummary};
-use crate::api::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
+use crate::api::octal::jobs::statistics::{saved, StatisticsSummary};
+use crate::api::octal::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
 use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use crate::api::wire::error::ApiError;
 use crate::service::AppState;
