@@ -93,6 +93,9 @@ pub(super) struct QuotientJob;
 impl JobRun for QuotientJob {
     const SHAPE: JobShape = JobShape::Single;
 
+    /// Runs a claimed misère-quotient job to its end: done, failed, cancelled, given back at
+    /// shutdown, or lost to another replica. `Err` only when giving it back failed (its lease
+    /// then expires). It computes on one thread, whatever its seat.
     async fn run(
         app: &AppState,
         store: &Store,
@@ -100,70 +103,58 @@ impl JobRun for QuotientJob {
         shutdown: &Arc<AtomicBool>,
         _seat: &JobSeat,
     ) -> Result<(), StoreError> {
-        run(app, store, job, shutdown).await
-    }
-}
-
-/// Runs a claimed misère-quotient job to its end: done, failed, cancelled, given back at
-/// shutdown, or lost to another replica. `Err` only when giving it back failed (its lease
-/// then expires).
-async fn run(
-    app: &AppState,
-    store: &Store,
-    job: Job,
-    shutdown: &Arc<AtomicBool>,
-) -> Result<(), StoreError> {
-    let mut run = QuotientRun {
-        app,
-        store,
-        job: &job,
-        owner: app.config.replica_id.clone(),
-        shutdown,
-        progress: QuotientProgress::of(&job),
-        cpu: JobCpu::new(),
-        computing: false,
-    };
-    let bound = job.max_n;
-    let game = match Game::parse(&job.code) {
-        Ok(g) if bound <= MAX_BOUND => g,
-        Ok(_) => {
-            let msg = format!("max_heap: {bound} is above {MAX_BOUND}");
+        let mut run = QuotientRun {
+            app,
+            store,
+            job: &job,
+            owner: app.config.replica_id.clone(),
+            shutdown,
+            progress: QuotientProgress::of(&job),
+            cpu: JobCpu::new(),
+            computing: false,
+        };
+        let bound = job.max_n;
+        let game = match Game::parse(&job.code) {
+            Ok(g) if bound <= MAX_BOUND => g,
+            Ok(_) => {
+                let msg = format!("max_heap: {bound} is above {MAX_BOUND}");
+                run.finish(JobStatus::Failed, Some(&msg), None).await;
+                return Ok(());
+            }
+            Err(e) => {
+                run.finish(JobStatus::Failed, Some(&e.to_string()), None)
+                    .await;
+                return Ok(());
+            }
+        };
+        // Computed already (by a request, another job, an earlier run): done at once.
+        let Some(stored) = run.load(|| store.load_quotient(&game, bound)).await else {
+            return Ok(());
+        };
+        if let Some(q) = stored {
+            let q = Arc::new(q);
+            run.progress.heap = q.bound();
+            run.progress.q_size = q.size() as u64;
+            run.progress.p_size = q.p_size() as u64;
+            run.finish_done(q).await;
+            return Ok(());
+        }
+        let limit = app.config.misere_job_time;
+        let used = Duration::from_millis(run.progress.compute_ms);
+        if used >= limit {
+            let msg = time_limit(bound, run.progress.heap, limit);
             run.finish(JobStatus::Failed, Some(&msg), None).await;
             return Ok(());
         }
-        Err(e) => {
-            run.finish(JobStatus::Failed, Some(&e.to_string()), None)
-                .await;
+        // What the latest run resumed from, and what it refused, describe this run.
+        run.progress.resumed_from = None;
+        run.progress.rejected = None;
+        let Some(sources) = run.sources(&game).await else {
             return Ok(());
-        }
-    };
-    // Computed already (by a request, another job, an earlier run): done at once.
-    let Some(stored) = run.load(|| store.load_quotient(&game, bound)).await else {
-        return Ok(());
-    };
-    if let Some(q) = stored {
-        let q = Arc::new(q);
-        run.progress.heap = q.bound();
-        run.progress.q_size = q.size() as u64;
-        run.progress.p_size = q.p_size() as u64;
-        run.finish_done(q).await;
-        return Ok(());
+        };
+        let saved_heap = sources.iter().find(|s| s.2 == "saved state").map(|s| s.0);
+        run.compute(game, sources, limit - used, saved_heap).await
     }
-    let limit = app.config.misere_job_time;
-    let used = Duration::from_millis(run.progress.compute_ms);
-    if used >= limit {
-        let msg = time_limit(bound, run.progress.heap, limit);
-        run.finish(JobStatus::Failed, Some(&msg), None).await;
-        return Ok(());
-    }
-    // What the latest run resumed from, and what it refused, describe this run.
-    run.progress.resumed_from = None;
-    run.progress.rejected = None;
-    let Some(sources) = run.sources(&game).await else {
-        return Ok(());
-    };
-    let saved_heap = sources.iter().find(|s| s.2 == "saved state").map(|s| s.0);
-    run.compute(game, sources, limit - used, saved_heap).await
 }
 
 /// The problem text of a job out of time.

@@ -243,6 +243,8 @@ pub(super) struct SequenceJob;
 impl JobRun for SequenceJob {
     const SHAPE: JobShape = JobShape::Threads;
 
+    /// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
+    /// another replica. `Err` only when giving it back at shutdown failed (its lease expires).
     async fn run(
         app: &AppState,
         store: &Store,
@@ -250,180 +252,168 @@ impl JobRun for SequenceJob {
         shutdown: &Arc<AtomicBool>,
         seat: &JobSeat,
     ) -> Result<(), StoreError> {
-        run(app, store, job, shutdown, seat).await
-    }
-}
-
-/// Runs a claimed job to its end: done, failed, cancelled, released for shutdown, or lost to
-/// another replica. `Err` only when giving it back at shutdown failed (its lease expires).
-async fn run(
-    app: &AppState,
-    store: &Store,
-    job: Job,
-    shutdown: &Arc<AtomicBool>,
-    seat: &JobSeat,
-) -> Result<(), StoreError> {
-    let owner = app.config.replica_id.clone();
-    let run = Run {
-        app,
-        store,
-        job: &job,
-        owner: &owner,
-        shutdown,
-        seat,
-        cpu: JobCpu::new(),
-    };
-    let epoch = store.epoch();
-    let game = match Game::parse(&job.code) {
-        Ok(g) => g,
-        Err(e) => {
-            run.finish(JobStatus::Failed, 0, Some(&e.to_string()), None)
-                .await;
-            return Ok(());
-        }
-    };
-    let code = game.canonical();
-    let resumed = match job.keep_window {
-        None => run.resume(&game, &code).await?,
-        Some(window) => match run.resume_window(&game, &code, window).await {
-            Ok(r) => r,
-            Err(msg) => {
-                run.finish(JobStatus::Failed, job.computed, Some(&msg), None)
+        let owner = app.config.replica_id.clone();
+        let run = Run {
+            app,
+            store,
+            job: &job,
+            owner: &owner,
+            shutdown,
+            seat,
+            cpu: JobCpu::new(),
+        };
+        let epoch = store.epoch();
+        let game = match Game::parse(&job.code) {
+            Ok(g) => g,
+            Err(e) => {
+                run.finish(JobStatus::Failed, 0, Some(&e.to_string()), None)
                     .await;
                 return Ok(());
             }
-        },
-    };
-    let Some(Resumed {
-        mut solver,
-        already,
-        sequence_ok,
-        stored,
-        report,
-    }) = resumed
-    else {
-        return Ok(());
-    };
-    // The engine's helper threads count for the job's CPU time as they start.
-    solver.engine_mut().set_thread_start(run.cpu.hook());
-    let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
-    let mut saver = Saver {
-        app,
-        store,
-        job: &job,
-        owner: &owner,
-        code: &code,
-        lease_ms: app.config.job_lease.as_millis() as i64,
-        already,
-        epoch,
-        saw_fault: false,
-        already_window: solver.engine().len(),
-        sequence_ok,
-        stored,
-        report,
-        cpu: run.cpu.clone(),
-        cpu_before: job.cpu_ms,
-        // The threads it runs on from the start: a job whose values were all stored already
-        // ends without a slice, and still ran (issue 46: null only before a run).
-        threads: Some(solver.engine().threads() as u64),
-    };
-    // Values reused from the store (an earlier job of the game, or this one's last run) show
-    // as its progress at once, not after its first slice.
-    if solver.engine().len() as u64 > job.computed.min(job.max_n) {
-        match saver.save(&solver, None, shutdown).await {
-            None | Some(Checkpoint::Lost | Checkpoint::Missing) => return Ok(()),
-            Some(_) => {}
+        };
+        let code = game.canonical();
+        let resumed = match job.keep_window {
+            None => run.resume(&game, &code).await?,
+            Some(window) => match run.resume_window(&game, &code, window).await {
+                Ok(r) => r,
+                Err(msg) => {
+                    run.finish(JobStatus::Failed, job.computed, Some(&msg), None)
+                        .await;
+                    return Ok(());
+                }
+            },
+        };
+        let Some(Resumed {
+            mut solver,
+            already,
+            sequence_ok,
+            stored,
+            report,
+        }) = resumed
+        else {
+            return Ok(());
+        };
+        // The engine's helper threads count for the job's CPU time as they start.
+        solver.engine_mut().set_thread_start(run.cpu.hook());
+        let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
+        let mut saver = Saver {
+            app,
+            store,
+            job: &job,
+            owner: &owner,
+            code: &code,
+            lease_ms: app.config.job_lease.as_millis() as i64,
+            already,
+            epoch,
+            saw_fault: false,
+            already_window: solver.engine().len(),
+            sequence_ok,
+            stored,
+            report,
+            cpu: run.cpu.clone(),
+            cpu_before: job.cpu_ms,
+            // The threads it runs on from the start: a job whose values were all stored already
+            // ends without a slice, and still ran (issue 46: null only before a run).
+            threads: Some(solver.engine().threads() as u64),
+        };
+        // Values reused from the store (an earlier job of the game, or this one's last run) show
+        // as its progress at once, not after its first slice.
+        if solver.engine().len() as u64 > job.computed.min(job.max_n) {
+            match saver.save(&solver, None, shutdown).await {
+                None | Some(Checkpoint::Lost | Checkpoint::Missing) => return Ok(()),
+                Some(_) => {}
+            }
         }
-    }
-    loop {
-        let len = solver.engine().len();
-        if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {
-            // Final values first (conditional on the lease), then the status.
-            if let Some(Checkpoint::Continue | Checkpoint::Cancel) =
-                saver.save(&solver, None, shutdown).await
-            {
-                let json = PeriodicityRecord::json_of(solver.periodicity());
-                if run
-                    .finish(JobStatus::Done, len as u64, None, json.as_deref())
-                    .await
+        loop {
+            let len = solver.engine().len();
+            if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {
+                // Final values first (conditional on the lease), then the status.
+                if let Some(Checkpoint::Continue | Checkpoint::Cancel) =
+                    saver.save(&solver, None, shutdown).await
                 {
-                    app.octal.invalidate(&code);
+                    let json = PeriodicityRecord::json_of(solver.periodicity());
+                    if run
+                        .finish(JobStatus::Done, len as u64, None, json.as_deref())
+                        .await
+                    {
+                        app.octal.invalidate(&code);
+                    }
                 }
-            }
-            return Ok(());
-        }
-        let started = Instant::now();
-        // A window job that stores every value never lets the window pass the values it has
-        // not stored yet.
-        // A window job drops only stored values (its archive), so a slice goes at most
-        // MAX_UNSTORED values past its last checkpoint: that bounds what it holds beyond its
-        // window.
-        let until = match job.keep_window {
-            Some(w) if job.store_values && saver.sequence_ok => {
-                max_n.min(tail_offset(saver.already) + w as usize)
-            }
-            Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
-            _ => max_n,
-        };
-        // The job's share of the cores now: jobs that started or ended since the last slice
-        // change it (the engine takes it at its next block).
-        let threads = run.seat.threads();
-        solver.engine_mut().set_threads(threads);
-        let outcome = match run.slice(solver, until).await {
-            Ok((s, outcome)) => {
-                solver = s;
-                saver.threads = Some(solver.engine().threads() as u64);
-                outcome
-            }
-            Err(msg) => {
-                // A panic mid-slice takes the solver with it (its state is not provably
-                // consistent): the job fails, keeping what its last checkpoint stored.
-                run.finish(JobStatus::Failed, saver.already as u64, Some(&msg), None)
-                    .await;
                 return Ok(());
             }
-        };
-        let total = solver.engine().len();
-        let grown = total.saturating_sub(len);
-        metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
-        let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let Some(cp) = saver.save(&solver, Some(rate), shutdown).await else {
-            return Ok(());
-        };
-        let (total, json) = (
-            total as u64,
-            PeriodicityRecord::json_of(solver.periodicity()),
-        );
-        match (cp, outcome) {
-            (Checkpoint::Lost | Checkpoint::Missing, _) => {
-                tracing::warn!(job = %job.id, "lease lost; another replica owns this job now");
+            let started = Instant::now();
+            // A window job that stores every value never lets the window pass the values it has
+            // not stored yet.
+            // A window job drops only stored values (its archive), so a slice goes at most
+            // MAX_UNSTORED values past its last checkpoint: that bounds what it holds beyond its
+            // window.
+            let until = match job.keep_window {
+                Some(w) if job.store_values && saver.sequence_ok => {
+                    max_n.min(tail_offset(saver.already) + w as usize)
+                }
+                Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
+                _ => max_n,
+            };
+            // The job's share of the cores now: jobs that started or ended since the last slice
+            // change it (the engine takes it at its next block).
+            let threads = run.seat.threads();
+            solver.engine_mut().set_threads(threads);
+            let outcome = match run.slice(solver, until).await {
+                Ok((s, outcome)) => {
+                    solver = s;
+                    saver.threads = Some(solver.engine().threads() as u64);
+                    outcome
+                }
+                Err(msg) => {
+                    // A panic mid-slice takes the solver with it (its state is not provably
+                    // consistent): the job fails, keeping what its last checkpoint stored.
+                    run.finish(JobStatus::Failed, saver.already as u64, Some(&msg), None)
+                        .await;
+                    return Ok(());
+                }
+            };
+            let total = solver.engine().len();
+            let grown = total.saturating_sub(len);
+            metrics::counter!("grundy_heaps_computed_total").increment(grown as u64);
+            let rate = grown as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            let Some(cp) = saver.save(&solver, Some(rate), shutdown).await else {
                 return Ok(());
-            }
-            (Checkpoint::Cancel, _) => {
-                run.finish(JobStatus::Cancelled, total, None, json.as_deref())
-                    .await;
-                return Ok(());
-            }
-            (_, Slice::Failed(msg)) => {
-                run.finish(JobStatus::Failed, total, Some(&msg), json.as_deref())
-                    .await;
-                return Ok(());
-            }
-            (_, Slice::Damaged(msg)) => {
-                // Values cannot be recomputed in the middle: the job starts over from heap 0,
-                // its note kept; given back to the queue, a worker resumes it from scratch.
-                tracing::error!(job = %job.id, computed = total, error = %msg, "window job's archive damaged; starting it over from heap 0");
-                if run.rebuild(&msg).await {
+            };
+            let (total, json) = (
+                total as u64,
+                PeriodicityRecord::json_of(solver.periodicity()),
+            );
+            match (cp, outcome) {
+                (Checkpoint::Lost | Checkpoint::Missing, _) => {
+                    tracing::warn!(job = %job.id, "lease lost; another replica owns this job now");
+                    return Ok(());
+                }
+                (Checkpoint::Cancel, _) => {
+                    run.finish(JobStatus::Cancelled, total, None, json.as_deref())
+                        .await;
+                    return Ok(());
+                }
+                (_, Slice::Failed(msg)) => {
+                    run.finish(JobStatus::Failed, total, Some(&msg), json.as_deref())
+                        .await;
+                    return Ok(());
+                }
+                (_, Slice::Damaged(msg)) => {
+                    // Values cannot be recomputed in the middle: the job starts over from heap 0,
+                    // its note kept; given back to the queue, a worker resumes it from scratch.
+                    tracing::error!(job = %job.id, computed = total, error = %msg, "window job's archive damaged; starting it over from heap 0");
+                    if run.rebuild(&msg).await {
+                        store.release_job(&job.id, &owner).await?;
+                    }
+                    return Ok(());
+                }
+                (_, Slice::Shutdown) => {
                     store.release_job(&job.id, &owner).await?;
+                    tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
+                    return Ok(());
                 }
-                return Ok(());
+                (Checkpoint::Continue, Slice::Progress) => {}
             }
-            (_, Slice::Shutdown) => {
-                store.release_job(&job.id, &owner).await?;
-                tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
-                return Ok(());
-            }
-            (Checkpoint::Continue, Slice::Progress) => {}
         }
     }
 }
