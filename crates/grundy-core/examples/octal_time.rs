@@ -34,6 +34,10 @@ use grundy_core::octal::{
     naive_values, Archive, Detector, Game, Keep, Periodicity, Solver, Statistics, Values, ValuesRef,
 };
 
+#[path = "support/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kb;
+
 /// The archive of `--window`: the dropped values as u16 little-endian in a scratch file.
 #[derive(Debug)]
 struct FileArchive {
@@ -96,17 +100,6 @@ impl Archive for FileArchive {
         }
         Ok(())
     }
-}
-
-fn status_kb(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
-        .unwrap_or(0)
 }
 
 fn cpu_seconds() -> f64 {
