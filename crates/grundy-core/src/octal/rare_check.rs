@@ -199,6 +199,23 @@ pub(crate) struct Reads<'a, 'b, T> {
     pub force_read_back: bool,
 }
 
+impl<'a, 'b, T> Reads<'a, 'b, T> {
+    /// A heap's own check on the calling thread: it reads the archive where it must.
+    #[inline]
+    pub(crate) fn direct(
+        g: View<'a, T>,
+        backing: &'a mut Option<Backing<'b>>,
+        force_read_back: bool,
+    ) -> Self {
+        Reads {
+            g,
+            backing,
+            defer: false,
+            force_read_back,
+        }
+    }
+}
+
 /// Looks for every missing value of heap `n` (digits `twos`, part rule `gap`): the probes from
 /// `from_probe` on (the earlier ones are already marked), then the kept splits in order, then
 /// the archive. `scanned` counts the pairs marked. The marker is taken and given back by value

@@ -285,28 +285,15 @@ impl Sparse {
         missing: &[u64],
     ) -> Result<Option<u32>, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
-        let reads = Reads {
-            g,
-            backing,
-            defer: false,
-            force_read_back: self.force_read_back,
-        };
+        let reads = Reads::direct(g, backing, self.force_read_back);
         let probes = self.probe.view();
         if self.bits {
             let marker = BitMarker {
                 marks: 0,
                 missing: missing[0],
             };
-            let (ended, marker) = rare_check(
-                marker,
-                probes,
-                0,
-                reads,
-                n,
-                twos,
-                gap,
-                &mut self.scanned_pairs,
-            )?;
+            let scanned = &mut self.scanned_pairs;
+            let (ended, marker) = rare_check(marker, probes, 0, reads, n, twos, gap, scanned)?;
             return Ok((ended != Ended::Found).then(|| marker.missing.trailing_zeros()));
         }
         if self.stamp >= Stamp::MAX - HEAPS as Stamp {
@@ -321,16 +308,8 @@ impl Sparse {
             stamp: self.stamp,
             missing: &mut self.missing,
         };
-        let (ended, _) = rare_check(
-            marker,
-            probes,
-            0,
-            reads,
-            n,
-            twos,
-            gap,
-            &mut self.scanned_pairs,
-        )?;
+        let scanned = &mut self.scanned_pairs;
+        let (ended, _) = rare_check(marker, probes, 0, reads, n, twos, gap, scanned)?;
         Ok((ended != Ended::Found).then(|| u32::from(self.missing[0])))
     }
 

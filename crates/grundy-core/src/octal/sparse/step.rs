@@ -79,23 +79,9 @@ impl Sparse {
             marks: m,
             missing: self.rare_bits & below_c & !m,
         };
-        let reads = Reads {
-            g,
-            backing,
-            defer: false,
-            force_read_back: self.force_read_back,
-        };
-        let probes = self.probe.view();
-        let (_, marker) = rare_check(
-            marker,
-            probes,
-            self.head,
-            reads,
-            n,
-            twos,
-            gap,
-            &mut self.scanned_pairs,
-        )?;
+        let reads = Reads::direct(g, backing, self.force_read_back);
+        let (probes, scanned) = (self.probe.view(), &mut self.scanned_pairs);
+        let (_, marker) = rare_check(marker, probes, self.head, reads, n, twos, gap, scanned)?;
         // Every missing value is below c: the least of them, if any, is G(n).
         Ok(if marker.missing == 0 {
             c
@@ -261,23 +247,9 @@ impl Sparse {
             stamp,
             missing: &mut self.missing,
         };
-        let reads = Reads {
-            g,
-            backing,
-            defer: false,
-            force_read_back: self.force_read_back,
-        };
-        let probes = self.probe.view();
-        rare_check(
-            marker,
-            probes,
-            self.head,
-            reads,
-            n,
-            twos,
-            gap,
-            &mut self.scanned_pairs,
-        )?;
+        let reads = Reads::direct(g, backing, self.force_read_back);
+        let (probes, scanned) = (self.probe.view(), &mut self.scanned_pairs);
+        rare_check(marker, probes, self.head, reads, n, twos, gap, scanned)?;
         // The missing list is ascending; its head (if any) is the least unexcluded value.
         Ok(self.missing.first().map_or(c, |&v| v.into()))
     }
