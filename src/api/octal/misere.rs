@@ -26,7 +26,8 @@ use crate::api::wire::nat::Nat;
 use crate::api::wire::params::ApiQuery;
 use crate::core::misere::MisereQuotient;
 use crate::problem::Problem;
-use crate::service::auth::{Action, QuotientSubmitted};
+use crate::service::auth::Action;
+use crate::service::jobs::{JobSubmit, QuotientJob, QuotientSubmitted};
 use crate::service::misere::{Lookup, MAX_BOUND};
 use crate::service::AppState;
 use crate::store::JobStatus;
@@ -339,11 +340,8 @@ async fn quotient(
         }
         let store = store(&app)?;
         let id = uuid::Uuid::new_v4().to_string();
-        let job = match app
-            .auth
-            .submit_quotient(&caller, &store, &game.canonical(), max_heap, &id)
-            .await?
-        {
+        let code = game.canonical();
+        let job = match QuotientJob::submit(&caller, &store, (&code, max_heap), &id).await? {
             QuotientSubmitted::Created(job) => {
                 app.job_notify.notify_one();
                 job

@@ -22,16 +22,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cpu::JobCpu;
-use super::kind::JobRun;
+use super::kind::{JobRun, JobSubmit};
 use super::retry::{mark_stalled, retrying};
 use super::threads::{JobSeat, JobShape};
 use crate::core::misere::{MisereEngine, MisereError, MisereQuotient, QuotientParts};
 use crate::core::octal::Game;
+use crate::service::auth::{refusal, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::misere::{job_budget, MAX_BOUND};
 use crate::service::state::AppState;
 use crate::store::{
-    Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientProgress, RunRecord, Stall, Store,
-    StoreError,
+    Checkpoint, Job, JobStatus, QuotientAdmission, QuotientCheckpoint, QuotientProgress, RunRecord,
+    Stall, Store, StoreError,
 };
 
 /// How often a running quotient job checkpoints its progress and looks for a cancel request.
@@ -88,7 +89,49 @@ struct QuotientRun<'a> {
 }
 
 /// The misère-quotient kind (`JobKind::MisereQuotient`): one thread, always.
-pub(super) struct QuotientJob;
+#[derive(Debug)]
+pub struct QuotientJob;
+
+/// The outcome of a misère-quotient job's submission.
+#[derive(Debug)]
+pub enum QuotientSubmitted {
+    /// A new job.
+    Created(Box<Job>),
+    /// The caller's job for the same quotient, queued or running.
+    Joined(Box<Job>),
+    OverQuota(QuotaExceeded),
+}
+
+impl JobSubmit for QuotientJob {
+    /// The canonical code and the bound of `Q_bound`.
+    type Request<'a> = (&'a str, u64);
+    type Submitted = QuotientSubmitted;
+
+    /// Submits the misère-quotient job `Q_bound` of the canonical `code` as `caller`: owned
+    /// and within its quotas with a key; the caller's queued or running job for the same
+    /// quotient if it has one (see `crate::store` for one computation per quotient).
+    async fn submit(
+        caller: &Caller,
+        store: &Store,
+        (code, bound): Self::Request<'_>,
+        id: &str,
+    ) -> Result<QuotientSubmitted, StoreError> {
+        let owner = caller.owner_quota();
+        let name = owner.map_or(NO_OWNER, |(o, _)| o);
+        Ok(
+            match store.create_quotient_job(code, bound, id, owner).await? {
+                QuotientAdmission::Created(job) => {
+                    submitted(name, bound);
+                    QuotientSubmitted::Created(job)
+                }
+                QuotientAdmission::Joined(job) => QuotientSubmitted::Joined(job),
+                QuotientAdmission::Refused(refused) => {
+                    QuotientSubmitted::OverQuota(refusal(name, refused, bound))
+                }
+            },
+        )
+    }
+}
 
 impl JobRun for QuotientJob {
     const SHAPE: JobShape = JobShape::Single;

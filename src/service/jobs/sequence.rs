@@ -26,16 +26,17 @@ use std::time::Instant;
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
 use super::cpu::JobCpu;
-use super::kind::JobRun;
+use super::kind::{JobRun, JobSubmit};
 use super::retry::{mark_stalled, retrying, Backoff};
 use super::threads::{JobSeat, JobShape};
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
+use crate::service::auth::{refusal, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::octal::OctalServiceError;
 use crate::service::state::AppState;
 use crate::store::{
-    tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord,
-    RunRecord, Stall, Store, StoreError, WindowState, WindowWrite,
+    tail_offset, Admission, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus, NewJob,
+    PeriodicityRecord, RunRecord, Stall, Store, StoreError, WindowState, WindowWrite,
 };
 
 /// A running job's view of what the store holds.
@@ -238,7 +239,44 @@ struct Run<'a> {
 
 /// The octal-sequence kind (`JobKind::Sequence`; a census's members too): computed on as many
 /// threads as its seat gives it.
-pub(super) struct SequenceJob;
+#[derive(Debug)]
+pub struct SequenceJob;
+
+/// The outcome of a sequence job's submission.
+#[derive(Debug)]
+pub enum Submitted {
+    Job(Box<Job>),
+    OverQuota(QuotaExceeded),
+}
+
+impl JobSubmit for SequenceJob {
+    type Request<'a> = &'a NewJob;
+    type Submitted = Submitted;
+
+    /// Submits `job` as `caller`: owned and within its quotas with a key, as before without.
+    async fn submit(
+        caller: &Caller,
+        store: &Store,
+        job: Self::Request<'_>,
+        id: &str,
+    ) -> Result<Submitted, StoreError> {
+        let (owner, quota) = match caller {
+            Caller::Key { name, quota, .. } => (name.as_str(), *quota),
+            Caller::Anyone { .. } => {
+                let created = store.create_job(job, id, 0).await?;
+                submitted(NO_OWNER, job.max_n);
+                return Ok(Submitted::Job(Box::new(created)));
+            }
+        };
+        match store.create_owned_job(job, id, owner, quota).await? {
+            Admission::Created(created) => {
+                submitted(owner, job.max_n);
+                Ok(Submitted::Job(created))
+            }
+            refused => Ok(Submitted::OverQuota(refusal(owner, refused, job.max_n))),
+        }
+    }
+}
 
 impl JobRun for SequenceJob {
     const SHAPE: JobShape = JobShape::Threads;

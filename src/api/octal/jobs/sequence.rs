@@ -18,7 +18,7 @@ use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
 use crate::problem::Problem;
-use crate::service::auth::Submitted;
+use crate::service::jobs::{JobSubmit, SequenceJob, Submitted};
 use crate::service::AppState;
 use crate::store::NewJob;
 
@@ -224,7 +224,7 @@ pub(super) async fn create(
     }
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let job = match app.auth.submit(&caller, &store, &new, &id).await? {
+    let job = match SequenceJob::submit(&caller, &store, &new, &id).await? {
         Submitted::Job(job) => *job,
         Submitted::OverQuota(q) => return Err(q.into()),
     };
