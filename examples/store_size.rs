@@ -25,6 +25,10 @@ use grundy::store::chunk::{encode, encode_legacy, planes};
 use grundy::store::{Store, CHUNK};
 use sqlx::Row;
 
+#[path = "../crates/grundy-core/examples/support/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kb;
+
 fn entropy_bits(values: &Values) -> f64 {
     let mut counts = std::collections::HashMap::<u32, u64>::new();
     for v in values.iter() {
@@ -82,17 +86,6 @@ async fn legacy_save(store: &Store, code: &str, values: &Values) {
         .expect("legacy insert");
     }
     tx.commit().await.expect("commit");
-}
-
-fn status_kb(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
-        .unwrap_or(0)
 }
 
 /// `--synthetic COUNT`: stores COUNT pseudo-random one-byte values (they do not compress, so

@@ -6,6 +6,7 @@
 //! `--help` (`-h`, `help`) and `--version` everywhere; a bad argument exits 2.
 
 use std::process::ExitCode;
+use std::sync::LazyLock;
 
 use clap::{Parser, Subcommand};
 use grundy::config::keys::{self, Scope};
@@ -18,19 +19,21 @@ use grundy::config::Config;
 #[global_allocator]
 static GLOBAL: grundy::allocator::Allocator = grundy::allocator::Allocator;
 
-/// The version line: the crate's version and the git commit the binary was built from.
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (commit ",
-    env!("GRUNDY_GIT_COMMIT"),
-    ")"
-);
+/// The version line: the crate's version and the git commit the binary was built from (found
+/// by the core crate's build script: `grundy::core::octal::ENGINE_COMMIT`).
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (commit {})",
+        env!("CARGO_PKG_VERSION"),
+        grundy::core::octal::ENGINE_COMMIT
+    )
+});
 
 /// Exact combinatorial-game answers over HTTP/JSON, and octal-game research runs on the
 /// command line. Without a command it serves (configured by GRUNDY_* environment variables:
 /// see README.md).
 #[derive(Debug, Parser)]
-#[command(name = "grundy", version = VERSION, propagate_version = true)]
+#[command(name = "grundy", version = VERSION.as_str(), propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -1097,8 +1097,10 @@ async fn kill_9_mid_quotient_resumes_from_its_verified_saved_quotient() {
         &mut || false,
     )
     .unwrap();
-    let fresh =
-        serde_json::to_value(grundy::api::misere::QuotientResponse::of(&fresh, 0, 8)).unwrap();
+    let fresh = serde_json::to_value(grundy::api::octal::misere::QuotientResponse::of(
+        &fresh, 0, 8,
+    ))
+    .unwrap();
     assert_eq!(r.body, fresh);
     assert_eq!(saved(url.clone()).await, None);
 }

@@ -123,7 +123,7 @@ async fn acceptance_tables_through_http() {
     let s = common::app().await;
     let data: Value = serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/austin_acceptance.json"
+        "/crates/grundy-core/tests/data/austin_acceptance.json"
     )))
     .unwrap();
     let same = |got: &Value, want: &Value, what: &str| {

@@ -1,6 +1,6 @@
 // The rules of take-and-break games, so the page can check a player's move and find a legal
 // move when the engine has no winning one. It mirrors the server's reading of a code
-// (src/core/octal/code.rs): for a code … d₋₁ d₀ . d₁ d₂ …, bit h of digit d_u allows removing
+// (crates/grundy-core/src/octal/code.rs): for a code … d₋₁ d₀ . d₁ d₂ …, bit h of digit d_u allows removing
 // u tokens from one heap and leaving exactly h non-empty heaps; for u ≤ 0 the move adds |u|
 // tokens and splits into h ≥ 2 heaps, each smaller than the heap it came from. Hex digits 8–F
 // allow three heaps; a block in parentheses repeats forever; S(a,b,…) has d_u = 3 for u in S;

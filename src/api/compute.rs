@@ -37,22 +37,17 @@ where
 }
 
 /// [`respond`] for the answers that write their own JSON ([`WriteJson`]: the hottest ones).
-pub async fn respond_written<T, F>(
+pub async fn respond_written<T: WriteJson + Send + 'static>(
     app: &AppState,
     key: Option<String>,
     size: usize,
-    compute: F,
-) -> Result<Response, ApiError>
-where
-    T: WriteJson + Send + 'static,
-    F: Compute<T>,
-{
-    let inline = size <= app.config.inline_coins;
-    respond_with(app, key, inline, compute, |v: &T, out| {
+    compute: impl Compute<T>,
+) -> Result<Response, ApiError> {
+    let write = |v: &T, out: &mut Vec<u8>| {
         v.write_json(out);
         Ok(())
-    })
-    .await
+    };
+    respond_with(app, key, size <= app.config.inline_coins, compute, write).await
 }
 
 /// Writes `value` with serde_json.

@@ -2,18 +2,18 @@
 //! Handlers and wire types only: the edge is `crate::http`, the services `crate::service`.
 
 // A folder per resource: the handler of any path of the OpenAPI document is in the folder its
-// path names (`/v1/octal/census` in `jobs/`, the job kinds' shared resource); what every
-// resource speaks — errors, problems, JSON, numbers, parameters — is in `wire/`.
+// path names (every `/v1/octal/*` in `octal/`: its jobs, censuses and misère quotients too;
+// `/v1/octal/census` in `octal/jobs/`, the job kinds' shared resource); what every resource
+// speaks — errors, JSON, numbers, parameters — is in `wire/`, and only routes are outside it.
 pub mod auth; // API keys at the API: the job callers' extractors, 401/403/429 problems, the bearer scheme
 pub mod compute; // the one path of every compute answer: cache, compute pool, serialization
-pub mod jobs; // /v1/octal/jobs (and their events and statistics), /v1/octal/census: durable jobs
-pub mod misere; // /v1/octal/misere/quotient: verified misère quotients (by a job when async)
-pub mod octal; // /v1/octal/{sequence,value,winning-moves}, /v1/octal/{code}/values
+pub mod octal; // /v1/octal/*: sequence, value, winning-moves, values; jobs/ (jobs, census); misere (quotients)
 pub mod ops; // /healthz, /readyz, /metrics
 pub mod pages; // the web pages at / and their assets
+pub mod problems; // /problems/*: one page per problem type
 pub mod transfinite; // /v1/transfinite/*
 pub mod welter; // /v1/welter/*, and the searched games: /v1/max-welter/*, /v1/antonim/*, /v1/antimatter/*
-pub mod wire; // the shared wire vocabulary: errors, /problems/*, JSON, exact numbers, parameters, schemas
+pub mod wire; // the shared wire vocabulary: errors, JSON, exact numbers, parameters, schemas
 
 // The paths the integration tests name, from before the folders.
 pub use wire::{numbers, schema_rules};
@@ -68,14 +68,14 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(welter::max_welter::router())
         .merge(welter::related::router())
         .merge(octal::router())
-        .merge(misere::router())
+        .merge(octal::misere::router())
         .merge(octal::values::router())
-        .merge(jobs::router())
-        .merge(jobs::events::router())
-        .merge(jobs::statistics::router())
-        .merge(jobs::census::router())
+        .merge(octal::jobs::router())
+        .merge(octal::jobs::events::router())
+        .merge(octal::jobs::statistics::router())
+        .merge(octal::jobs::census::router())
         .merge(ops::router())
-        .merge(wire::problems::router())
+        .merge(problems::router())
 }
 
 /// The OpenAPI document generated from the code (the committed `openapi/openapi.json`).
@@ -175,9 +175,12 @@ fn cross_field_rules(doc: &mut utoipa::openapi::OpenApi) {
         return;
     };
     let rules = [
-        (jobs::JobRequest::name(), schema_rules::keep_rules(true)),
         (
-            jobs::census::CensusRequest::name(),
+            octal::jobs::JobRequest::name(),
+            schema_rules::keep_rules(true),
+        ),
+        (
+            octal::jobs::census::CensusRequest::name(),
             schema_rules::keep_rules(false),
         ),
     ];

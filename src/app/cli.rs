@@ -21,7 +21,7 @@ use tower::ServiceExt;
 
 use crate::config::{Config, JobThreads, MAX_JOB_THREADS};
 use crate::core::octal::{Game, Statistics};
-use crate::service::workers::Workers;
+use crate::service::jobs::Workers;
 use crate::service::AppState;
 use crate::store::{Job, JobKind, JobStatus, Store};
 

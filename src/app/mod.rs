@@ -33,7 +33,7 @@ use crate::http::metrics::HttpMetricsLayer;
 use crate::http::overload::OverloadLayer;
 use crate::http::server::{serve, ServerLimits};
 use crate::http::shutdown::Shutdown;
-use crate::service::workers::Workers;
+use crate::service::jobs::Workers;
 use crate::service::AppState;
 
 /// The Swagger UI's route templates (`utoipa-swagger-ui` serves `/docs` as a redirect,

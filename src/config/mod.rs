@@ -68,7 +68,7 @@ pub struct Config {
     pub job_workers: usize,
     /// `GRUNDY_JOB_THREADS` — threads each job computes on: `auto` (the default) divides the
     /// cores this process may use among the jobs running on this replica, re-balanced as jobs
-    /// start and end (`crate::service::job_threads`); a number (1..=64) fixes it per job.
+    /// start and end (`crate::service::jobs::threads`); a number (1..=[`MAX_JOB_THREADS`]) fixes it per job.
     pub job_threads: JobThreads,
     /// `GRUNDY_JOB_MAX_N` — largest `max_n` a job may ask for.
     pub job_max_n: u64,
@@ -189,14 +189,15 @@ impl Default for Config {
     }
 }
 
-/// Most threads one job's solver may use (`GRUNDY_JOB_THREADS`; the engine's own cap).
-pub const MAX_JOB_THREADS: usize = 64;
+/// Most threads one job's solver may use (`GRUNDY_JOB_THREADS`): the engine's own cap, one
+/// constant for the configuration, the service's division of the cores and the engine.
+pub const MAX_JOB_THREADS: usize = crate::core::octal::MAX_THREADS;
 
 /// `GRUNDY_JOB_THREADS`: how many threads each job computes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JobThreads {
     /// `auto` (or unset): the cores this process may use, divided among the jobs running on
-    /// this replica at each checkpoint (`crate::service::job_threads`).
+    /// this replica at each checkpoint (`crate::service::jobs::threads`).
     #[default]
     Auto,
     /// That many threads per job (1..=[`MAX_JOB_THREADS`]), whatever else runs.

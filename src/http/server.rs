@@ -141,6 +141,36 @@ enum Stage {
     Drop,
 }
 
+/// The application the server runs (the router with its middleware, cloned per connection):
+/// the one bound of the accept loop, the connections and the drain.
+pub trait App:
+    tower::Service<
+        Request<Body>,
+        Response = axum::response::Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+// The blanket impl restates the bound (Rust has no trait aliases): every such service is an App.
+impl<S> App for S where
+    S: Clone
+        + Send
+        + Sync
+        + 'static
+        + tower::Service<
+            Request<Body>,
+            Response = axum::response::Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        >
+{
+}
+
 /// Serves `app` on `listener` until `shutdown` begins the drain, then ends in order:
 ///
 /// 1. `draining` is set (`/readyz` answers 503) and for `limits.shutdown_grace` (less if
@@ -160,12 +190,7 @@ pub async fn serve<S>(
     shutdown: Shutdown,
 ) -> std::io::Result<()>
 where
-    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: App,
 {
     let mut builder = Builder::new(TokioExecutor::new());
     builder
@@ -215,12 +240,7 @@ async fn accept_until<S>(
     conns: &Connections<S>,
     until: impl Future<Output = ()>,
 ) where
-    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: App,
 {
     let mut until = pin!(until);
     loop {
@@ -246,12 +266,7 @@ async fn accept_until<S>(
 /// listener that closes. Returns how many connections it accepted.
 async fn close_listener<S>(listener: tokio::net::TcpListener, conns: &Connections<S>) -> usize
 where
-    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: App,
 {
     if let Err(e) = close_gate(&listener) {
         // Still drained; a handshake that completes between the last accept and the close
@@ -352,12 +367,7 @@ struct Connections<S> {
 
 impl<S> Connections<S>
 where
-    S: tower::Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
+    S: App,
 {
     /// Serves one accepted connection on its own task, or closes it at once if it would
     /// exceed a cap.

@@ -20,9 +20,7 @@ use std::sync::Arc;
 
 use crate::config::keys::{KeyRing, Scope};
 use crate::config::Config;
-use crate::store::{
-    Admission, Job, JobQuota, NewJob, QuotientAdmission, Store, StoreError, DAY_MS,
-};
+use crate::store::{Admission, Job, JobQuota, Store, DAY_MS};
 
 /// The server's access mode (see the module's text).
 #[derive(Debug, Clone)]
@@ -108,13 +106,6 @@ pub struct QuotaExceeded {
     pub limit: u64,
     pub retry_after_secs: u64,
     pub detail: String,
-}
-
-/// The outcome of [`Auth::submit`].
-#[derive(Debug)]
-pub enum Submitted {
-    Job(Box<Job>),
-    OverQuota(QuotaExceeded),
 }
 
 /// How long a client over the active-jobs quota is asked to wait: a job of its own may finish
@@ -245,72 +236,10 @@ impl Auth {
             metrics::gauge!("grundy_jobs_active", "owner" => name.to_owned()).set(n as f64);
         }
     }
-
-    /// Submits `job` as `caller`: owned and within its quotas with a key, as before without.
-    pub async fn submit(
-        &self,
-        caller: &Caller,
-        store: &Store,
-        job: &NewJob,
-        id: &str,
-    ) -> Result<Submitted, StoreError> {
-        let (owner, quota) = match caller {
-            Caller::Key { name, quota, .. } => (name.as_str(), *quota),
-            Caller::Anyone { .. } => {
-                let created = store.create_job(job, id, 0).await?;
-                submitted(NO_OWNER, job.max_n);
-                return Ok(Submitted::Job(Box::new(created)));
-            }
-        };
-        match store.create_owned_job(job, id, owner, quota).await? {
-            Admission::Created(created) => {
-                submitted(owner, job.max_n);
-                Ok(Submitted::Job(created))
-            }
-            refused => Ok(Submitted::OverQuota(refusal(owner, refused, job.max_n))),
-        }
-    }
-
-    /// Submits the misère-quotient job `Q_bound` of the canonical `code` as `caller`: owned
-    /// and within its quotas with a key; the caller's queued or running job for the same
-    /// quotient if it has one (see `crate::store` for one computation per quotient).
-    pub async fn submit_quotient(
-        &self,
-        caller: &Caller,
-        store: &Store,
-        code: &str,
-        bound: u64,
-        id: &str,
-    ) -> Result<QuotientSubmitted, StoreError> {
-        let owner = caller.owner_quota();
-        let name = owner.map_or(NO_OWNER, |(o, _)| o);
-        Ok(
-            match store.create_quotient_job(code, bound, id, owner).await? {
-                QuotientAdmission::Created(job) => {
-                    submitted(name, bound);
-                    QuotientSubmitted::Created(job)
-                }
-                QuotientAdmission::Joined(job) => QuotientSubmitted::Joined(job),
-                QuotientAdmission::Refused(refused) => {
-                    QuotientSubmitted::OverQuota(refusal(name, refused, bound))
-                }
-            },
-        )
-    }
-}
-
-/// The outcome of [`Auth::submit_quotient`].
-#[derive(Debug)]
-pub enum QuotientSubmitted {
-    /// A new job.
-    Created(Box<Job>),
-    /// The caller's job for the same quotient, queued or running.
-    Joined(Box<Job>),
-    OverQuota(QuotaExceeded),
 }
 
 /// What a quota refusal of `owner`'s job of `heaps` heaps says.
-fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
+pub(super) fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
     match refused {
         Admission::HeapsPerDay {
             limit,

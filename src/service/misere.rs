@@ -10,7 +10,7 @@
 //! the quotient of the heaps it did reach ([`Partial`]), which the winning-move search uses
 //! as its memo for the heaps it covers.
 //!
-//! **Larger quotients** are computed by misère-quotient jobs (`misere_jobs.rs`, the one job
+//! **Larger quotients** are computed by misère-quotient jobs (`jobs/misere.rs`, the one job
 //! system), within the job budget [`job_budget`]; [`MisereService::lookup`] says where a
 //! quotient stands (stored, or its newest job).
 

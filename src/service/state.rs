@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::auth::Auth;
 use super::cache::ResponseCache;
 use super::compute_pool::ComputePool;
-use super::job_threads::JobThreadPool;
+use super::jobs::threads::JobThreadPool;
 use super::misere::MisereService;
 use super::octal::OctalService;
 use super::store_slot::StoreSlot;

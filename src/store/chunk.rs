@@ -28,7 +28,7 @@
 //!   uncompressed byte planes, then the zstd frame. A chunk whose planes do not hash to it is
 //!   corrupt: a flipped bit in a frame can decompress to other values of the right length,
 //!   which only a checksum tells. (Window jobs read their values back from these chunks,
-//!   `crate::service::archive`: a value read back is one that was written.)
+//!   `crate::service::jobs::archive`: a value read back is one that was written.)
 //!
 //! **Why a column and not only a header.** Legacy data is arbitrary bytes (any u32 values), so
 //! no magic number can be told apart from it with certainty by looking at the bytes alone, and

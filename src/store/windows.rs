@@ -5,7 +5,7 @@
 //! between them — the values the engine dropped from memory, its *archive*
 //! (`crate::core::octal::archive`). A checkpoint writes the new chunks in the transaction
 //! that renews the lease, and the engine drops no value before a checkpoint stored it (the
-//! archive's `offer`, `crate::service::archive`), so a value read back is always one that was
+//! archive's `offer`, `crate::service::jobs::archive`), so a value read back is always one that was
 //! committed. Why the store's chunk table and not a spill file beside the database: one
 //! durable copy, written once (the tail's chunks were written anyway), the same on SQLite and
 //! on PostgreSQL (a replica that takes a job over finds its archive), and the checkpoint's
@@ -288,14 +288,8 @@ impl Store {
         (from, to): (u64, u64),
     ) -> Result<Option<ArchiveDamage>, StoreError> {
         let r = async {
-            let mut rows = sqlx::query(
-                "SELECT chunk, data, format, value_count FROM job_window_chunks \
-                 WHERE job_id = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk",
-            )
-            .bind(job_id)
-            .bind(from as i64)
-            .bind(to as i64)
-            .fetch(&self.pool());
+            let pool = self.pool();
+            let mut rows = window_chunks(job_id, from, to).fetch(&pool);
             let mut next = from;
             while let Some(row) = rows.try_next().await? {
                 let index: i64 = row.try_get("chunk")?;
@@ -342,14 +336,8 @@ impl Store {
         last: u64,
     ) -> Result<Vec<Values>, StoreError> {
         let r = async {
-            let mut rows = sqlx::query(
-                "SELECT chunk, data, format, value_count FROM job_window_chunks \
-                 WHERE job_id = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk",
-            )
-            .bind(job_id)
-            .bind(first as i64)
-            .bind(last as i64)
-            .fetch(&self.pool());
+            let pool = self.pool();
+            let mut rows = window_chunks(job_id, first, last).fetch(&pool);
             let mut chunks = Vec::with_capacity((last - first) as usize);
             while let Some(row) = rows.try_next().await? {
                 let next = first + chunks.len() as u64;
@@ -654,4 +642,20 @@ async fn write_chunks(
         .await?;
     }
     Ok(written - replaced)
+}
+
+/// The query for a job's window chunks `from..to` (chunk numbers), in order: what a read-back
+/// and the archive's check both walk.
+fn window_chunks(
+    job_id: &str,
+    from: u64,
+    to: u64,
+) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    sqlx::query(
+        "SELECT chunk, data, format, value_count FROM job_window_chunks \
+         WHERE job_id = $1 AND chunk >= $2 AND chunk < $3 ORDER BY chunk",
+    )
+    .bind(job_id)
+    .bind(from as i64)
+    .bind(to as i64)
 }

@@ -15,9 +15,9 @@ use serde_json::Value;
 
 // The PRNG and the papers' data are the core's unit-test helpers, compiled here from the same
 // files (the lib's `#[cfg(test)]` items are not visible to integration tests).
-#[path = "../../src/core/test_support/data.rs"]
+#[path = "../../crates/grundy-core/src/test_support/data.rs"]
 mod data;
-#[path = "../../src/core/test_support/rng.rs"]
+#[path = "../../crates/grundy-core/src/test_support/rng.rs"]
 mod rng;
 #[allow(unused_imports)] // not every test binary uses every helper
 pub use data::{u64s, vectors};

@@ -1,6 +1,8 @@
 //! `/v1/octal/*`: G-sequences, proved periodicity, values for any heap and every winning move
 //! of octal, hexadecimal and other take-and-break games (Austin's codes) and subtraction games.
 
+pub mod jobs; // /v1/octal/jobs (and their events and statistics), /v1/octal/census: durable jobs
+pub mod misere; // /v1/octal/misere/quotient: verified misère quotients (by a job when async)
 pub mod values; // GET /v1/octal/{code}/values: JSON, CSV, binary downloads
 
 use axum::extract::State;
@@ -25,6 +27,14 @@ use crate::store::PeriodicityRecord;
 /// The periodicity verdict. `status` is `periodic` or `arithmetic-periodic` only when proved
 /// by a theorem (Austin Thm 4.1 and its take-and-break generalisations, Thms 6.8–6.10) from
 /// computed values; otherwise `unknown` and the other fields are null.
+//
+// Two types for one verdict, on purpose: this is the wire form (an OpenAPI schema with its
+// example and field docs; `unknown` with null fields; `computed` in job answers), the store's
+// `PeriodicityRecord` (`store/sequences.rs`) is the recorded form (JSON in the `periodicity`
+// columns, only ever a proof). One type would put the document's schema into the store or
+// the stored format at the mercy of the document; `From<PeriodicityRecord>` below is the one
+// crossing, and it takes the record apart field by field, so a field the record gains does not
+// compile until the wire form says what becomes of it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"status": "periodic", "preperiod": 53, "period": 34, "saltus": 0, "proved_at": 175, "theorem": "Austin Thm 4.1 (Guy-Smith periodicity)"}))]
 pub struct PeriodicityInfo {
@@ -68,13 +78,21 @@ impl PeriodicityInfo {
 
 impl From<PeriodicityRecord> for PeriodicityInfo {
     fn from(r: PeriodicityRecord) -> Self {
+        let PeriodicityRecord {
+            status,
+            preperiod,
+            period,
+            saltus,
+            proved_at,
+            theorem,
+        } = r;
         PeriodicityInfo {
-            status: r.status,
-            preperiod: r.preperiod,
-            period: r.period,
-            saltus: r.saltus,
-            proved_at: r.proved_at,
-            theorem: r.theorem,
+            status,
+            preperiod,
+            period,
+            saltus,
+            proved_at,
+            theorem,
             computed: None,
         }
     }

@@ -1,5 +1,5 @@
 //! The wire vocabulary every resource of the API speaks: one error type rendered as RFC 9457
-//! problems (and the `/problems/*` pages that explain them), the JSON body, query and path
+//! problems (the `/problems/*` pages that explain them are a route: `api/problems.rs`), the JSON body, query and path
 //! extractors whose problems name the field, exact numbers (no rounding through floats), content
 //! negotiation, the JSON Schema rules and shared responses of the OpenAPI document, and the wire
 //! forms of `core::game`.
@@ -14,6 +14,5 @@ pub mod nat; // Nat: exact non-negative integers from JSON
 pub mod numbers; // exact JSON numbers (no rounding through floats)
 pub mod params; // ApiQuery, ApiPath: query and path extractors whose problems name the parameter
 pub mod position; // shared position checks (distinct squares, lengths)
-pub mod problems; // /problems/*: one page per problem type
 pub mod schema_rules; // the JSON Schema rules of the OpenAPI document (patterns, limits)
 mod serde_error; // a serde error as the problem naming its field

@@ -241,7 +241,7 @@ pub fn census_codes() -> Array {
     let mut a = ArrayBuilder::new()
         .items(game_code())
         .min_items(Some(1))
-        .max_items(Some(crate::service::census::MAX_CODES))
+        .max_items(Some(crate::service::jobs::census::MAX_CODES))
         .build();
     a.schema_type = SchemaType::from_iter([Type::Array, Type::Null]);
     a.description = Some(

@@ -1,0 +1,678 @@
+//! `Engine::pipeline`: sparse mode on several threads (see `parallel/mod.rs` for the method).
+//!
+//! The work goes in *rounds*, one block of heaps a round, all in one scope of the pool:
+//! - the *far rows* of the block (its pairs whose partners lie before it), a task of [`TASK`]
+//!   heaps at a time, on every thread, first of all;
+//! - the *spine* over the block on the calling thread — the pairs inside the block and the
+//!   candidate — a task's heaps as soon as their far rows are done (it does a far-row task
+//!   itself when none is done, and waits a few µs only when every task is taken);
+//! - the *checks* of the block before, a task of [`TASK`] heaps at a time, on the pool's threads
+//!   once the far rows are all taken, and on the spine's once it is done.
+//!
+//! One wake-up of the pool a round, and no barrier between the far rows and the spine.
+//!
+//! Between rounds the engine *commits*: it adds the verified values to its counts and tables,
+//! resolves the checks that needed the archive, and appends the spine's block unverified. A
+//! heap found rare ends everything after it: the values from it on are dropped, it gets its
+//! rare value as the one-thread engine would (`push_value`), and the pipeline starts again
+//! after it. A heap whose value would outgrow the marks (`c` reaching `2^vbits`, or 64 with bit
+//! marks) is left to the one-thread step, after everything before it is verified. The
+//! pipeline returns with every value verified.
+//!
+//! Values are appended to `values` only between rounds; during a round every thread reads them
+//! (and the tables) through shared references, and the spine writes its block into a buffer
+//! of its own (`win`) — no locks, no shared mutable state besides the task queues.
+//!
+//! With one thread (a profile, `profile.rs`) the stages run in turn on the calling thread, cut
+//! into the same tasks, and are timed.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::{Engine, Mode};
+use crate::octal::archive::Backing;
+use crate::octal::error::OctalError;
+use crate::octal::parallel::far_rows::far_rows;
+use crate::octal::parallel::spine::{self, Analyse, Spine};
+use crate::octal::parallel::verify::{self, Checks, Verdict, Verify};
+use crate::octal::parallel::{with_helpers, Bits, Bytes, BYTE_LIMIT};
+use crate::octal::sparse::RoundView;
+use crate::octal::values::{with_cells, Cell};
+
+use crate::octal::window::{Keep, View};
+
+/// The pipeline runs from this heap on (blocks are at most a sixteenth of the values).
+pub(super) const PIPELINE_FROM: usize = 1 << 12;
+
+/// Heaps per task (a share of a block's checks or far rows): blocks of the games with spread
+/// rare positions are a few hundred heaps, and sixteen threads want tasks for all of them.
+const TASK: usize = 32;
+
+/// Blocks are a multiple of this many heaps.
+const UNIT: usize = 64;
+
+/// See [`Engine::set_thread_start`].
+#[derive(Clone)]
+pub(crate) struct ThreadStart(pub std::sync::Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for ThreadStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ThreadStart")
+    }
+}
+
+/// What the pipeline did (tests and diagnostics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Rounds run, heaps the spine computed.
+    pub rounds: u64,
+    pub heaps: u64,
+    /// Heaps a check found rare (everything after each was computed again).
+    pub rare: u64,
+    /// Heaps left to the one-thread step (a value outgrowing the marks).
+    pub leftovers: u64,
+    /// Checks done with the archive at commit.
+    pub deferred: u64,
+    /// Rounds with far rows.
+    pub far_rounds: u64,
+}
+
+/// A block appended to the values but not verified yet.
+#[derive(Debug)]
+struct Pending {
+    start: usize,
+    len: usize,
+    /// The missing values the spine recorded ([`Analyse::MISSING_WORDS`] words a heap).
+    missing: Vec<u64>,
+}
+
+/// How the pipeline runs for the present tables.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// Heaps per block.
+    block: usize,
+    /// Whether far rows are computed (rare positions reach well beyond a block).
+    far: bool,
+}
+
+/// What a round returns: heaps the spine computed (or its error), the verifiers' counts per
+/// task (with the task's first heap: those after a rare heap are discarded with its work) and
+/// their head length.
+struct RoundOut {
+    spine: Result<usize, OctalError>,
+    counts: Vec<(usize, verify::Counts)>,
+    head: usize,
+}
+
+impl Engine {
+    /// True when the pipeline may compute from heap `len` on: threads, sparse mode with the
+    /// rows it supports, two-heap digits that take tokens (no digit before the point), no
+    /// full exclusion sets, and room in a window.
+    pub(super) fn pipeline_ready(&self, len: usize) -> bool {
+        let Mode::Sparse(sp) = &self.mode else {
+            return false;
+        };
+        let window_ok = match self.keep {
+            Keep::All => true,
+            // The spine's window of values lies in the tail: two blocks back with far rows,
+            // back to the largest rare position without (far rows' partners always do).
+            Keep::Window { window, .. } => {
+                let plan = self.plan_for(sp);
+                let reach = if plan.far { 0 } else { sp.max_rare() };
+                window >= 4 * plan.block + reach + 256
+            }
+        };
+        (self.threads > 1 || self.profile.is_some())
+            && self.pipeline
+            && self.plan_for(sp).block >= UNIT
+            && len >= self.pipeline_from
+            && self.sets.is_none()
+            && self.rules.threes_capped.is_empty()
+            && self.scan_twos.iter().all(|&u| u >= 0)
+            && (1usize << self.vbits) <= BYTE_LIMIT
+            && window_ok
+    }
+
+    fn plan_for(&self, sp: &crate::octal::sparse::Sparse) -> Plan {
+        if let Some((block, far)) = self.plan_override {
+            // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
+            // rounds: far rows made for one block size meet another).
+            let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
+            return Plan { block, far };
+        }
+        let k = self.scan_twos.len().max(1);
+        let rare = sp.rare.len();
+        // Far rows pay where rare positions reach far beyond two blocks.
+        let far = sp.max_rare() > 8 * 1024;
+        let block = if far {
+            // Rounds of ≈ 1 ms (a heap costs about a nanosecond per rare pair, and 256 more):
+            // long enough that waking the helpers (tens of µs) costs little, short enough
+            // that the pairs inside the block — the spine's, on one thread — are few (Grundy's
+            // game, `.6`, `.014`: 2–4 % of a heap's rare pairs with blocks of 512; measured
+            // with `octal_time --profile`: blocks of 256 cost more in the tasks than they save).
+            ((1usize << 20) / (rare * k + 256)).clamp(UNIT, 4096) / UNIT * UNIT
+        } else if sp.bits_in_use() {
+            8192
+        } else {
+            2048
+        };
+        // A block is at most a sixteenth of the values (short sequences: many rounds), and an
+        // eighth of the heaps since the last rare value: each new one is found a round late
+        // and costs the blocks computed meanwhile.
+        let n = self.len();
+        let block = block
+            .min(n / 16 / UNIT * UNIT)
+            .min((n - sp.last_rare().min(n)) / 8 / UNIT * UNIT);
+        Plan { block, far }
+    }
+
+    /// The pool of `threads − 1` helper threads (the calling thread is the spine).
+    pub(super) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
+        let want = self.threads - 1;
+        match self.pool.take() {
+            Some(p) if p.current_num_threads() == want => Some(p),
+            _ => {
+                let hook = self.thread_start.clone();
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(want)
+                    .thread_name(|i| format!("octal-helper-{i}"))
+                    .start_handler(move |_| {
+                        if let Some(h) = &hook {
+                            (h.0)();
+                        }
+                    })
+                    .build()
+                    .ok()
+            }
+        }
+    }
+
+    /// Computes from `len()` towards `stop_at` on every thread (see the module docs); returns
+    /// with every value verified, early when a heap is left to the one-thread step (it is
+    /// computed then), when a review is due, or when `should_stop` says so (then with
+    /// [`OctalError::Stopped`]).
+    pub(super) fn pipeline(
+        &mut self,
+        stop_at: usize,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(), OctalError> {
+        // One thread (a profile): every stage on the calling thread.
+        let pool = if self.threads > 1 {
+            let Some(pool) = self.take_pool() else {
+                // No threads to be had: one heap the one-thread way, and on.
+                return self.step(self.len());
+            };
+            Some(pool)
+        } else {
+            None
+        };
+        let bits = match &mut self.mode {
+            Mode::Sparse(sp) => {
+                sp.forget_block();
+                sp.bits_in_use()
+            }
+            _ => false,
+        };
+        // Rows as wide as the values need (nim-sums below 2^(vbits + 1)).
+        let vbits = if self.widest_rows { 10 } else { self.vbits };
+        let r = match (bits, vbits) {
+            (true, _) => self.pipeline_with::<Bits>(pool.as_ref(), stop_at, should_stop),
+            (false, ..=8) => self.pipeline_with::<Bytes<512>>(pool.as_ref(), stop_at, should_stop),
+            (false, 9) => self.pipeline_with::<Bytes<1024>>(pool.as_ref(), stop_at, should_stop),
+            (false, _) => self.pipeline_with::<Bytes<2048>>(pool.as_ref(), stop_at, should_stop),
+        };
+        if pool.is_some() {
+            self.pool = pool;
+        }
+        r
+    }
+
+    fn pipeline_with<K: Verify + Analyse>(
+        &mut self,
+        pool: Option<&rayon::ThreadPool>,
+        stop_at: usize,
+        should_stop: &mut dyn FnMut() -> bool,
+    ) -> Result<(), OctalError> {
+        let mut pending: Option<Pending> = None;
+        // A heap the spine left to the one-thread step: flush, then compute it.
+        let mut leftover = false;
+        let mut stopped = false;
+        // Row buffers are reused from round to round: no allocation.
+        let mut spare: Vec<K::Row> = Vec::new();
+        loop {
+            let s = self.len();
+            let verified = self.verified(&pending);
+            let Mode::Sparse(sp) = &mut self.mode else {
+                unreachable!("the pipeline runs in sparse mode")
+            };
+            // New probes (first occurrences of common values among the verified values).
+            sp.refresh_probes(verified);
+            let Mode::Sparse(sp) = &self.mode else {
+                unreachable!("the pipeline runs in sparse mode")
+            };
+            let plan = self.plan_for(sp);
+            if !stopped && !leftover {
+                stopped = should_stop();
+            }
+            let review = verified >= self.next_review;
+            let b = if stopped || leftover || review || s >= stop_at {
+                0
+            } else {
+                plan.block.min(stop_at - s)
+            };
+            if b == 0 && pending.is_none() {
+                if leftover {
+                    return self.step(s);
+                }
+                if stopped {
+                    return Err(OctalError::Stopped { computed: s });
+                }
+                return Ok(());
+            }
+            // Far rows: the pairs whose partners lie before the block, every thread's work
+            // at the start of the round; the spine adds the pairs inside the block.
+            let split = if plan.far && b > 0 { s } else { 0 };
+            let mut rows = std::mem::take(&mut spare);
+            if split == 0 {
+                rows.clear(); // the spine starts from empty rows
+            }
+            rows.resize(b, K::empty()); // far rows are cleared by their tasks
+            let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
+            let mut missing = Vec::with_capacity(b * K::MISSING_WORDS);
+            self.pipeline_counts.rounds += 1;
+            self.pipeline_counts.far_rounds += u64::from(split > 0);
+            let out = self.round::<K>(
+                pool,
+                pending.as_ref(),
+                &mut verdicts,
+                (s, &mut rows, split, &mut missing),
+            );
+            spare = rows;
+            // Commit: the checks of the block before, then the spine's block.
+            let serial_start = self.profile.as_ref().map(|_| Instant::now());
+            let failed = match pending.take() {
+                Some(p) => self.commit_checks(&p, &verdicts)?,
+                None => None,
+            };
+            // The checks' work counts, as the one-thread engine's: those that were kept.
+            let kept = failed.unwrap_or(usize::MAX);
+            let (scans, pairs) = out
+                .counts
+                .iter()
+                .filter(|&&(first, _)| first <= kept)
+                .fold((0, 0), |(s, p), (_, c)| (s + c.scans, p + c.scanned_pairs));
+            if let Mode::Sparse(sp) = &mut self.mode {
+                sp.after_checks(out.head, scans, pairs);
+            }
+            if let (Some(p), Some(t)) = (self.profile.as_mut(), serial_start) {
+                p.force_serial(t);
+            }
+            if failed.is_some() {
+                // Everything computed from the failed heap on is gone; start again after it.
+                leftover = false;
+                continue;
+            }
+            let done = out.spine?;
+            self.pipeline_counts.heaps += done as u64;
+            self.pipeline_counts.leftovers += u64::from(done < b);
+            if b > 0 {
+                pending = (done > 0).then_some(Pending {
+                    start: s,
+                    len: done,
+                    missing,
+                });
+                leftover = done < b;
+            }
+        }
+    }
+
+    /// The values verified so far (all but the pending block).
+    fn verified(&self, pending: &Option<Pending>) -> usize {
+        pending.as_ref().map_or(self.len(), |p| p.start)
+    }
+
+    /// One round (see the module docs): the far rows of the spine's block `spine.0 ..` (pairs
+    /// below `spine.2`, none when it is 0) on every thread; then the spine over the block
+    /// (`rows`) on this thread while the others check `pending` into `verdicts`.
+    #[allow(clippy::type_complexity)]
+    fn round<K: Verify + Analyse>(
+        &mut self,
+        pool: Option<&rayon::ThreadPool>,
+        pending: Option<&Pending>,
+        verdicts: &mut [Verdict],
+        spine_part: (usize, &mut [K::Row], usize, &mut Vec<u64>),
+    ) -> RoundOut {
+        let (first, rows, split, missing) = spine_part;
+        let gap = self.gap;
+        let limit = 1u32 << self.vbits;
+        let Engine {
+            values,
+            mode,
+            scan_twos,
+            rules,
+            game,
+            archive,
+            read_backs,
+            profile,
+            ..
+        } = self;
+        let Mode::Sparse(sp) = mode else {
+            unreachable!("the pipeline runs in sparse mode")
+        };
+        let head0 = sp.head_len();
+        let force_read_back = sp.force_read_back();
+        let (common, rare_words) =
+            sp.class_words((limit as usize).div_ceil(64).clamp(1, K::MISSING_WORDS));
+        let max_rare = sp.max_rare();
+        let max_u = scan_twos
+            .iter()
+            .map(|&u| u as usize)
+            .chain(rules.ones.iter().copied())
+            .max()
+            .unwrap_or(0);
+        let take_all: Vec<bool> = (0..=game.prefix().len())
+            .map(|n| game.digit(n as i64) & 1 == 1)
+            .collect();
+        let RoundView {
+            rare,
+            rare_vals,
+            probes,
+            head_probes,
+            far: mut far_pairs,
+        } = sp.round_view();
+        let mut backing = archive.as_deref_mut().map(|archive| Backing {
+            archive,
+            counts: read_backs,
+        });
+        let twos: &crate::octal::rules::Twos = scan_twos;
+        let timing = profile.is_some();
+        let (new, out, times) = with_cells!(values.as_ref(), |g| {
+            let view = View::of(g, gap);
+            let stage_start = timing.then(Instant::now);
+            // The spine's window: the values from the earliest partner of a near pair on.
+            let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
+            let win_base = first.saturating_sub(reach).max(view.base);
+            let mut win: Vec<_> = view.tail[win_base - view.base..first - view.base].to_vec();
+            // The spine's block in parts of TASK heaps. With far rows, each part is first a
+            // far-row task for any thread, which leaves it in its slot for the spine; without,
+            // every part is in its slot from the start.
+            let parts: Vec<&mut [K::Row]> = rows.chunks_mut(TASK).collect();
+            let n_parts = parts.len();
+            let (slots, far_tasks): (Vec<Mutex<Option<&mut [K::Row]>>>, Vec<_>) = if split > 0 {
+                let slots = (0..n_parts).map(|_| Mutex::new(None)).collect();
+                (slots, parts.into_iter().enumerate().rev().collect())
+            } else {
+                let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+                (slots, Vec::new())
+            };
+            let far_queue = Mutex::new(far_tasks);
+            // One far-row task, if one is left (popped in order, from the block's start).
+            let far_task = || {
+                let task = far_queue.lock().expect("the far-row queue").pop();
+                let Some((j, part)) = task else {
+                    return false;
+                };
+                far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
+                *slots[j].lock().expect("a part's slot") = Some(part);
+                true
+            };
+            let checks = Checks {
+                g: view,
+                probes,
+                head_probes,
+                twos,
+                gap: twos.gap,
+                force_read_back,
+            };
+            let mut tasks: Vec<(usize, &[u64], &mut [Verdict])> = Vec::new();
+            if let Some(p) = pending {
+                let per = K::MISSING_WORDS;
+                for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
+                    let from = i * TASK;
+                    tasks.push((
+                        p.start + from,
+                        &p.missing[from * per..(from + out.len()) * per],
+                        out,
+                    ));
+                }
+            }
+            tasks.reverse(); // popped from the end: in order
+            let queue = Mutex::new(tasks);
+            let result = Mutex::new((Vec::new(), 0usize, head0));
+            let checks_work = || {
+                let mut done = Vec::new();
+                let mut last = (0usize, head0);
+                loop {
+                    let task = queue.lock().expect("the task queue").pop();
+                    let Some((first, missing, out)) = task else {
+                        break;
+                    };
+                    let mut head = head0;
+                    let mut counts = verify::Counts::default();
+                    K::verify(&checks, first, missing, &mut head, out, &mut counts);
+                    done.push((first, counts));
+                    if first >= last.0 {
+                        last = (first, head);
+                    }
+                }
+                let mut r = result.lock().expect("the round's counts");
+                r.0.append(&mut done);
+                if last.0 >= r.1 && last.0 > 0 {
+                    (r.1, r.2) = last;
+                }
+            };
+            // The other threads: the far rows first (the spine waits for them), then the
+            // checks of the block before.
+            let helper = || {
+                while far_task() {}
+                checks_work();
+            };
+            // The spine's time, and the time it spent on far rows or waiting for them.
+            let mut spine_time = None;
+            let mut waited = std::time::Duration::ZERO;
+            let spine_out = with_helpers(pool, &helper, || {
+                let spine_start = timing.then(Instant::now);
+                let sp = Spine {
+                    rare,
+                    rare_vals,
+                    twos,
+                    ones: &rules.ones,
+                    take_all: &take_all,
+                    split,
+                    limit,
+                    common: &common,
+                    rare_words: &rare_words,
+                };
+                let any_far = !far_pairs.is_empty();
+                let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
+                    far_pairs.pairs(view, &mut backing, n, first, twos, mark)
+                };
+                let mut far_marks: Option<spine::FarMarks<'_>> =
+                    if any_far { Some(&mut far_fn) } else { None };
+                let mut run = spine::Run::new::<K>(&sp);
+                let mut out = Ok(0);
+                for (j, slot) in slots.iter().enumerate() {
+                    // The part's far rows: done by now, or done here, or (a few µs) awaited.
+                    let wait_start = timing.then(Instant::now);
+                    let mut spins = 0u32;
+                    let part = loop {
+                        if let Some(part) = slot.lock().expect("a part's slot").take() {
+                            break part;
+                        }
+                        if !far_task() {
+                            spins += 1;
+                            if spins % 64 == 0 {
+                                std::thread::yield_now();
+                            } else {
+                                std::hint::spin_loop();
+                            }
+                        }
+                    };
+                    if let Some(t) = wait_start {
+                        waited += t.elapsed();
+                    }
+                    let len = part.len();
+                    let done = run.part::<K, _>(
+                        &sp,
+                        view.front,
+                        first + j * TASK,
+                        part,
+                        &mut win,
+                        win_base,
+                        missing,
+                        &mut far_marks,
+                    );
+                    match done {
+                        Ok(k) => {
+                            out = Ok(j * TASK + k);
+                            if k < len {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            out = Err(e);
+                            break;
+                        }
+                    }
+                }
+                spine_time = spine_start.map(|t| t.elapsed());
+                // A block the spine left early: far rows no one needs, but the helpers'
+                // queue must empty; then the checks.
+                while far_task() {}
+                checks_work();
+                out
+            });
+            let stage_time = stage_start.map(|t| t.elapsed());
+            // The far rows this thread did (all of them on one thread) are not the spine's.
+            let far_time = timing.then_some(waited);
+            let spine_time = spine_time.map(|s| s.saturating_sub(waited));
+            let done = *spine_out.as_ref().unwrap_or(&0);
+            let new: Vec<u32> = win[first - win_base..first - win_base + done]
+                .iter()
+                .map(|c| c.get())
+                .collect();
+            let (counts, _, head) = result.into_inner().expect("the round's counts");
+            (
+                new,
+                RoundOut {
+                    spine: spine_out,
+                    counts,
+                    head,
+                },
+                (far_time, spine_time, stage_time),
+            )
+        });
+        if let (Some(p), (Some(far), Some(spine), Some(stage))) = (profile.as_mut(), times) {
+            p.rounds += 1;
+            p.far_rows += far;
+            p.spine += spine;
+            p.checks += stage.saturating_sub(spine + far);
+        }
+        // The spine's block joins the values (unverified until the next round).
+        for v in new {
+            values.push(v);
+        }
+        out
+    }
+
+    /// Commits the checks of block `p`: the verified values go to the counts and tables; at
+    /// the first rare one the values from it on are dropped and it is pushed with its rare
+    /// value. Checks that needed the archive are done here. Returns the rare heap, if any.
+    fn commit_checks(
+        &mut self,
+        p: &Pending,
+        verdicts: &[Verdict],
+    ) -> Result<Option<usize>, OctalError> {
+        let per = p.missing.len() / p.len.max(1);
+        for (i, verdict) in verdicts.iter().enumerate() {
+            let n = p.start + i;
+            let rare = match verdict {
+                Verdict::Common => None,
+                Verdict::Rare(v) => Some(*v),
+                Verdict::Deferred => {
+                    self.pipeline_counts.deferred += 1;
+                    match self.check_deferred(n, &p.missing[i * per..(i + 1) * per]) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            // The archive failed: keep what is verified, nothing after it.
+                            self.account(p.start, n);
+                            self.truncate_heaps(n);
+                            return Err(e);
+                        }
+                    }
+                }
+            };
+            if let Some(v) = rare {
+                self.pipeline_counts.rare += 1;
+                self.account(p.start, n);
+                self.truncate_heaps(n);
+                self.push_value(n, v)?;
+                return Ok(Some(n));
+            }
+        }
+        self.account(p.start, p.start + p.len);
+        Ok(None)
+    }
+
+    /// The rare check of heap n with the archive (a verifier deferred it).
+    fn check_deferred(&mut self, n: usize, missing: &[u64]) -> Result<Option<u32>, OctalError> {
+        let gap = self.gap;
+        let Engine {
+            values,
+            mode,
+            scan_twos,
+            archive,
+            read_backs,
+            ..
+        } = self;
+        let Mode::Sparse(sp) = mode else {
+            unreachable!("the pipeline runs in sparse mode")
+        };
+        let mut backing = archive.as_deref_mut().map(|archive| Backing {
+            archive,
+            counts: read_backs,
+        });
+        // Only G(0..n) may be read: the values after n are not verified.
+        let end = match gap {
+            None => n,
+            Some(gap) => gap.front + (n - gap.base),
+        };
+        let kept = values.as_ref().slice(..end);
+        with_cells!(kept, |g| sp.check_deferred(
+            View::of(g, gap),
+            &mut backing,
+            n,
+            scan_twos,
+            missing
+        ))
+    }
+
+    /// Heaps `from..to`, verified: their values join the counts and the sparse tables.
+    fn account(&mut self, from: usize, to: usize) {
+        let (front, base) = match self.gap {
+            None => (0, 0),
+            Some(gap) => (gap.front, gap.base),
+        };
+        let Mode::Sparse(sp) = &mut self.mode else {
+            return;
+        };
+        let counts = &mut self.counts;
+        let all = self.values.as_ref();
+        with_cells!(all.slice(front + from - base..front + to - base), |g| {
+            for (i, v) in g.iter().enumerate() {
+                let v = v.get();
+                counts[v as usize] += 1;
+                sp.push(from + i, v);
+            }
+        });
+    }
+
+    /// Drops the values of heaps `n..` (unverified ones after a rare heap).
+    fn truncate_heaps(&mut self, n: usize) {
+        let at = match self.gap {
+            None => n,
+            Some(gap) => gap.front + (n - gap.base),
+        };
+        self.values.truncate(at);
+    }
+}

@@ -1,0 +1,81 @@
+//! Octal and other take-and-break games: G-sequences, proved periodicity, values of any heap
+//! and every winning move (R. B. Austin, "Impartial and Partisan Games", M.Sc. thesis, University
+//! of Calgary, 1976: codes in ch. 4, periodicity in ch. 4 and 6, subtraction games in ch. 5).
+//!
+//! * [`Game`] (`code.rs`): parsing, canonical codes and Austin's standard form.
+//! * [`naive_values`] (`naive.rs`): the definition, as a reference for tests and benchmarks.
+//! * [`Engine`] (`engine.rs`: the step loop; `engine/window.rs`: keep, slide, freeze, resume;
+//!   `engine/review.rs`: mode and cost model; with `sparse.rs` and `sparse/step.rs`,
+//!   `rare_check.rs`, `bitmarks.rs` and `stamps.rs`, `dense.rs`, `sets.rs`): the fast
+//!   incremental, resumable, stoppable computation
+//!   (rare/common method, parallel dense scans, full exclusion sets for three-heap splits and
+//!   recurring codes); on several threads the rare/common method runs as a pipeline that
+//!   speculates and verifies (`parallel/`, `engine/pipeline.rs`), every value exactly the
+//!   one-thread engine's.
+//! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
+//!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values; long
+//!   periods (above 2^20) through exactly confirmed square suffixes (`squares.rs`).
+//! * [`value_at`] (`value.rs`): G(heap) for any u64 heap.
+//! * [`Values`] (`values.rs`): a G-sequence in 1, 2 or 4 bytes per value, widened on demand.
+//! * [`Keep`] (`window.rs`): all values, or a front and a window behind n (bounded memory),
+//!   the values between read back from an [`Archive`] (`archive.rs`) when a heap needs them.
+//! * [`winning_moves`] (`moves.rs`): every winning move of a sum of heaps, paginated.
+//! * [`Solver`] (`solver.rs`): engine + detector + the queries, for the HTTP layer.
+//! * [`Statistics`] (`statistics.rs`): the published tables' statistics of a G-sequence prefix;
+//!   [`unsolved`] (`unsolved.rs`): the unsolved games and their published computations.
+//!
+//! Pure computation: no I/O, no async; parallelism only on the engine's own pool of helper
+//! threads (rayon, borrowed data in scopes: no locks around the values); every long computation
+//! polls a `should_stop` callback; all failures are [`OctalError`]s.
+#[cfg(test)]
+mod acceptance_tests;
+pub mod archive;
+mod bitmarks;
+mod bitset;
+pub mod code;
+mod dense;
+pub mod engine;
+pub mod error;
+#[cfg(test)]
+mod grundy_tests;
+pub mod moves;
+pub mod naive;
+mod parallel;
+pub mod periodicity;
+#[cfg(test)]
+mod pipeline_tests;
+mod rare_check;
+mod rules;
+mod sets;
+pub mod solver;
+mod sparse;
+mod split;
+mod squares;
+mod stamps;
+pub mod statistics;
+pub mod unsolved;
+pub mod value;
+pub mod values;
+pub mod window;
+#[cfg(test)]
+mod window_tests;
+
+pub use archive::{Archive, MemoryArchive, ReadBacks};
+
+/// The engine's version: the crate's, and the git commit it was built from (`build.rs`;
+/// `unknown` where the build had neither git nor `GRUNDY_GIT_COMMIT`), to cite with a result.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const ENGINE_COMMIT: &str = env!("GRUNDY_GIT_COMMIT");
+pub use code::{
+    Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
+};
+pub use engine::{Engine, EngineStats, Profile, Value, MAX_THREADS, MAX_VALUES, MAX_WINDOW_N};
+pub use error::OctalError;
+pub use moves::{winning_moves, MovePage, WinningMove, DEFAULT_BUDGET, MAX_HEAPS};
+pub use naive::naive_values;
+pub use periodicity::{detect, Detector, Periodicity, Proof, Theorem};
+pub use solver::Solver;
+pub use statistics::{Snapshot, Statistics, StatisticsError};
+pub use value::value_at;
+pub use values::{Cell, Values, ValuesRef};
+pub use window::{Keep, SLIDE};

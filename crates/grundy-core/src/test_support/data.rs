@@ -1,0 +1,20 @@
+//! The worked examples of the papers as data, in a file of its own so that the integration
+//! tests (`tests/common/`) use the same source.
+
+/// `crates/grundy-core/tests/data/welter_vectors.json`: every worked example and table of the Welter thesis and
+/// the Max-Welter paper, transcribed and checked by brute force (where a paper and brute force
+/// disagree, the entry says so and the computation wins).
+pub fn vectors() -> serde_json::Value {
+    // Relative to this file, which the integration tests of the service compile too.
+    serde_json::from_str(include_str!("../../tests/data/welter_vectors.json"))
+        .expect("welter_vectors.json parses")
+}
+
+/// A JSON array of naturals.
+pub fn u64s(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_u64().expect("a natural"))
+        .collect()
+}
