@@ -34,7 +34,6 @@ use super::window::{Gap, Keep, View, SLIDE};
 mod pipeline;
 mod profile;
 mod review;
-#[cfg(test)]
 mod testing;
 #[cfg(test)]
 mod tests;
@@ -116,22 +115,13 @@ pub struct Engine {
     review_scanned: u64,
     scan_per_heap: Option<f64>,
     allow_sparse: bool,
-    /// Sparse mode may use bit marks while values are below 64 (`bitmarks.rs`); tests switch
-    /// it off to compare with the stamp arrays.
-    bit_marks: bool,
-    /// Sparse mode on several threads (`engine/pipeline.rs`) where it applies (tests switch it
-    /// off to compare), and its pool of helper threads (made on first use).
-    pipeline: bool,
+    /// The settings only tests change ([`testing::Knobs`]: bit marks, the pipeline on or off,
+    /// from which heap and with which plan, the widest rows).
+    knobs: testing::Knobs,
+    /// The pipeline's pool of helper threads (made on first use).
     pool: Option<rayon::ThreadPool>,
     /// Run on each helper thread as it starts ([`Engine::set_thread_start`]).
     thread_start: Option<pipeline::ThreadStart>,
-    /// The pipeline runs from this heap on ([`pipeline::PIPELINE_FROM`]; tests lower it), with
-    /// the block size and far rows of its plan unless a test fixes them.
-    pipeline_from: usize,
-    plan_override: Option<(usize, bool)>,
-    /// Tests: byte rows of the widest kind whatever the values (every row width runs the
-    /// same code with another `N`).
-    widest_rows: bool,
     /// What the pipeline did (diagnostics, tests).
     pipeline_counts: pipeline::Counts,
     /// The stages' times, when asked for ([`Engine::set_profile`]).
@@ -192,13 +182,9 @@ impl Engine {
             review_scanned: 0,
             scan_per_heap: None,
             allow_sparse: true,
-            bit_marks: true,
-            pipeline: true,
+            knobs: testing::Knobs::default(),
             pool: None,
             thread_start: None,
-            pipeline_from: pipeline::PIPELINE_FROM,
-            plan_override: None,
-            widest_rows: false,
             pipeline_counts: pipeline::Counts::default(),
             profile: None,
             keep: Keep::All,

@@ -156,6 +156,16 @@ pub struct Detector {
     /// Lengths at which a candidate already seen meets Thm 4.1's bound (see [`Pass`]).
     due_kmp: usize,
     due_sweep: usize,
+    /// The KMP pass's buffers, kept from pass to pass (8 MiB each at the full window: made
+    /// afresh, every pass would fault its pages in again).
+    scratch: Scratch,
+}
+
+/// The KMP pass's buffers: the reversed tail of differences and its prefix function.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    s: Vec<u32>,
+    pi: Vec<u32>,
 }
 
 impl Detector {
@@ -180,6 +190,7 @@ impl Detector {
             sweep_time: std::time::Duration::ZERO,
             due_kmp: usize::MAX,
             due_sweep: usize::MAX,
+            scratch: Scratch::default(),
         }
     }
 
@@ -278,8 +289,8 @@ impl Detector {
             && (now || len >= self.checked + (self.checked / 16).max(64))
         {
             self.checked = len;
-            let (game, window) = (&self.game, self.window);
-            self.result = with_cells!(tail, |g| detect_tail(game, g, base, window));
+            let (game, window, scratch) = (&self.game, self.window, &mut self.scratch);
+            self.result = with_cells!(tail, |g| detect_tail(game, g, base, window, scratch));
         }
         &self.result
     }
@@ -295,8 +306,8 @@ impl Detector {
         if sweep {
             self.swept = values.len();
         }
-        let (game, window) = (&self.game, self.window);
-        let pass = with_cells!(values, |g| detect_in(game, g, window, sweep, pool));
+        let (game, window, scratch) = (&self.game, self.window, &mut self.scratch);
+        let pass = with_cells!(values, |g| detect_in(game, g, window, sweep, pool, scratch));
         self.runs += 1;
         self.sweep_time += pass.sweep_time;
         self.result = pass.result;
@@ -319,7 +330,11 @@ impl Detector {
 
 /// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
 pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
-    with_cells!(g.into(), |g| detect_in(game, g, WINDOW, true, None)).result
+    let scratch = &mut Scratch::default();
+    with_cells!(g.into(), |g| detect_in(
+        game, g, WINDOW, true, None, scratch
+    ))
+    .result
 }
 
 /// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
@@ -366,6 +381,7 @@ fn detect_in<T: Cell>(
     window: usize,
     long: bool,
     pool: Option<&rayon::ThreadPool>,
+    scratch: &mut Scratch,
 ) -> Pass {
     let len = g.len();
     if len < 3 || game.part_rule() != PartRule::Any {
@@ -378,7 +394,7 @@ fn detect_in<T: Cell>(
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
     // Candidates (q, longest m with per(m) = q and m ≥ 2q); per(m) is non-decreasing in m.
-    let cands = kmp_candidates(g, w);
+    let cands = kmp_candidates(g, w, scratch);
     // Periods whose stretch reaches back past the window, with the stretch length m: their
     // multiples up to m need no sweep (squares.rs).
     let mut known = Vec::new();
@@ -441,15 +457,19 @@ fn due_41<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> usize {
 /// `k < w` (the KMP prefix function of the reversed tail), reduced to the candidates `(q, m)`:
 /// the longest suffix length m with least period q and m ≥ 2q, for each such q (per(m) is
 /// non-decreasing in m, so each q has one stretch).
-fn kmp_candidates<T: Cell>(g: &[T], w: usize) -> Vec<(usize, usize)> {
+fn kmp_candidates<T: Cell>(g: &[T], w: usize, scratch: &mut Scratch) -> Vec<(usize, usize)> {
     // The reversed tail once, contiguous (the prefix function reads each entry many times):
     // the differences of the last w + 1 values in one forward pass, then reversed in place.
-    let mut s: Vec<u32> = g[g.len() - 1 - w..]
-        .windows(2)
-        .map(|p| p[1].get().wrapping_sub(p[0].get()))
-        .collect();
+    let Scratch { s, pi } = scratch;
+    s.clear();
+    s.extend(
+        g[g.len() - 1 - w..]
+            .windows(2)
+            .map(|p| p[1].get().wrapping_sub(p[0].get())),
+    );
     s.reverse();
-    let mut pi = vec![0u32; w];
+    pi.clear();
+    pi.resize(w, 0);
     for k in 1..w {
         let sk = s[k];
         let mut j = pi[k - 1] as usize;
@@ -478,7 +498,13 @@ fn kmp_candidates<T: Cell>(g: &[T], w: usize) -> Vec<(usize, usize)> {
 /// periodic stretch of δ starts inside the tail has an exactly known last irregular value and
 /// is certified by Thm 4.1 (ordinary periodicity of a finite code: the theorem reads only the
 /// stretch and the length). Other theorems read values from heap 0 on and are not tried.
-fn detect_tail<T: Cell>(game: &Game, g: &[T], base: usize, window: usize) -> Periodicity {
+fn detect_tail<T: Cell>(
+    game: &Game,
+    g: &[T],
+    base: usize,
+    window: usize,
+    scratch: &mut Scratch,
+) -> Periodicity {
     if g.len() < 3 || game.part_rule() != PartRule::Any {
         return Periodicity::Unknown;
     }
@@ -487,7 +513,7 @@ fn detect_tail<T: Cell>(game: &Game, g: &[T], base: usize, window: usize) -> Per
     let dlen = g.len() - 1;
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
-    for (q, mut m) in kmp_candidates(g, w) {
+    for (q, mut m) in kmp_candidates(g, w, scratch) {
         if m == w {
             // Extend backwards within the tail; a stretch reaching its start may go on before
             // it, where nothing is kept: its start, and so the theorem's bound, is unknown.

@@ -123,9 +123,9 @@ impl Engine {
             }
         };
         (self.threads > 1 || self.profile.is_some())
-            && self.pipeline
+            && self.knobs.pipeline
             && self.plan_for(sp).block >= UNIT
-            && len >= self.pipeline_from
+            && len >= self.knobs.pipeline_from
             && self.sets.is_none()
             && self.rules.threes_capped.is_empty()
             && self.scan_twos.iter().all(|&u| u >= 0)
@@ -134,7 +134,7 @@ impl Engine {
     }
 
     fn plan_for(&self, sp: &crate::octal::sparse::Sparse) -> Plan {
-        if let Some((block, far)) = self.plan_override {
+        if let Some((block, far)) = self.knobs.plan_override {
             // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
             // rounds: far rows made for one block size meet another).
             let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
@@ -214,7 +214,11 @@ impl Engine {
             _ => false,
         };
         // Rows as wide as the values need (nim-sums below 2^(vbits + 1)).
-        let vbits = if self.widest_rows { 10 } else { self.vbits };
+        let vbits = if self.knobs.widest_rows {
+            10
+        } else {
+            self.vbits
+        };
         let r = match (bits, vbits) {
             (true, _) => self.pipeline_with::<Bits>(pool.as_ref(), stop_at, should_stop),
             (false, ..=8) => self.pipeline_with::<Bytes<512>>(pool.as_ref(), stop_at, should_stop),

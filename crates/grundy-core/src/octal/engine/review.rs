@@ -40,7 +40,7 @@ impl Engine {
     pub(super) fn new_sparse(&self, mask: u32) -> Sparse {
         let words = self.words;
         let mut sp = with_cells!(self.values.as_ref(), |g| Sparse::new(mask, g, words));
-        sp.set_bit_marks(self.bit_marks);
+        sp.set_bit_marks(self.knobs.bit_marks);
         sp
     }
 
@@ -96,7 +96,11 @@ impl Engine {
         };
         let dense_cost = n as f64 * k / 2.0 / dense_par;
         // The pipeline shares the rare pairs and the rare checks over the threads.
-        let sparse_par = if n >= self.pipeline_from { par } else { 1.0 };
+        let sparse_par = if n >= self.knobs.pipeline_from {
+            par
+        } else {
+            1.0
+        };
         let sparse_cost = (rare as f64).mul_add(k, self.scan_per_heap.unwrap_or(0.0)) / sparse_par;
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
