@@ -222,12 +222,7 @@ impl Engine {
                 reason: "value out of range",
             });
         }
-        while max >> e.vbits != 0 {
-            e.vbits += 1;
-        }
-        e.words = words_for(e.vbits);
-        e.excl = vec![0; e.words];
-        e.counts = vec![0; 1 << e.vbits];
+        e.size_for(max);
         for v in values.iter().skip(1) {
             e.counts[v as usize] += 1;
         }
@@ -250,6 +245,17 @@ impl Engine {
     /// pipeline (`engine/pipeline.rs`) use them; a change takes effect at the next block.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
+    /// Value bits, exclusion words and counts for values up to `top` (an engine made from
+    /// stored values).
+    pub(crate) fn size_for(&mut self, top: u32) {
+        while top >> self.vbits != 0 {
+            self.vbits += 1;
+        }
+        self.words = words_for(self.vbits);
+        self.excl = vec![0; self.words];
+        self.counts = vec![0; 1 << self.vbits];
     }
 
     /// Runs `f` with the engine's pool of helper threads (made if need be; none on one

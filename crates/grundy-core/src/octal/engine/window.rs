@@ -3,7 +3,7 @@
 //! mask when the gap opens, the window's own mask review (reading every value back), and the
 //! resumption of an engine from a saved window.
 
-use super::{words_for, Engine, Mode, MAX_WINDOW_N, SPARSE_MAX_BITS};
+use super::{Engine, Mode, MAX_WINDOW_N, SPARSE_MAX_BITS};
 use crate::octal::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
 use crate::octal::code::Game;
 use crate::octal::error::OctalError;
@@ -92,12 +92,7 @@ impl Engine {
                 reason: "value out of range",
             });
         }
-        while top >> e.vbits != 0 {
-            e.vbits += 1;
-        }
-        e.words = words_for(e.vbits);
-        e.excl = vec![0; e.words];
-        e.counts = vec![0; 1 << e.vbits];
+        e.size_for(top);
         e.counts[..counts.len().min(1 << e.vbits)]
             .copy_from_slice(&counts[..counts.len().min(1 << e.vbits)]);
         let mut values = front;
