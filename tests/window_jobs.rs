@@ -498,13 +498,8 @@ async fn job_requests_are_checked_field_by_field() {
         assert_eq!(r.body["window"], Value::Null);
         assert_eq!(r.body["store_values"], true);
         let id = r.body["id"].as_str().unwrap();
-        let c = s
-            .client
-            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(c.status().as_u16(), 200);
+        let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
+        assert_eq!(c.status.as_u16(), 200, "{}", c.text);
     }
     let r = s
         .post(
@@ -525,13 +520,8 @@ async fn job_requests_are_checked_field_by_field() {
     assert_eq!(r.body["window"], 1u64 << 24);
     assert_eq!(r.body["store_values"], true);
     let id = r.body["id"].as_str().unwrap();
-    let c = s
-        .client
-        .delete(format!("{}/v1/octal/jobs/{id}", s.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(c.status().as_u16(), 200);
+    let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
+    assert_eq!(c.status.as_u16(), 200, "{}", c.text);
 
     // Without `keep`, a window option implies "keep": "window" (issue 31): a window, or
     // store_values, and window mode's limit of max_n with them.
@@ -558,13 +548,8 @@ async fn job_requests_are_checked_field_by_field() {
         assert_eq!(r.body["window"], window, "{body}");
         assert_eq!(r.body["store_values"], store_values, "{body}");
         let id = r.body["id"].as_str().unwrap();
-        let c = s
-            .client
-            .delete(format!("{}/v1/octal/jobs/{id}", s.base))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(c.status().as_u16(), 200);
+        let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
+        assert_eq!(c.status.as_u16(), 200, "{}", c.text);
     }
     // Neither: a job that keeps every value, as before.
     let r = s

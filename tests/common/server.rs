@@ -72,6 +72,16 @@ impl Server {
         reply(resp).await
     }
 
+    pub async fn delete(&self, path: &str) -> Reply {
+        let resp = self
+            .client
+            .delete(format!("{}{}", self.base, path))
+            .send()
+            .await
+            .expect("request");
+        reply(resp).await
+    }
+
     /// POST and expect 200; returns the JSON body.
     pub async fn ok(&self, path: &str, body: &Value) -> Value {
         let r = self.post(path, body).await;
