@@ -269,13 +269,15 @@ fn main() {
             if let Some(p) = s.engine().profile() {
                 println!("{}", p.line(t, t0.elapsed()));
                 println!(
-                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2}",
+                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2} commit_s={:.2} detector_s={:.2}",
                     p.rounds,
                     p.far_rows.as_secs_f64(),
                     p.checks.as_secs_f64(),
                     p.sweep.as_secs_f64(),
                     p.dense.as_secs_f64(),
-                    p.spine.as_secs_f64()
+                    p.spine.as_secs_f64(),
+                    p.commit.as_secs_f64(),
+                    p.detector.as_secs_f64()
                 );
             }
             let mut stats = format!("{:?}", s.engine().stats());

@@ -7,7 +7,7 @@
 //! whose larger part lies inside the block, then takes the mex. With `B ≈ N/32` the sequential
 //! share is about 3 %.
 
-use super::parallel::share;
+use super::pool::share;
 use super::rules::Twos;
 use super::split::split_range;
 use super::values::Cell;

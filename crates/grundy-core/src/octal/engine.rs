@@ -14,7 +14,7 @@
 //! The engine's rooms: this file is the step loop (the state, `extend_to`, one heap or one
 //! block at a time, the value pushed); `engine/window.rs` keeps a front and a window
 //! (keep, slide, freeze, the archive, resume from a window); `engine/review.rs` chooses the
-//! mode for two-heap splits (the cost model); `engine/pipeline.rs` (with `profile.rs`) runs the
+//! mode for two-heap splits (the cost model); `engine/parallel/` (with `profile.rs`) runs the
 //! rare/common method on several threads, its stages in `super::parallel`; `engine/testing.rs`
 //! holds the settings only tests change, `engine/tests.rs` the tests.
 //!
@@ -31,7 +31,7 @@ use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
 
-mod pipeline;
+mod parallel;
 mod profile;
 mod review;
 mod testing;
@@ -121,9 +121,9 @@ pub struct Engine {
     /// The pipeline's pool of helper threads (made on first use).
     pool: Option<rayon::ThreadPool>,
     /// Run on each helper thread as it starts ([`Engine::set_thread_start`]).
-    thread_start: Option<pipeline::ThreadStart>,
+    thread_start: Option<parallel::pipeline::ThreadStart>,
     /// What the pipeline did (diagnostics, tests).
-    pipeline_counts: pipeline::Counts,
+    pipeline_counts: parallel::pipeline::Counts,
     /// The stages' times, when asked for ([`Engine::set_profile`]).
     profile: Option<Profile>,
     /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
@@ -185,7 +185,7 @@ impl Engine {
             knobs: testing::Knobs::default(),
             pool: None,
             thread_start: None,
-            pipeline_counts: pipeline::Counts::default(),
+            pipeline_counts: parallel::pipeline::Counts::default(),
             profile: None,
             keep: Keep::All,
             gap: None,
@@ -242,7 +242,7 @@ impl Engine {
     }
 
     /// Sets the number of threads (1 = single-threaded): dense blocks and the sparse method's
-    /// pipeline (`engine/pipeline.rs`) use them; a change takes effect at the next block.
+    /// pipeline (`engine/parallel/pipeline.rs`) use them; a change takes effect at the next block.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.clamp(1, MAX_THREADS);
     }
@@ -284,7 +284,7 @@ impl Engine {
     /// Runs `hook` on each helper thread the engine starts, first thing (a caller that accounts
     /// CPU time per thread learns the threads this way: the engine itself does no I/O).
     pub fn set_thread_start(&mut self, hook: std::sync::Arc<dyn Fn() + Send + Sync>) {
-        self.thread_start = Some(pipeline::ThreadStart(hook));
+        self.thread_start = Some(parallel::pipeline::ThreadStart(hook));
         self.pool = None;
     }
 
@@ -301,9 +301,10 @@ impl Engine {
     }
 
     /// Adds `time` of the detector's long-period sweep (shared by the threads) to the profile.
-    pub(crate) fn profile_sweep(&mut self, time: std::time::Duration) {
+    pub(crate) fn profile_sweep(&mut self, time: std::time::Duration, total: std::time::Duration) {
         if let Some(p) = self.profile.as_mut() {
             p.sweep += time;
+            p.detector += total.saturating_sub(time);
         }
     }
 

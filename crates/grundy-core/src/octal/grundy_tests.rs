@@ -335,7 +335,7 @@ fn part_rule_family_matches_naive() {
 
 #[test]
 fn threaded_sparse_blocks_keep_the_part_rule() {
-    // The pipeline (`engine/pipeline.rs`): far rows, the spine and the checks all skip the
+    // The pipeline (`engine/parallel/pipeline.rs`): far rows, the spine and the checks all skip the
     // forbidden window: the values must not change with the thread count. Reference: the quadratic method on one thread.
     // 0.007 with gap 4 fails when `rare_rows` ignores the part rule; the others cover a
     // digit that takes tokens (`.04`) and a heap-1 digit beside the split (`.36`).

@@ -10,7 +10,7 @@
 //!   incremental, resumable, stoppable computation
 //!   (rare/common method, parallel dense scans, full exclusion sets for three-heap splits and
 //!   recurring codes); on several threads the rare/common method runs as a pipeline that
-//!   speculates and verifies (`parallel/`, `engine/pipeline.rs`), every value exactly the
+//!   speculates and verifies (`engine/parallel/`), every value exactly the
 //!   one-thread engine's.
 //! * [`Detector`] / [`detect`] (`periodicity.rs`): periodicity and arithmetico-periodicity
 //!   proved by Austin's theorems 4.1, 6.8, 6.9 and 6.10 from the computed values; long
@@ -40,10 +40,10 @@ pub mod error;
 mod grundy_tests;
 pub mod moves;
 pub mod naive;
-mod parallel;
 pub mod periodicity;
 #[cfg(test)]
 mod pipeline_tests;
+mod pool;
 mod rare_check;
 mod rules;
 mod sets;

@@ -2,9 +2,9 @@
 //!
 //! **Finding candidates.** Let `δ(i) = G(i+1) − G(i)`. `G(i+p) = G(i) + s` for all `i > e`
 //! (s = 0: ordinary periodicity) holds exactly when δ is p-periodic from index `e+1` on, and the
-//! last irregular value `e` is then the last index with `δ(e) ≠ δ(e+p)`. One pass of the KMP
-//! prefix function over the reversed tail of δ gives the least period `per(m)` of every suffix
-//! of length m. By Fine–Wilf, when a suffix of length `m ≥ 2p` has period p, its least period
+//! last irregular value `e` is then the last index with `δ(e) ≠ δ(e+p)`. One pass over the
+//! tail of δ (`periodicity/candidates.rs`: by its square suffixes, or the KMP prefix function
+//! of the reversed tail) gives the least period `per(m)` of every suffix of length m. By Fine–Wilf, when a suffix of length `m ≥ 2p` has period p, its least period
 //! divides p; so every period the theorems below could prove appears as some `per(m)` with
 //! `m ≥ 2·per(m)`, and the longest such m gives its exact `e`. Every theorem needs at least 2p
 //! values after `e`, so nothing provable is missed. All comparisons are exact (no hashing).
@@ -45,6 +45,9 @@
 use super::code::{Game, PartRule};
 use super::squares::square_tails;
 use super::values::{with_cells, Cell, ValuesRef};
+
+mod candidates;
+use candidates::{candidates, Scratch};
 
 /// The theorem behind a proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,20 +122,20 @@ impl Periodicity {
     }
 }
 
-/// Longest δ-window examined per check by the KMP pass (periods up to half of it).
+/// Longest δ-window examined per check by the candidate pass (periods up to half of it).
 const WINDOW: usize = 1 << 21;
 
 /// The long-period sweep runs again once the sequence has grown by this fraction (1/2): about
 /// three O(len) passes per value amortised (five at 1/4, which cost `.167` a tenth of its run
 /// to 2^24), a period above 2^20 noticed at most half the length late (and at once by
 /// [`Detector::check_now`], which ends every [`super::Solver::run`]). No octal game is known to
-/// have such a period; the KMP pass keeps its 1/16.
+/// have such a period; the candidate pass keeps its 1/16.
 const SWEEP_GROWTH_SHIFT: u32 = 1;
 
 /// Incremental periodicity detector for one game. [`Detector::check`] is cheap enough to call
 /// after every chunk of computed values: it does real work only when the sequence has grown
-/// enough since the last real check — the KMP pass (O(min(len, 2^21))) after growth by 1/16,
-/// the long-period sweep (O(len), only beyond the KMP window) after growth by 1/2 — so its
+/// enough since the last real check — the candidate pass (O(min(len, 2^21))) after growth by 1/16,
+/// the long-period sweep (O(len), only beyond the candidate window) after growth by 1/2 — so its
 /// amortised cost is a small constant per value; [`Detector::check_now`] always checks.
 #[derive(Debug, Clone)]
 pub struct Detector {
@@ -143,29 +146,22 @@ pub struct Detector {
     window: usize,
     long: bool,
     /// Every proof this code can get needs its periodic stretch to cover more than half the
-    /// values (only Thm 4.1 applies, with h ≥ 2): then a KMP pass that finds the window not
+    /// values (only Thm 4.1 applies, with h ≥ 2): then a candidate pass that finds the window not
     /// periodic defers the next one to `kmp_not_before` (see [`Detector::run`]).
     half: bool,
     kmp_not_before: usize,
     /// The deferral on (tests compare with it off).
     defer: bool,
-    /// Passes run (KMP, with or without the sweep).
+    /// Passes run (candidates, with or without the sweep).
     runs: u64,
     /// Time in the long-period sweep so far (the part of a check that threads share).
     sweep_time: std::time::Duration,
     /// Lengths at which a candidate already seen meets Thm 4.1's bound (see [`Pass`]).
     due_kmp: usize,
     due_sweep: usize,
-    /// The KMP pass's buffers, kept from pass to pass (8 MiB each at the full window: made
+    /// The candidate pass's buffers, kept from pass to pass (8 MiB each at the full window: made
     /// afresh, every pass would fault its pages in again).
     scratch: Scratch,
-}
-
-/// The KMP pass's buffers: the reversed tail of differences and its prefix function.
-#[derive(Debug, Clone, Default)]
-struct Scratch {
-    s: Vec<u32>,
-    pi: Vec<u32>,
 }
 
 impl Detector {
@@ -173,7 +169,7 @@ impl Detector {
         Detector::with_window(game, WINDOW)
     }
 
-    /// A detector whose KMP pass looks at `window` differences (tests use small windows to
+    /// A detector whose candidate pass looks at `window` differences (tests use small windows to
     /// exercise the long-period sweep on short sequences).
     fn with_window(game: &Game, window: usize) -> Detector {
         Detector {
@@ -201,7 +197,7 @@ impl Detector {
     }
 
     /// Time spent in the long-period sweep so far: the part of the checks that a pool's
-    /// threads share (the KMP pass runs on one thread).
+    /// threads share (the candidate pass runs on one thread).
     pub fn sweep_time(&self) -> std::time::Duration {
         self.sweep_time
     }
@@ -258,7 +254,7 @@ impl Detector {
     /// G(base..base + tail.len()), the values before it are not kept (`window.rs`). Only what
     /// the tail shows is proved: a periodic stretch that starts inside it (its last irregular
     /// value is then known exactly), certified by Thm 4.1; a stretch reaching back past the
-    /// tail, or a period longer than half the KMP window, stays unknown.
+    /// tail, or a period longer than half the candidate window, stays unknown.
     pub fn check_tail<'a>(
         &mut self,
         tail: impl Into<ValuesRef<'a>>,
@@ -295,7 +291,7 @@ impl Detector {
         &self.result
     }
 
-    /// The sweep only looks for periods the KMP pass cannot see: it needs 2·(window/2 + 1)
+    /// The sweep only looks for periods the candidate pass cannot see: it needs 2·(window/2 + 1)
     /// differences.
     fn sweep_due(&self, len: usize) -> bool {
         self.long && len > self.window + 3
@@ -311,7 +307,7 @@ impl Detector {
         self.runs += 1;
         self.sweep_time += pass.sweep_time;
         self.result = pass.result;
-        // A candidate seen before its proof was due: check again exactly when it is (a KMP
+        // A candidate seen before its proof was due: check again exactly when it is (a candidate
         // pass, or the sweep that found it), not at the next growth step.
         self.due_kmp = pass.due_kmp;
         if sweep {
@@ -321,14 +317,14 @@ impl Detector {
         if !pass.window_periodic && self.half && self.defer {
             // No period up to window/2 covers the δ window [len − 1 − w, len − 2]: a later
             // proof of such a period has its last irregular index e ≥ len − 1 − w, and Thm 4.1
-            // with h ≥ 2 heaps needs h·e + h·q + t + 1 ≤ L, so L > 2(len − 1 − w). No KMP pass
+            // with h ≥ 2 heaps needs h·e + h·q + t + 1 ≤ L, so L > 2(len − 1 − w). No candidate pass
             // before that can succeed (the sweep, for longer periods, keeps its own pace).
             self.kmp_not_before = 2 * (len - 1 - self.window);
         }
     }
 }
 
-/// One-shot detection on G(0..len): the KMP pass and the long-period sweep.
+/// One-shot detection on G(0..len): the candidate pass and the long-period sweep.
 pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
     let scratch = &mut Scratch::default();
     with_cells!(g.into(), |g| detect_in(
@@ -337,17 +333,17 @@ pub fn detect<'a>(game: &Game, g: impl Into<ValuesRef<'a>>) -> Periodicity {
     .result
 }
 
-/// Detection with a KMP window of `window` differences; `long`: also sweep for periods above
+/// Detection with a candidate window of `window` differences; `long`: also sweep for periods above
 /// `window/2`.
 /// What one pass of [`detect_in`] found besides its verdict, for [`Detector`]'s schedule.
 #[derive(Debug, Clone, Copy)]
 struct Pass {
     result: Periodicity,
-    /// False when the KMP window is shorter than the sequence and no period up to half of it
+    /// False when the candidate window is shorter than the sequence and no period up to half of it
     /// covers all of it (then a proof that needs its stretch over half the values cannot come
-    /// from the KMP pass for a while: see [`Detector::run`]).
+    /// from the candidate pass for a while: see [`Detector::run`]).
     window_periodic: bool,
-    /// The least length at which a candidate this pass saw (from the KMP pass, from the
+    /// The least length at which a candidate this pass saw (from the candidate pass, from the
     /// sweep) meets Thm 4.1's bound — it was found before its proof was due; `usize::MAX`
     /// when none.
     due_kmp: usize,
@@ -394,7 +390,7 @@ fn detect_in<T: Cell>(
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
     // Candidates (q, longest m with per(m) = q and m ≥ 2q); per(m) is non-decreasing in m.
-    let cands = kmp_candidates(g, w, scratch);
+    let cands = candidates(g, w, scratch);
     // Periods whose stretch reaches back past the window, with the stretch length m: their
     // multiples up to m need no sweep (squares.rs).
     let mut known = Vec::new();
@@ -453,47 +449,6 @@ fn due_41<T: Cell>(rules: &Hypotheses, g: &[T], e: i64, q: usize) -> usize {
     usize::try_from(need).map_or(usize::MAX, |need| need.max(g.len() + 1))
 }
 
-/// The least period of every suffix of the last `w` differences of `g`, `δ(dlen − 1 − k)`,
-/// `k < w` (the KMP prefix function of the reversed tail), reduced to the candidates `(q, m)`:
-/// the longest suffix length m with least period q and m ≥ 2q, for each such q (per(m) is
-/// non-decreasing in m, so each q has one stretch).
-fn kmp_candidates<T: Cell>(g: &[T], w: usize, scratch: &mut Scratch) -> Vec<(usize, usize)> {
-    // The reversed tail once, contiguous (the prefix function reads each entry many times):
-    // the differences of the last w + 1 values in one forward pass, then reversed in place.
-    let Scratch { s, pi } = scratch;
-    s.clear();
-    s.extend(
-        g[g.len() - 1 - w..]
-            .windows(2)
-            .map(|p| p[1].get().wrapping_sub(p[0].get())),
-    );
-    s.reverse();
-    pi.clear();
-    pi.resize(w, 0);
-    for k in 1..w {
-        let sk = s[k];
-        let mut j = pi[k - 1] as usize;
-        while j > 0 && sk != s[j] {
-            j = pi[j - 1] as usize;
-        }
-        if sk == s[j] {
-            j += 1;
-        }
-        pi[k] = j as u32;
-    }
-    let mut cands: Vec<(usize, usize)> = Vec::new();
-    for m in 1..=w {
-        let q = m - pi[m - 1] as usize;
-        if 2 * q <= m {
-            match cands.last_mut() {
-                Some(last) if last.0 == q => last.1 = m,
-                _ => cands.push((q, m)),
-            }
-        }
-    }
-    cands
-}
-
 /// Window mode ([`Detector::check_tail`]): `g` is G(base..base + g.len()). A candidate whose
 /// periodic stretch of δ starts inside the tail has an exactly known last irregular value and
 /// is certified by Thm 4.1 (ordinary periodicity of a finite code: the theorem reads only the
@@ -513,7 +468,7 @@ fn detect_tail<T: Cell>(
     let dlen = g.len() - 1;
     let w = dlen.min(window);
     let delta = |i: usize| g[i + 1].get().wrapping_sub(g[i].get());
-    for (q, mut m) in kmp_candidates(g, w, scratch) {
+    for (q, mut m) in candidates(g, w, scratch) {
         if m == w {
             // Extend backwards within the tail; a stretch reaching its start may go on before
             // it, where nothing is kept: its start, and so the theorem's bound, is unknown.

@@ -1,4 +1,4 @@
-//! The parallel pipeline (`parallel/`, `engine/pipeline.rs`) against the one-thread engine and
+//! The parallel pipeline (`engine/parallel/`) against the one-thread engine and
 //! the definition: every value equal, on every path it can take — bit rows and byte rows, with
 //! and without far rows, values of one and two bytes, part rules, windows read back from an
 //! archive — and in the cases it exists to survive: a heap found rare inside a block (all that

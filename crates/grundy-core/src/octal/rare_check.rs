@@ -11,7 +11,7 @@
 //!
 //! The marks are a [`Marker`]: [`BitMarker`] (a `u64` while every value is below 64) or
 //! [`StampMarker`] (a stamp array). The callers are the sequential step ([`super::sparse`])
-//! and the parallel verifiers (`parallel/verify.rs`), which check a block's heaps after the
+//! and the parallel verifiers (`engine/parallel/verify.rs`), which check a block's heaps after the
 //! block was computed on the assumption that every value is common; a verifier has no
 //! archive, so where a check would read one back it *defers* the heap to the sequential pass.
 

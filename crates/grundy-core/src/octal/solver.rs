@@ -96,13 +96,16 @@ impl Solver {
     fn check(&mut self, now: bool) -> &Periodicity {
         let detector = &mut self.detector;
         let swept = detector.sweep_time();
+        let started = std::time::Instant::now();
         self.engine.with_pool(|engine, pool| {
             let (_, tail, base) = engine.kept();
             detector.check_tail_in(tail, base, now, pool);
         });
         // The sweep is shared by the engine's threads: a stage of the profile.
-        self.engine
-            .profile_sweep(self.detector.sweep_time().saturating_sub(swept));
+        self.engine.profile_sweep(
+            self.detector.sweep_time().saturating_sub(swept),
+            started.elapsed(),
+        );
         self.detector.result()
     }
 

@@ -206,7 +206,7 @@ impl Sparse {
         s
     }
 
-    /// What the parallel pipeline (`parallel/`) reads from the tables during a round, and the
+    /// What the parallel pipeline (`engine/parallel/`) reads from the tables during a round, and the
     /// rare positions beyond the window, which only its spine pairs.
     pub(crate) fn round_view(&mut self) -> RoundView<'_> {
         RoundView {

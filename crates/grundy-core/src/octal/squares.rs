@@ -25,7 +25,7 @@
 //! `f` with `δ(f) ≠ δ(f−p)`, which gives the last irregular value `e = f − p` exactly (−1 when
 //! there is none). A p that is a multiple of an accepted smaller one is skipped: by Fine–Wilf
 //! (a stretch of length ≥ p + q with periods p and q also has period gcd(p, q)) the least
-//! period of the square tail divides it; so are multiples p of a short period q that the KMP pass
+//! period of the square tail divides it; so are multiples p of a short period q that the candidate pass
 //! has already examined on a stretch of length m ≥ p (if δ is p-periodic on 2p values and its
 //! last p values are q-periodic, q | p, the whole 2p values are q-periodic: the square adds
 //! nothing; a tail of period 4 makes every multiple of 4 a square). Proposals are
@@ -35,11 +35,11 @@
 //! **Cost.** One pass is O(D) time and O(1) memory besides the values; the detector runs it at
 //! geometrically spaced lengths ([`super::periodicity::Detector`]), so the amortised cost is a
 //! few multiplications per computed value, and it runs only once there are more values than
-//! the KMP window covers. Subtraction-type games (every move leaves at most one heap, h = 1)
+//! the candidate window covers. Subtraction-type games (every move leaves at most one heap, h = 1)
 //! could prove a period from a tail of `p + t` values; their long periods are found once the
 //! tail reaches 2p.
 
-use super::parallel::share;
+use super::pool::share;
 use super::values::Cell;
 
 const P: u64 = (1 << 61) - 1;

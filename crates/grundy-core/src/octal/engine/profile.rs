@@ -4,7 +4,7 @@
 //! checks of the block before — both cut into tasks of a fixed number of heaps, the same for
 //! any thread count, and shared by every thread — and (2) the spine, which runs on one
 //! thread. Everything else (the spine, committing a block, rebuilding the probes, a rollback,
-//! the one-thread steps, the periodicity detector's KMP pass, the statistics) is *serial*;
+//! the one-thread steps, the periodicity detector's candidate pass, the statistics) is *serial*;
 //! the detector's long-period sweep is shared by the threads too. On one thread
 //! every stage runs on the calling thread in turn, so a one-thread profile times exactly what
 //! `p` threads would have to do, and Amdahl's law bounds their speed-up:
@@ -28,8 +28,13 @@ pub struct Profile {
     /// threads; each heap's pairs inside the block and its mex stay serial).
     pub dense: Duration,
     /// The periodicity detector's long-period sweep (`squares.rs`: one range of half-lengths
-    /// per thread); its KMP pass runs on one thread and counts as serial.
+    /// per thread); its candidate pass runs on one thread and counts as serial.
     pub sweep: Duration,
+    /// Serial, timed apart to say where the serial time goes: committing a round (the
+    /// checks' verdicts, the counts, the rare set), and the detector less its sweep (its candidate
+    /// pass over the tail).
+    pub commit: Duration,
+    pub detector: Duration,
     /// Tests: serial work forced into every round's commit.
     pub(crate) forced: Duration,
 }

@@ -47,7 +47,7 @@ impl Engine {
     /// Re-chooses the two-heap method from the value counts (see `sparse::best_mask`).
     ///
     /// Threads: dense scans are parallel, and so is the sparse method from
-    /// [`pipeline::PIPELINE_FROM`] heaps on (`engine/pipeline.rs`: its rare pairs and its rare
+    /// [`parallel::pipeline::PIPELINE_FROM`] heaps on (`engine/parallel/pipeline.rs`: its rare pairs and its rare
     /// checks). The model divides the parallel work by ≈ 0.9·threads, and dense block pairs by
     /// a further [`PHASE_ONE_PAIR_SPEEDUP`].
     /// (Before, sparse ran on one core and the model rated a parallel dense pair like a

@@ -4,7 +4,9 @@
 //! and the pipeline read are one struct, [`Knobs`]; the setters are compiled for tests only.
 
 #[cfg(test)]
-use super::{pipeline, Engine, Mode, Profile};
+use super::parallel::pipeline;
+#[cfg(test)]
+use super::{Engine, Mode, Profile};
 
 /// The settings only tests change; the defaults are what every run uses.
 #[derive(Debug, Clone, Copy)]
@@ -12,10 +14,10 @@ pub(crate) struct Knobs {
     /// Sparse mode may use bit marks while values are below 64 (`bitmarks.rs`); tests switch
     /// it off to compare with the stamp arrays.
     pub(crate) bit_marks: bool,
-    /// Sparse mode on several threads (`engine/pipeline.rs`) where it applies; tests switch it
+    /// Sparse mode on several threads (`engine/parallel/pipeline.rs`) where it applies; tests switch it
     /// off to compare.
     pub(crate) pipeline: bool,
-    /// The pipeline runs from this heap on ([`pipeline::PIPELINE_FROM`]; tests lower it), with
+    /// The pipeline runs from this heap on ([`parallel::pipeline::PIPELINE_FROM`]; tests lower it), with
     /// the block size and far rows of its plan unless a test fixes them.
     pub(crate) pipeline_from: usize,
     pub(crate) plan_override: Option<(usize, bool)>,
@@ -29,7 +31,7 @@ impl Default for Knobs {
         Knobs {
             bit_marks: true,
             pipeline: true,
-            pipeline_from: super::pipeline::PIPELINE_FROM,
+            pipeline_from: super::parallel::pipeline::PIPELINE_FROM,
             plan_override: None,
             widest_rows: false,
         }
@@ -64,7 +66,7 @@ impl Engine {
         p.forced = serial;
     }
 
-    /// Tests: sparse mode on several threads (`engine/pipeline.rs`) where it applies
+    /// Tests: sparse mode on several threads (`engine/parallel/pipeline.rs`) where it applies
     /// (default), or never.
     pub(crate) fn set_pipeline(&mut self, on: bool) {
         self.knobs.pipeline = on;

@@ -25,7 +25,7 @@ fn game() -> Game {
 
 #[test]
 fn long_period_found_exactly_at_the_theorem_bound() {
-    // Window 256: the KMP pass sees periods up to 128; p = 1000 needs the sweep.
+    // Window 256: the candidate pass sees periods up to 128; p = 1000 needs the sweep.
     let (pre, p) = (3000, 1000);
     let need = need_1777(pre - 1, p);
     let g = periodic(11, pre, p, need, 5);
@@ -126,7 +126,7 @@ fn a_deferred_kmp_pass_proves_the_same_periods_with_fewer_passes() {
 
 #[test]
 fn period_above_the_kmp_window_at_full_scale() {
-    // p > 2^20: invisible to the 2^21-difference KMP window; found by the sweep.
+    // p > 2^20: invisible to the 2^21-difference candidate window; found by the sweep.
     let (pre, p) = (100, (1 << 21) + 12_345);
     let need = need_1777(pre - 1, p);
     let g = periodic(14, pre, p, need, 200);

@@ -1,4 +1,4 @@
-//! `Engine::pipeline`: sparse mode on several threads (see `parallel/mod.rs` for the method).
+//! `Engine::pipeline`: sparse mode on several threads, the driver of the method (`mod.rs`).
 //!
 //! The work goes in *rounds*, one block of heaps a round, all in one scope of the pool:
 //! - the *far rows* of the block (its pairs whose partners lie before it), a task of [`TASK`]
@@ -29,20 +29,21 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::{Engine, Mode};
+use super::far_rows::far_rows;
+use super::spine::{self, Analyse, Spine};
+use super::verify::{self, Checks, Verdict, Verify};
+use super::{Bits, Bytes, BYTE_LIMIT};
 use crate::octal::archive::Backing;
+use crate::octal::engine::{Engine, Mode};
 use crate::octal::error::OctalError;
-use crate::octal::parallel::far_rows::far_rows;
-use crate::octal::parallel::spine::{self, Analyse, Spine};
-use crate::octal::parallel::verify::{self, Checks, Verdict, Verify};
-use crate::octal::parallel::{with_helpers, Bits, Bytes, BYTE_LIMIT};
+use crate::octal::pool::with_helpers;
 use crate::octal::sparse::RoundView;
 use crate::octal::values::{with_cells, Cell};
 
 use crate::octal::window::{Keep, View};
 
 /// The pipeline runs from this heap on (blocks are at most a sixteenth of the values).
-pub(super) const PIPELINE_FROM: usize = 1 << 12;
+pub(in crate::octal::engine) const PIPELINE_FROM: usize = 1 << 12;
 
 /// Heaps per task (a share of a block's checks or far rows): blocks of the games with spread
 /// rare positions are a few hundred heaps, and sixteen threads want tasks for all of them.
@@ -108,7 +109,7 @@ impl Engine {
     /// True when the pipeline may compute from heap `len` on: threads, sparse mode with the
     /// rows it supports, two-heap digits that take tokens (no digit before the point), no
     /// full exclusion sets, and room in a window.
-    pub(super) fn pipeline_ready(&self, len: usize) -> bool {
+    pub(in crate::octal::engine) fn pipeline_ready(&self, len: usize) -> bool {
         let Mode::Sparse(sp) = &self.mode else {
             return false;
         };
@@ -167,7 +168,7 @@ impl Engine {
     }
 
     /// The pool of `threads − 1` helper threads (the calling thread is the spine).
-    pub(super) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
+    pub(in crate::octal::engine) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
         let want = self.threads - 1;
         match self.pool.take() {
             Some(p) if p.current_num_threads() == want => Some(p),
@@ -191,7 +192,7 @@ impl Engine {
     /// with every value verified, early when a heap is left to the one-thread step (it is
     /// computed then), when a review is due, or when `should_stop` says so (then with
     /// [`OctalError::Stopped`]).
-    pub(super) fn pipeline(
+    pub(in crate::octal::engine) fn pipeline(
         &mut self,
         stop_at: usize,
         should_stop: &mut dyn FnMut() -> bool,
@@ -310,6 +311,7 @@ impl Engine {
             }
             if let (Some(p), Some(t)) = (self.profile.as_mut(), serial_start) {
                 p.force_serial(t);
+                p.commit += t.elapsed();
             }
             if failed.is_some() {
                 // Everything computed from the failed heap on is gone; start again after it.

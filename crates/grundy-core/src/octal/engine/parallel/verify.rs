@@ -8,14 +8,14 @@
 
 use std::cell::RefCell;
 
-use super::super::rare_check::{
+use super::{Bits, Bytes, RowKind};
+use crate::octal::rare_check::{
     missing_list, rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker,
 };
-use super::super::stamps::{self, slot, Stamp, MARKS};
-use super::super::values::Cell;
-use super::super::window::View;
-use super::{Bits, Bytes, RowKind};
 use crate::octal::split::{split_range, BIT_HEAPS, HEAPS};
+use crate::octal::stamps::{self, slot, Stamp, MARKS};
+use crate::octal::values::Cell;
+use crate::octal::window::View;
 
 /// How a heap's rare check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

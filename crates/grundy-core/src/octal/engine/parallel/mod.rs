@@ -36,57 +36,22 @@
 //! (rows of bits, marked by read-modify-writes, made Grundy's game 13 % slower on two threads).
 //! [`RowKind`] gives both the same loops.
 //!
-//! The driver (rounds, commits, failures, the thread pool) is `Engine::pipeline`
-//! (`engine/pipeline.rs`).
-
-use std::sync::Mutex;
+//! **The room.** The driver (rounds, commits, failures, the thread pool) is `Engine::pipeline`
+//! in `pipeline.rs`; its stages are `far_rows.rs`, `spine.rs` and `verify.rs`, and this file
+//! holds what they share (the rows). The room is the engine's (`engine.rs` owns the state the
+//! driver reads and the one-thread step it falls back to); it imports the engine above it and
+//! the mathematics of `octal/` beside it, and nothing else imports it. The thread-sharing
+//! helpers that `dense.rs` and `squares.rs` use too are `octal/pool.rs`.
 
 pub(crate) mod far_rows;
+pub(super) mod pipeline;
 pub(crate) mod spine;
 pub(crate) mod verify;
 
-use super::bitmarks::{self, bit};
-use super::split::{BIT_HEAPS, HEAPS};
-use super::stamps::lanes;
-use super::values::Cell;
-
-/// Runs `f` on every item, shared between the calling thread and the threads of `pool`: each
-/// takes the next item when it is done with one (so the calling thread works too, and a slow
-/// item does not hold up the others).
-pub(crate) fn share<I: Send>(pool: &rayon::ThreadPool, items: Vec<I>, f: &(dyn Fn(I) + Sync)) {
-    let queue = Mutex::new(items.into_iter());
-    let work = || loop {
-        let item = queue.lock().expect("a shared queue").next();
-        match item {
-            Some(item) => f(item),
-            None => break,
-        }
-    };
-    pool.in_place_scope(|scope| {
-        for _ in 0..pool.current_num_threads() {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
-}
-
-/// Runs `main` on the calling thread while every thread of `pool` runs `helper` once; returns
-/// when all are done (without a pool: `main` alone, which runs `helper` itself if it must).
-pub(crate) fn with_helpers<R: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    helper: &(dyn Fn() + Sync),
-    main: impl FnOnce() -> R + Send,
-) -> R {
-    match pool {
-        None => main(),
-        Some(pool) => pool.in_place_scope(|scope| {
-            for _ in 0..pool.current_num_threads() {
-                scope.spawn(|_| helper());
-            }
-            main()
-        }),
-    }
-}
+use crate::octal::bitmarks::{self, bit};
+use crate::octal::split::{BIT_HEAPS, HEAPS};
+use crate::octal::stamps::lanes;
+use crate::octal::values::Cell;
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
 pub(crate) const BYTE_LIMIT: usize = 1 << 10;

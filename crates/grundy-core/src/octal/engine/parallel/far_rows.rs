@@ -10,11 +10,11 @@
 //! Blocks of [`RowKind::HEAPS`] heaps share one pass over the positions that are far for all
 //! of them; each heap then adds its own few (the bounds move by one a heap).
 
-use super::super::split::split_range;
-use super::super::values::Cell;
-use super::super::window::View;
 use super::RowKind;
 use crate::octal::rules::Twos;
+use crate::octal::split::split_range;
+use crate::octal::values::Cell;
+use crate::octal::window::View;
 
 /// The rows of heaps `first..first + rows.len()` (see the module docs). `g` holds every value
 /// below `split`; every rare position is below `split` too.

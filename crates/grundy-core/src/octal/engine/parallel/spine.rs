@@ -14,10 +14,10 @@
 //! it appends each value it takes: the near pairs never reach further back than `split` (or,
 //! without far rows, than the largest rare position).
 
-use super::super::error::OctalError;
-use super::super::values::Cell;
 use super::{Bits, Bytes, RowKind, WIDEST};
+use crate::octal::error::OctalError;
 use crate::octal::rules::Twos;
+use crate::octal::values::Cell;
 
 #[cfg(test)]
 mod tests {
