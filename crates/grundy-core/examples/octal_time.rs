@@ -267,9 +267,15 @@ fn main() {
                 Err(e) => panic!("run: {e}"),
             };
             if let Some(p) = s.engine().profile() {
-                println!("{}", p.line(t, t0.elapsed()));
+                let total = t0.elapsed();
+                println!("{}", p.line(t, total));
+                // The serial time not in the spine, the commits or the detector: the rounds'
+                // set-up, the one-thread steps, the statistics.
+                let other = p
+                    .serial(total)
+                    .saturating_sub(p.spine + p.commit + p.detector);
                 println!(
-                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2} commit_s={:.2} detector_s={:.2}",
+                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2} commit_s={:.2} detector_s={:.2} other_s={:.2}",
                     p.rounds,
                     p.far_rows.as_secs_f64(),
                     p.checks.as_secs_f64(),
@@ -277,7 +283,8 @@ fn main() {
                     p.dense.as_secs_f64(),
                     p.spine.as_secs_f64(),
                     p.commit.as_secs_f64(),
-                    p.detector.as_secs_f64()
+                    p.detector.as_secs_f64(),
+                    other.as_secs_f64()
                 );
             }
             let mut stats = format!("{:?}", s.engine().stats());
