@@ -6,16 +6,17 @@
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
 
-// The job lifecycle is written once, for every kind: `jobs` (the row, claim and lease, the
-// lease half of a checkpoint, cancel, the list), `owners` (every submission admitted within
-// its owner's quotas); a kind adds its own file (`sequence_jobs`, `misere_jobs`, `census`):
-// what it inserts, saves and ends with.
+// The job lifecycle is written once, for every kind: `jobs` (the row, the lease half of a
+// checkpoint, the shared cancel, the list), `queue` (claim with a lease, give back, cancel,
+// delete), `owners` (every submission admitted within its owner's quotas); a kind adds its own
+// file (`sequence_jobs`, `misere_jobs`, `census`): what it inserts, saves and ends with.
 mod census; // censuses: one job per code created together, and their verification jobs
 pub mod chunk; // the encoding of one stored chunk of a G-sequence
 mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
-mod jobs; // every kind's job: the row, the queue with leases, checkpoints' lease, cancel, list
+mod jobs; // every kind's job: the row, checkpoints' lease, the shared cancel, reads and the list
 mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
 mod owners; // jobs that belong to someone: a submission admitted within its owner's quotas
+mod queue; // the queue, for every kind: claim with a lease, restore, release, requeue, cancel, delete
 mod quotients; // verified misère quotients, one row per (code, bound), computed once per store
 mod sequence_jobs; // octal-sequence jobs: inserted (alone, owned, a census's), checkpointed, finished
 mod sequences; // stored G-sequences and their proved periodicity
