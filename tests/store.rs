@@ -12,8 +12,8 @@ mod common;
 use grundy::core::octal::{Game, Solver, Values};
 use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V2};
 use grundy::store::{
-    Checkpoint, CheckpointArgs, JobQuota, JobStatus, NewJob, QuotientAdmission, QuotientCheckpoint,
-    QuotientProgress, RunRecord, Store, StoreError, CHUNK,
+    Admission, Checkpoint, CheckpointArgs, Job, JobQuota, JobStatus, NewJob, QuotientCheckpoint,
+    QuotientJob, QuotientProgress, RunRecord, Store, StoreError, CHUNK,
 };
 use sqlx::Row;
 
@@ -882,7 +882,7 @@ async fn postgres_concurrent_claims_never_double_claim() {
 /// claim and a restore, and the quotas admit exactly up to their limits — concurrent
 /// submissions of one owner included — writing nothing when they refuse.
 async fn exercise_owned_jobs(store: &Store) {
-    use grundy::store::{Admission, JobQuota};
+    use grundy::store::{Refusal, SequenceJob};
     let job = |max_n| NewJob {
         code: "0.07".into(),
         max_n,
@@ -894,7 +894,7 @@ async fn exercise_owned_jobs(store: &Store) {
         heaps_per_day: 100,
     };
     let Admission::Created(a) = store
-        .create_owned_job(&job(10), "a", "alice", quota)
+        .create_rows::<SequenceJob>(&job(10), "a", Some(("alice", quota)))
         .await
         .unwrap()
     else {
@@ -909,7 +909,7 @@ async fn exercise_owned_jobs(store: &Store) {
     for i in 0..8 {
         let s = store.clone();
         tasks.push(tokio::spawn(async move {
-            s.create_owned_job(&job(10), &format!("c{i}"), "alice", quota)
+            s.create_rows::<SequenceJob>(&job(10), &format!("c{i}"), Some(("alice", quota)))
                 .await
                 .unwrap()
         }));
@@ -918,8 +918,10 @@ async fn exercise_owned_jobs(store: &Store) {
     for t in tasks {
         match t.await.unwrap() {
             Admission::Created(_) => created += 1,
-            Admission::ActiveJobs { limit, active } => assert_eq!((limit, active), (3, 3)),
-            other @ Admission::HeapsPerDay { .. } => panic!("{other:?}"),
+            Admission::Refused(Refusal::ActiveJobs { limit, active }) => {
+                assert_eq!((limit, active), (3, 3))
+            }
+            other => panic!("{other:?}"),
         }
     }
     assert_eq!(created, 2, "exactly up to the limit");
@@ -952,15 +954,15 @@ async fn exercise_owned_jobs(store: &Store) {
         heaps_per_day: 100,
     };
     match store
-        .create_owned_job(&job(71), "h1", "alice", loose)
+        .create_rows::<SequenceJob>(&job(71), "h1", Some(("alice", loose)))
         .await
         .unwrap()
     {
-        Admission::HeapsPerDay {
+        Admission::Refused(Refusal::HeapsPerDay {
             limit,
             used,
             day_ends_ms,
-        } => {
+        }) => {
             assert_eq!((limit, used), (100, 30));
             assert!(day_ends_ms > grundy::store::now_ms());
         }
@@ -968,7 +970,7 @@ async fn exercise_owned_jobs(store: &Store) {
     }
     assert!(matches!(
         store
-            .create_owned_job(&job(70), "h2", "alice", loose)
+            .create_rows::<SequenceJob>(&job(70), "h2", Some(("alice", loose)))
             .await
             .unwrap(),
         Admission::Created(_)
@@ -979,7 +981,7 @@ async fn exercise_owned_jobs(store: &Store) {
     };
     assert!(matches!(
         store
-            .create_owned_job(&job(1_000_000), "h3", "alice", unlimited)
+            .create_rows::<SequenceJob>(&job(1_000_000), "h3", Some(("alice", unlimited)))
             .await
             .unwrap(),
         Admission::Created(_)
@@ -1017,7 +1019,7 @@ async fn postgres_owned_jobs() {
 /// The job list's filters and count (issue 46): by owner, kind and status, each page of a
 /// filtered list holds only its jobs, the pages together hold every one, and the count is theirs.
 async fn exercise_job_filters(store: &Store) {
-    use grundy::store::{Admission, JobFilter, JobKind, JobQuota};
+    use grundy::store::{JobFilter, JobKind, SequenceJob};
     let job = |max_n| NewJob {
         code: "0.07".into(),
         max_n,
@@ -1035,7 +1037,9 @@ async fn exercise_job_filters(store: &Store) {
         heaps_per_day: 1000,
     };
     for id in ["a0", "a1"] {
-        let r = store.create_owned_job(&job(10), id, "alice", quota).await;
+        let r = store
+            .create_rows::<SequenceJob>(&job(10), id, Some(("alice", quota)))
+            .await;
         assert!(matches!(r, Ok(Admission::Created(_))), "{r:?}");
     }
     for (status, ids) in [("done", "'f0', 'f1', 'f2', 'a0'"), ("cancelled", "'f3'")] {
@@ -1260,16 +1264,16 @@ async fn exercise_run_records(store: &Store) {
         active_jobs: 10,
         heaps_per_day: 1_000,
     };
-    let job = |a: QuotientAdmission| match a {
-        QuotientAdmission::Created(j) => *j,
+    let job = |a: Admission<Box<Job>>| match a {
+        Admission::Created(j) => *j,
         other => panic!("{other:?}"),
     };
     let q = job(store
-        .create_quotient_job("0.07", 20, "q-a", Some(("alice", quota)))
+        .create_rows::<QuotientJob>(&("0.07".into(), 20), "q-a", Some(("alice", quota)))
         .await
         .unwrap());
     job(store
-        .create_quotient_job("0.07", 20, "q-b", Some(("bob", quota)))
+        .create_rows::<QuotientJob>(&("0.07".into(), 20), "q-b", Some(("bob", quota)))
         .await
         .unwrap());
     assert_eq!(fields(&q), (None, None, None, None));
