@@ -1352,3 +1352,89 @@ async fn sqlite_run_records() {
 async fn postgres_run_records() {
     exercise_run_records(&postgres().await).await;
 }
+
+/// A misère-quotient job on the queue's way (what its kind does there, `StoredKind`): a queued
+/// job waits while another job computes its quotient; cancelling one drops the quotient's
+/// saved state once no queued or running job computes it any more, and keeps it while one
+/// does; a sequence job's cancel and delete leave the quotients' states alone.
+async fn exercise_quotient_queue(store: &Store) {
+    let quota = JobQuota {
+        active_jobs: 10,
+        heaps_per_day: 1_000,
+    };
+    for (id, owner, bound) in [
+        ("q-a", "alice", 24),
+        ("q-b", "bob", 24),
+        ("q-c", "carol", 25),
+    ] {
+        let r = store
+            .create_rows::<QuotientJob>(&("0.07".into(), bound), id, Some((owner, quota)))
+            .await
+            .unwrap();
+        assert!(matches!(r, Admission::Created(_)), "{r:?}");
+    }
+    let claimed = store.claim_job("r1", 60_000).await.unwrap().unwrap();
+    assert_eq!(claimed.id, "q-a");
+    // q-b waits for q-a's computation; q-c, another quotient, does not.
+    let next = store.claim_job("r2", 60_000).await.unwrap().unwrap();
+    assert_eq!(next.id, "q-c");
+    assert_eq!(store.claim_job("r3", 60_000).await.unwrap(), None);
+    store.release_job("q-c", "r2").await.unwrap();
+    let pool = store.raw_pool_for_tests();
+    for bound in [24i64, 25] {
+        sqlx::query(
+            "INSERT INTO misere_job_states (code, bound, heap, data, updated_at) \
+             VALUES ('0.07', $1, 5, '{}', 0)",
+        )
+        .bind(bound)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    let states = || async {
+        let rows = sqlx::query("SELECT bound FROM misere_job_states ORDER BY bound")
+            .fetch_all(&store.raw_pool_for_tests())
+            .await
+            .unwrap();
+        rows.iter()
+            .map(|r| r.get::<i64, _>("bound"))
+            .collect::<Vec<_>>()
+    };
+    // A sequence job cancelled and deleted: the quotients' states stay.
+    let seq = NewJob {
+        code: "0.07".into(),
+        max_n: 24,
+        keep_window: None,
+        store_values: true,
+    };
+    store.create_job(&seq, "s", 0).await.unwrap();
+    store.cancel_job("s").await.unwrap().unwrap();
+    assert!(store.delete_job("s").await.unwrap());
+    assert_eq!(states().await, [24, 25]);
+    // q-b cancelled while q-a computes Q_24: its state stays; q-a flagged, still running.
+    let b = store.cancel_job("q-b").await.unwrap().unwrap();
+    assert_eq!(b.status, JobStatus::Cancelled);
+    let a = store.cancel_job("q-a").await.unwrap().unwrap();
+    assert_eq!((a.status, a.cancel_requested), (JobStatus::Running, true));
+    assert_eq!(states().await, [24, 25]);
+    // q-c, the only job of Q_25, cancelled while queued: its state goes.
+    let c = store.cancel_job("q-c").await.unwrap().unwrap();
+    assert_eq!(c.status, JobStatus::Cancelled);
+    assert_eq!(states().await, [24]);
+    assert!(store.delete_job("q-c").await.unwrap());
+    assert!(
+        !store.delete_job("q-a").await.unwrap(),
+        "running: not deleted"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_quotient_queue() {
+    exercise_quotient_queue(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_quotient_queue() {
+    exercise_quotient_queue(&postgres().await).await;
+}

@@ -4,22 +4,29 @@
 //! A kind is one type implementing one trait per layer where it differs. The type is declared
 //! here in the store, beside its rows (the lowest layer that knows it), and the layers above
 //! implement theirs for it: its submission and its run in `crate::service::jobs`. In the store
-//! a kind implements [`JobRows`]: what a submission of the kind writes, in the one write
-//! transaction of [`Store::create_rows`] that admits it within its owner's quotas
-//! (`owners.rs`) — the octal sequence's `jobs` row ([`SequenceJob`](super::SequenceJob),
-//! `sequence_jobs.rs`), a misère quotient's row or the owner's job for the same quotient,
-//! joined ([`QuotientJob`](super::QuotientJob), `misere_jobs.rs`), a census with its members'
-//! jobs and the links that make them members ([`CensusMemberJob`](super::CensusMemberJob),
-//! `census.rs`).
+//! a kind implements:
 //!
-//! Nothing here names a kind: the kinds' files import this.
+//! * [`JobRows`] — what a submission of the kind writes, in the one write transaction of
+//!   [`Store::create_rows`] that admits it within its owner's quotas (`owners.rs`): the
+//!   octal sequence's `jobs` row ([`SequenceJob`](super::SequenceJob), `sequence_jobs.rs`), a
+//!   misère quotient's row or the owner's job for the same quotient, joined
+//!   ([`QuotientJob`](super::QuotientJob), `misere_jobs.rs`), a census with its members'
+//!   jobs and the links that make them members ([`CensusMemberJob`](super::CensusMemberJob),
+//!   `census.rs`).
+//! * [`StoredKind`] — what the queue (`queue.rs`) does differently for the jobs of one value
+//!   of `jobs.kind`: whether a queued job waits at a claim, what goes with a job cancelled
+//!   or deleted. The sequence and the misère quotient; a census member's job is a `sequence`
+//!   row (listed, claimed and run as one), so it is not a `StoredKind` of its own.
+//!
+//! Nothing here names a kind: the kinds' files import this, and `queue.rs` maps each value
+//! of `jobs.kind` to its type in one place.
 
 use std::future::Future;
 
 use sqlx::AnyConnection;
 
 use super::owners::{admit, JobQuota, Refusal};
-use super::{now_ms, Store, StoreError};
+use super::{now_ms, Job, Store, StoreError};
 
 /// What a kind's submission writes: its rows, inserted within its owner's quotas by
 /// [`Store::create_rows`] (one implementation per kind, in the kind's store file).
@@ -70,6 +77,32 @@ impl<R> Admission<R> {
     /// Whether rows were inserted.
     fn created(&self) -> bool {
         matches!(self, Admission::Created(_))
+    }
+}
+
+/// What the queue does differently for the jobs of one value of `jobs.kind` (`queue.rs` maps
+/// the value to its type); each item's default is what the queue does for every job anyway.
+pub(super) trait StoredKind {
+    /// A condition on a queued job `j` (the claim's alias of `jobs`) under which a claim
+    /// passes it by: it waits. `None`: it never waits.
+    const WAITS: Option<&'static str> = None;
+
+    /// What goes with a job of the kind once a cancel reached it (`job` as the cancel left
+    /// it), on the cancel's transaction. Nothing by default.
+    fn cancelled(
+        _c: &mut AnyConnection,
+        _job: &Job,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
+    }
+
+    /// What goes with a finished job of the kind whose record is deleted, on the delete's
+    /// transaction. Nothing by default.
+    fn deleted(
+        _c: &mut AnyConnection,
+        _id: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
     }
 }
 

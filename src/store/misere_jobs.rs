@@ -5,9 +5,9 @@
 //! * **One computation per quotient.** A request for a quotient its owner already has queued
 //!   or running joins that job (`jobs_misere_active`, one such job per owner and quotient: its
 //!   [`JobRows`]); another owner's request gets a job of its own, which waits queued while the
-//!   first computes (a claim skips it; `jobs_misere_running` lets at most one job of a
-//!   quotient run, across replicas), shows that computation's progress, and ends with it:
-//!   done or failed together.
+//!   first computes (a claim skips it, its [`StoredKind`]; `jobs_misere_running` lets at most
+//!   one job of a quotient run, across replicas), shows that computation's progress, and ends
+//!   with it: done or failed together.
 //!   Should the computing job be cancelled, a waiting one takes over from its saved state.
 //! * **Progress** in the row's `quotient` column ([`QuotientProgress`]): the heap reached, |Q|
 //!   and |P| there, compute time and engine steps over all runs, the heap it resumed from.
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{AnyConnection, Row};
 
 use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, JobStatus, RunRecord, COLUMNS};
-use super::kind::{Admission, JobRows};
+use super::kind::{Admission, JobRows, StoredKind};
 use super::quotients::{parse_record, write_quotient};
 use super::{now_ms, Job, Store, StoreError};
 use crate::core::misere::{MisereQuotient, QuotientParts};
@@ -137,6 +137,24 @@ impl JobRows for QuotientJob {
                 })?,
             ))),
         }
+    }
+}
+
+impl StoredKind for QuotientJob {
+    /// One computation per quotient: a queued job waits while another job computes its
+    /// quotient (the unique index `jobs_misere_running` settles a race between replicas: the
+    /// loser's claim fails and claims nothing).
+    const WAITS: Option<&'static str> = Some(
+        "EXISTS (SELECT 1 FROM jobs o WHERE o.kind = 'misere_quotient' AND o.code = j.code \
+           AND o.max_n = j.max_n AND o.status = 'running')",
+    );
+
+    /// A cancelled job's saved state goes unless another job still computes its quotient.
+    async fn cancelled(c: &mut AnyConnection, job: &Job) -> Result<(), StoreError> {
+        if job.status == JobStatus::Cancelled {
+            drop_state_if_unused(c, &job.code, job.max_n).await?;
+        }
+        Ok(())
     }
 }
 

@@ -10,26 +10,29 @@
 //! of a checkpoint, the cancel every kind shares, the reads and the list), `queue.rs` (claimed
 //! with a lease, re-registered, given back, cancelled, deleted), `owners.rs` (every submission
 //! admitted within its owner's quotas), `tx.rs` (its write transactions). A kind is one type,
-//! declared in its own file with its rows, implementing the trait of `kind.rs`: [`JobRows`]
-//! (what its submission inserts, through [`Store::create_rows`]).
+//! declared in its own file with its rows, implementing the traits of `kind.rs` where it
+//! differs: [`JobRows`] (what its submission inserts, through [`Store::create_rows`]) and, for
+//! a value of `jobs.kind`, `StoredKind` (what the queue does differently for its jobs: a claim
+//! that waits, what goes with a cancelled or deleted job).
 //!
-//! | kind | file | `JobRows` | its own rows |
-//! | --- | --- | --- | --- |
-//! | [`SequenceJob`] | `sequence_jobs.rs` | one job | checkpoint (values, window, statistics), finish |
-//! | [`QuotientJob`] | `misere_jobs.rs` | one job, or the owner's job joined | progress, saved state, finish with the quotient |
-//! | [`CensusMemberJob`] | `census.rs` | the census, its members' jobs, the links | reads, verification jobs, cancel, delete |
+//! | kind | file | `JobRows` | `StoredKind` | its own rows |
+//! | --- | --- | --- | --- | --- |
+//! | [`SequenceJob`] | `sequence_jobs.rs` | one job | deleted with its window's chunks | checkpoint (values, window, statistics), finish |
+//! | [`QuotientJob`] | `misere_jobs.rs` | one job, or the owner's job joined | waits while its quotient is computed; cancelled with its saved state | progress, saved state, finish with the quotient |
+//! | [`CensusMemberJob`] | `census.rs` | the census, its members' jobs, the links | — (its jobs are `sequence` rows) | reads, verification jobs, cancel, delete |
 //!
 //! **A fourth kind** is one file here: `<kind>_jobs.rs` declaring its type, with its rows
 //! (insert, checkpoint, finish — each as one write transaction conditional on the lease, the
-//! lease half from `jobs.rs`) and its `JobRows`, and, if it has a value of its own in
-//! `jobs.kind`, a `JobKind` variant (and a migration for any column or table of its own). Its
-//! submission and run are a file in `crate::service::jobs`, which says how.
+//! lease half from `jobs.rs`), its `JobRows` and, if it has a value of its own in `jobs.kind`
+//! (a `JobKind` variant, and a migration for any column or table of its own), its
+//! `StoredKind` with an arm in `queue.rs`'s `with_kind!`. Its submission and run are a file in
+//! `crate::service::jobs`, which says how.
 
 mod census; // censuses: one job per code created together (the census-member kind), and their verification jobs
 pub mod chunk; // the encoding of one stored chunk of a G-sequence
 mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
 mod jobs; // every kind's job: the row, checkpoints' lease, the shared cancel, reads and the list
-mod kind; // a kind's rows: JobRows, what a submission inserts (Store::create_rows, written once)
+mod kind; // a kind's rows: JobRows (a submission, Store::create_rows) and StoredKind (the queue's hooks)
 mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
 mod owners; // jobs that belong to someone: a submission admitted within its owner's quotas
 mod queue; // the queue, for every kind: claim with a lease, restore, release, requeue, cancel, delete

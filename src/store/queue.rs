@@ -1,5 +1,9 @@
 //! Every kind's job in the queue: claimed with a lease, re-registered after a wipe, given back
-//! at shutdown or on a restart, cancelled and deleted.
+//! at shutdown or on a restart, cancelled and deleted — written once, going through each
+//! kind's [`StoredKind`] where the kinds differ: a queued job that waits at a claim (a misère
+//! quotient another job computes), what goes with a job cancelled (its saved state) or deleted
+//! (a window job's kept values). `with_kind!` is the one place a value of `jobs.kind` meets
+//! its type.
 //!
 //! A worker *claims* a queued job (or one whose lease expired: its owner died) by setting
 //! itself as `lease_owner` with an expiry; it renews the lease at every checkpoint (`jobs.rs`
@@ -7,13 +11,51 @@
 //! On PostgreSQL the claim uses `FOR UPDATE SKIP LOCKED` so concurrent replicas never block
 //! on each other.
 
-use super::jobs::{cancel_where, job_from_row, Job, COLUMNS};
+use sqlx::Row;
+
+use super::jobs::{cancel_where, job_from_row, Job, JobKind, COLUMNS};
+use super::kind::StoredKind;
+use super::misere_jobs::QuotientJob;
+use super::sequence_jobs::SequenceJob;
 use super::{now_ms, Backend, Store, StoreError};
+
+/// `$body` with `$K` the [`StoredKind`] of the `JobKind` `$kind`: the one place a value of
+/// `jobs.kind` meets its type (a fourth kind adds its arm here).
+macro_rules! with_kind {
+    ($kind:expr, $K:ident => $body:expr) => {
+        match $kind {
+            JobKind::Sequence => {
+                type $K = SequenceJob;
+                $body
+            }
+            JobKind::MisereQuotient => {
+                type $K = QuotientJob;
+                $body
+            }
+        }
+    };
+}
+
+/// The claim's conditions that pass a waiting job by: for each kind whose queued jobs may
+/// wait ([`StoredKind::WAITS`]), not one of its queued jobs while it waits.
+fn waiting() -> String {
+    JobKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let waits = with_kind!(kind, K => K::WAITS)?;
+            Some(format!(
+                " AND NOT (j.kind = '{}' AND j.status = 'queued' AND {waits})",
+                kind.as_str()
+            ))
+        })
+        .collect()
+}
 
 impl Store {
     /// Cancels a job: a queued job is cancelled at once, a running one is flagged and its
-    /// worker stops at its next checkpoint. Final jobs are left as they are. One transaction:
-    /// the answer reflects a committed state.
+    /// worker stops at its next checkpoint, and what goes with a cancelled job of its kind goes
+    /// (a misère quotient's saved state no job computes any more). Final jobs are left as they
+    /// are. One transaction: the answer reflects a committed state.
     pub async fn cancel_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
         let now = now_ms();
         let r = async {
@@ -21,24 +63,15 @@ impl Store {
             let r = async {
                 let c = tx.conn();
                 cancel_where(c, "id = $2", id, now).await?;
-                // A cancelled misère-quotient job's saved state goes unless another job still
-                // computes that quotient (`misere_jobs.rs`).
-                sqlx::query(
-                    "DELETE FROM misere_job_states WHERE EXISTS ( \
-                       SELECT 1 FROM jobs c WHERE c.id = $1 AND c.kind = 'misere_quotient' AND c.status = 'cancelled' \
-                         AND c.code = misere_job_states.code AND c.max_n = misere_job_states.bound) \
-                     AND NOT EXISTS ( \
-                       SELECT 1 FROM jobs a WHERE a.kind = 'misere_quotient' AND a.code = misere_job_states.code \
-                         AND a.max_n = misere_job_states.bound AND a.status IN ('queued', 'running'))",
-                )
-                .bind(id)
-                .execute(&mut *c)
-                .await?;
                 let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
                     .bind(id)
                     .fetch_optional(&mut *c)
                     .await?;
-                row.as_ref().map(job_from_row).transpose()
+                let job = row.as_ref().map(job_from_row).transpose()?;
+                if let Some(job) = &job {
+                    with_kind!(job.kind, K => K::cancelled(c, job).await)?;
+                }
+                Ok(job)
             }
             .await;
             tx.finish(r).await
@@ -47,29 +80,30 @@ impl Store {
         self.track_commit(r)
     }
 
-    /// Deletes a finished job's record and a window-mode job's kept values (its stored values
-    /// stay in `sequences`). Running or queued jobs are not deleted: they must be cancelled
-    /// first. One transaction.
+    /// Deletes a finished job's record and what goes with it for its kind (a window-mode
+    /// job's kept values; its stored values stay in `sequences`). Running or queued jobs are
+    /// not deleted: they must be cancelled first. One transaction.
     pub async fn delete_job(&self, id: &str) -> Result<bool, StoreError> {
         let r = async {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                let gone = sqlx::query(
-                    "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
+                let kind: Option<String> = sqlx::query(
+                    "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled') \
+                     RETURNING kind",
                 )
                 .bind(id)
-                .execute(&mut *c)
+                .fetch_optional(&mut *c)
                 .await?
-                .rows_affected()
-                    == 1;
-                if gone {
-                    sqlx::query("DELETE FROM job_window_chunks WHERE job_id = $1")
-                        .bind(id)
-                        .execute(&mut *c)
-                        .await?;
+                .map(|row| row.try_get("kind"))
+                .transpose()?;
+                let Some(kind) = kind else {
+                    return Ok(false);
+                };
+                if let Some(kind) = JobKind::parse(&kind) {
+                    with_kind!(kind, K => K::deleted(c, id).await)?;
                 }
-                Ok(gone)
+                Ok(true)
             }
             .await;
             tx.finish(r).await
@@ -113,17 +147,14 @@ impl Store {
                 let marks: Vec<String> = (0..exclude.len()).map(|i| format!("${}", i + 4)).collect();
                 format!("AND j.id NOT IN ({})", marks.join(", "))
             };
-            // A misère quotient is computed by one job at a time: a queued job for a quotient
-            // another job is computing waits (the unique index `jobs_misere_running` settles
-            // a race between replicas: the loser's claim fails and claims nothing).
+            // A queued job of a kind that waits (a misère quotient another job computes) is
+            // passed by.
+            let waits = waiting();
             let sql = format!(
                 "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
                    started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
                  WHERE id = (SELECT j.id FROM jobs j \
-                             WHERE j.cancel_requested = 0 AND (j.status = 'queued' OR (j.status = 'running' AND j.lease_expires_at < $3)) {not_in} \
-                               AND NOT (j.kind = 'misere_quotient' AND j.status = 'queued' AND EXISTS ( \
-                                 SELECT 1 FROM jobs o WHERE o.kind = 'misere_quotient' AND o.code = j.code \
-                                   AND o.max_n = j.max_n AND o.status = 'running')) \
+                             WHERE j.cancel_requested = 0 AND (j.status = 'queued' OR (j.status = 'running' AND j.lease_expires_at < $3)) {not_in}{waits} \
                              ORDER BY j.created_at, j.id LIMIT 1 {lock}) \
                  RETURNING {COLUMNS}"
             );
@@ -132,6 +163,8 @@ impl Store {
                 q = q.bind(id.as_str());
             }
             let row = match q.fetch_optional(&pool).await {
+                // A waiting kind's race between replicas, lost (its unique index: see its
+                // `WAITS`): nothing claimed.
                 Err(sqlx::Error::Database(e)) if e.is_unique_violation() => None,
                 r => r?,
             };

@@ -3,12 +3,13 @@
 //! its owner's quotas (its [`JobRows`]), or as a census's jobs (`census.rs`) —, checkpointed
 //! (the new values, a window job's kept values, statistics, the periodicity verdict, with the
 //! lease renewed as every kind's checkpoint is: `jobs.rs`), and finished with its verdict.
-//! Claimed, leased, cancelled, deleted and listed like every job.
+//! Claimed, leased, cancelled and listed like every job; deleted with its window's chunks
+//! (its [`StoredKind`]).
 
 use sqlx::AnyConnection;
 
 use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, Job, JobKind, RunRecord, COLUMNS};
-use super::kind::{Admission, JobRows};
+use super::kind::{Admission, JobRows, StoredKind};
 use super::sequences::write_tail;
 use super::windows::{write_window, WindowWrite};
 use super::{now_ms, JobStatus, Store, StoreError};
@@ -46,6 +47,18 @@ impl JobRows for SequenceJob {
     ) -> Result<Admission<Box<Job>>, StoreError> {
         let job = insert_job(c, job, id, owner, now).await?;
         Ok(Admission::Created(Box::new(job)))
+    }
+}
+
+impl StoredKind for SequenceJob {
+    /// A window-mode job's kept values and archive (`windows.rs`) go with its record (its
+    /// stored values stay in `sequences`).
+    async fn deleted(c: &mut AnyConnection, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM job_window_chunks WHERE job_id = $1")
+            .bind(id)
+            .execute(c)
+            .await?;
+        Ok(())
     }
 }
 

@@ -16,19 +16,19 @@
 //!
 //! | layer | trait | sequence | misère quotient | census member |
 //! | --- | --- | --- | --- | --- |
-//! | store (rows) | `JobRows` | `store/sequence_jobs.rs` | `store/misere_jobs.rs` | `store/census.rs` |
+//! | store (rows) | `JobRows`, `StoredKind` | `store/sequence_jobs.rs` | `store/misere_jobs.rs` | `store/census.rs` (`JobRows` only) |
 //! | service (submission) | [`JobSubmit`] | `sequence.rs` | `misere.rs` | `census.rs` |
 //! | service (run) | `JobRun` | `sequence.rs` | `misere.rs` | — (runs as a sequence job) |
 //! | api (route) | — | `api/octal/jobs/sequence.rs` | `api/octal/misere.rs` | `api/octal/jobs/census.rs` |
 //!
 //! **A fourth kind** is one more column of that table. In the store (`crate::store` says
 //! how): a `JobKind` variant and `store/<kind>_jobs.rs` declaring its type, with its rows
-//! (insert, checkpoint, finish) and its `JobRows`. Here, `<kind>.rs`: its [`JobSubmit`]
-//! (empty unless its refusals say more than one job's) and its `kind::JobRun`, and one arm in
-//! `workers.rs` mapping the `JobKind` to it. In `api/octal/`: its route (the handler that
-//! parses the request and calls `<Kind>::submit`). A kind that is a way of submitting another
-//! kind's jobs — as a census submits sequence jobs — implements `JobRows` and `JobSubmit`
-//! only.
+//! (insert, checkpoint, finish) and its `JobRows` and `StoredKind` impls, and an arm in
+//! `queue.rs`'s `with_kind!`. Here, `<kind>.rs`: its [`JobSubmit`] (empty unless its refusals
+//! say more than one job's) and its `kind::JobRun`, and one arm in `workers.rs` mapping the
+//! `JobKind` to it. In `api/octal/`: its route (the handler that parses the request and calls
+//! `<Kind>::submit`). A kind that is a way of submitting another kind's jobs — as a census
+//! submits sequence jobs — implements `JobRows` and `JobSubmit` only.
 //!
 //! May import: `service::{state, auth, octal, misere}`, the store, the core, config.
 
