@@ -20,17 +20,16 @@
 //! `4.???` game and of Grundy's game — are not checked here. The verdict says so, naming how
 //! many values the proof reads. Nothing here knows HTTP.
 
+use super::kind::{JobSubmit, Submission};
 use crate::config::Config;
 use crate::core::octal::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
 use crate::core::octal::{Engine, Game, Snapshot, Statistics};
+use crate::service::auth::{refused_by, submitted, Caller, QuotaExceeded, NO_OWNER};
+use crate::service::state::AppState;
 use crate::store::{
     Census, CensusMemberJob, CensusMembers, CensusRole, Job, JobRows, JobStatus, NewCensus, NewJob,
     PeriodicityRecord, Refusal, Store, StoreError,
 };
-
-use super::kind::{JobSubmit, Submission};
-use crate::service::auth::{refused_by, submitted, Caller, QuotaExceeded, NO_OWNER};
-use crate::service::state::AppState;
 
 /// The most codes one census may name.
 pub const MAX_CODES: usize = 200;
