@@ -12,8 +12,8 @@ mod common;
 use grundy::core::octal::{Game, Solver, Values};
 use grundy::store::chunk::{encode_legacy, FORMAT_LEGACY, FORMAT_V2};
 use grundy::store::{
-    Checkpoint, CheckpointArgs, JobQuota, JobStatus, NewJob, QuotientAdmission, QuotientCheckpoint,
-    QuotientProgress, RunRecord, Store, StoreError, CHUNK,
+    Admission, Checkpoint, CheckpointArgs, Job, JobQuota, JobStatus, NewJob, QuotientCheckpoint,
+    QuotientJob, QuotientProgress, RunRecord, Store, StoreError, CHUNK,
 };
 use sqlx::Row;
 
@@ -882,7 +882,7 @@ async fn postgres_concurrent_claims_never_double_claim() {
 /// claim and a restore, and the quotas admit exactly up to their limits — concurrent
 /// submissions of one owner included — writing nothing when they refuse.
 async fn exercise_owned_jobs(store: &Store) {
-    use grundy::store::{Admission, JobQuota};
+    use grundy::store::{Refusal, SequenceJob};
     let job = |max_n| NewJob {
         code: "0.07".into(),
         max_n,
@@ -894,7 +894,7 @@ async fn exercise_owned_jobs(store: &Store) {
         heaps_per_day: 100,
     };
     let Admission::Created(a) = store
-        .create_owned_job(&job(10), "a", "alice", quota)
+        .create_rows::<SequenceJob>(&job(10), "a", Some(("alice", quota)))
         .await
         .unwrap()
     else {
@@ -909,7 +909,7 @@ async fn exercise_owned_jobs(store: &Store) {
     for i in 0..8 {
         let s = store.clone();
         tasks.push(tokio::spawn(async move {
-            s.create_owned_job(&job(10), &format!("c{i}"), "alice", quota)
+            s.create_rows::<SequenceJob>(&job(10), &format!("c{i}"), Some(("alice", quota)))
                 .await
                 .unwrap()
         }));
@@ -918,8 +918,10 @@ async fn exercise_owned_jobs(store: &Store) {
     for t in tasks {
         match t.await.unwrap() {
             Admission::Created(_) => created += 1,
-            Admission::ActiveJobs { limit, active } => assert_eq!((limit, active), (3, 3)),
-            other @ Admission::HeapsPerDay { .. } => panic!("{other:?}"),
+            Admission::Refused(Refusal::ActiveJobs { limit, active }) => {
+                assert_eq!((limit, active), (3, 3))
+            }
+            other => panic!("{other:?}"),
         }
     }
     assert_eq!(created, 2, "exactly up to the limit");
@@ -952,15 +954,15 @@ async fn exercise_owned_jobs(store: &Store) {
         heaps_per_day: 100,
     };
     match store
-        .create_owned_job(&job(71), "h1", "alice", loose)
+        .create_rows::<SequenceJob>(&job(71), "h1", Some(("alice", loose)))
         .await
         .unwrap()
     {
-        Admission::HeapsPerDay {
+        Admission::Refused(Refusal::HeapsPerDay {
             limit,
             used,
             day_ends_ms,
-        } => {
+        }) => {
             assert_eq!((limit, used), (100, 30));
             assert!(day_ends_ms > grundy::store::now_ms());
         }
@@ -968,7 +970,7 @@ async fn exercise_owned_jobs(store: &Store) {
     }
     assert!(matches!(
         store
-            .create_owned_job(&job(70), "h2", "alice", loose)
+            .create_rows::<SequenceJob>(&job(70), "h2", Some(("alice", loose)))
             .await
             .unwrap(),
         Admission::Created(_)
@@ -979,7 +981,7 @@ async fn exercise_owned_jobs(store: &Store) {
     };
     assert!(matches!(
         store
-            .create_owned_job(&job(1_000_000), "h3", "alice", unlimited)
+            .create_rows::<SequenceJob>(&job(1_000_000), "h3", Some(("alice", unlimited)))
             .await
             .unwrap(),
         Admission::Created(_)
@@ -1017,7 +1019,7 @@ async fn postgres_owned_jobs() {
 /// The job list's filters and count (issue 46): by owner, kind and status, each page of a
 /// filtered list holds only its jobs, the pages together hold every one, and the count is theirs.
 async fn exercise_job_filters(store: &Store) {
-    use grundy::store::{Admission, JobFilter, JobKind, JobQuota};
+    use grundy::store::{JobFilter, JobKind, SequenceJob};
     let job = |max_n| NewJob {
         code: "0.07".into(),
         max_n,
@@ -1035,7 +1037,9 @@ async fn exercise_job_filters(store: &Store) {
         heaps_per_day: 1000,
     };
     for id in ["a0", "a1"] {
-        let r = store.create_owned_job(&job(10), id, "alice", quota).await;
+        let r = store
+            .create_rows::<SequenceJob>(&job(10), id, Some(("alice", quota)))
+            .await;
         assert!(matches!(r, Ok(Admission::Created(_))), "{r:?}");
     }
     for (status, ids) in [("done", "'f0', 'f1', 'f2', 'a0'"), ("cancelled", "'f3'")] {
@@ -1260,16 +1264,16 @@ async fn exercise_run_records(store: &Store) {
         active_jobs: 10,
         heaps_per_day: 1_000,
     };
-    let job = |a: QuotientAdmission| match a {
-        QuotientAdmission::Created(j) => *j,
+    let job = |a: Admission<Box<Job>>| match a {
+        Admission::Created(j) => *j,
         other => panic!("{other:?}"),
     };
     let q = job(store
-        .create_quotient_job("0.07", 20, "q-a", Some(("alice", quota)))
+        .create_rows::<QuotientJob>(&("0.07".into(), 20), "q-a", Some(("alice", quota)))
         .await
         .unwrap());
     job(store
-        .create_quotient_job("0.07", 20, "q-b", Some(("bob", quota)))
+        .create_rows::<QuotientJob>(&("0.07".into(), 20), "q-b", Some(("bob", quota)))
         .await
         .unwrap());
     assert_eq!(fields(&q), (None, None, None, None));
@@ -1347,4 +1351,90 @@ async fn sqlite_run_records() {
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn postgres_run_records() {
     exercise_run_records(&postgres().await).await;
+}
+
+/// A misère-quotient job on the queue's way (what its kind does there, `StoredKind`): a queued
+/// job waits while another job computes its quotient; cancelling one drops the quotient's
+/// saved state once no queued or running job computes it any more, and keeps it while one
+/// does; a sequence job's cancel and delete leave the quotients' states alone.
+async fn exercise_quotient_queue(store: &Store) {
+    let quota = JobQuota {
+        active_jobs: 10,
+        heaps_per_day: 1_000,
+    };
+    for (id, owner, bound) in [
+        ("q-a", "alice", 24),
+        ("q-b", "bob", 24),
+        ("q-c", "carol", 25),
+    ] {
+        let r = store
+            .create_rows::<QuotientJob>(&("0.07".into(), bound), id, Some((owner, quota)))
+            .await
+            .unwrap();
+        assert!(matches!(r, Admission::Created(_)), "{r:?}");
+    }
+    let claimed = store.claim_job("r1", 60_000).await.unwrap().unwrap();
+    assert_eq!(claimed.id, "q-a");
+    // q-b waits for q-a's computation; q-c, another quotient, does not.
+    let next = store.claim_job("r2", 60_000).await.unwrap().unwrap();
+    assert_eq!(next.id, "q-c");
+    assert_eq!(store.claim_job("r3", 60_000).await.unwrap(), None);
+    store.release_job("q-c", "r2").await.unwrap();
+    let pool = store.raw_pool_for_tests();
+    for bound in [24i64, 25] {
+        sqlx::query(
+            "INSERT INTO misere_job_states (code, bound, heap, data, updated_at) \
+             VALUES ('0.07', $1, 5, '{}', 0)",
+        )
+        .bind(bound)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    let states = || async {
+        let rows = sqlx::query("SELECT bound FROM misere_job_states ORDER BY bound")
+            .fetch_all(&store.raw_pool_for_tests())
+            .await
+            .unwrap();
+        rows.iter()
+            .map(|r| r.get::<i64, _>("bound"))
+            .collect::<Vec<_>>()
+    };
+    // A sequence job cancelled and deleted: the quotients' states stay.
+    let seq = NewJob {
+        code: "0.07".into(),
+        max_n: 24,
+        keep_window: None,
+        store_values: true,
+    };
+    store.create_job(&seq, "s", 0).await.unwrap();
+    store.cancel_job("s").await.unwrap().unwrap();
+    assert!(store.delete_job("s").await.unwrap());
+    assert_eq!(states().await, [24, 25]);
+    // q-b cancelled while q-a computes Q_24: its state stays; q-a flagged, still running.
+    let b = store.cancel_job("q-b").await.unwrap().unwrap();
+    assert_eq!(b.status, JobStatus::Cancelled);
+    let a = store.cancel_job("q-a").await.unwrap().unwrap();
+    assert_eq!((a.status, a.cancel_requested), (JobStatus::Running, true));
+    assert_eq!(states().await, [24, 25]);
+    // q-c, the only job of Q_25, cancelled while queued: its state goes.
+    let c = store.cancel_job("q-c").await.unwrap().unwrap();
+    assert_eq!(c.status, JobStatus::Cancelled);
+    assert_eq!(states().await, [24]);
+    assert!(store.delete_job("q-c").await.unwrap());
+    assert!(
+        !store.delete_job("q-a").await.unwrap(),
+        "running: not deleted"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_quotient_queue() {
+    exercise_quotient_queue(&sqlite().await).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+async fn postgres_quotient_queue() {
+    exercise_quotient_queue(&postgres().await).await;
 }

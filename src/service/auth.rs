@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::config::keys::{KeyRing, Scope};
 use crate::config::Config;
-use crate::store::{Admission, Job, JobQuota, Store, DAY_MS};
+use crate::store::{Job, JobQuota, Refusal, Store, DAY_MS};
 
 /// The server's access mode (see the module's text).
 #[derive(Debug, Clone)]
@@ -110,7 +110,7 @@ pub struct QuotaExceeded {
 
 /// How long a client over the active-jobs quota is asked to wait: a job of its own may finish
 /// any time.
-pub(super) const ACTIVE_RETRY_SECS: u64 = 30;
+const ACTIVE_RETRY_SECS: u64 = 30;
 
 /// The owner label of metrics for jobs without an owner (no key name can be `-`).
 pub const NO_OWNER: &str = "-";
@@ -239,56 +239,48 @@ impl Auth {
 }
 
 /// What a quota refusal of `owner`'s job of `heaps` heaps says.
-pub(super) fn refusal(owner: &str, refused: Admission, heaps: u64) -> QuotaExceeded {
-    match refused {
-        Admission::HeapsPerDay {
-            limit,
-            used,
-            day_ends_ms,
-        } => {
-            let left = (day_ends_ms - crate::store::now_ms()).clamp(1000, DAY_MS);
-            over_quota(
-                owner,
-                "heaps_per_day",
-                limit,
-                (left as u64).div_ceil(1000),
-                format!(
-                    "key {owner:?} requested {used} heaps today (UTC); this job's max_n of {heaps} \
-                     would exceed its limit of {limit} heaps a day (GRUNDY_QUOTA_HEAPS_PER_DAY \
-                     or the key's heaps_per_day)"
-                ),
-            )
-        }
-        Admission::ActiveJobs { limit, active } => over_quota(
-            owner,
-            "active_jobs",
-            limit,
-            ACTIVE_RETRY_SECS,
-            format!(
-                "key {owner:?} has {active} queued or running jobs, its limit \
-                 (GRUNDY_QUOTA_ACTIVE_JOBS or the key's active_jobs); cancel one or wait \
-                 until one finishes"
-            ),
+pub(super) fn refusal(owner: &str, refused: Refusal, heaps: u64) -> QuotaExceeded {
+    let detail = match refused {
+        Refusal::HeapsPerDay { limit, used, .. } => format!(
+            "key {owner:?} requested {used} heaps today (UTC); this job's max_n of {heaps} \
+             would exceed its limit of {limit} heaps a day (GRUNDY_QUOTA_HEAPS_PER_DAY \
+             or the key's heaps_per_day)"
         ),
-        // Not a refusal (the callers pass refusals only): nothing to count.
-        Admission::Created(_) => QuotaExceeded {
-            quota: "active_jobs",
-            limit: 0,
-            retry_after_secs: ACTIVE_RETRY_SECS,
-            detail: String::new(),
-        },
-    }
+        Refusal::ActiveJobs { active, .. } => format!(
+            "key {owner:?} has {active} queued or running jobs, its limit \
+             (GRUNDY_QUOTA_ACTIVE_JOBS or the key's active_jobs); cancel one or wait \
+             until one finishes"
+        ),
+    };
+    refused_by(owner, refused, detail)
 }
 
-/// Counts a submission admitted (`grundy_jobs_submitted_total`, heaps requested).
-pub(super) fn submitted(owner: &str, heaps: u64) {
-    metrics::counter!("grundy_jobs_submitted_total", "owner" => owner.to_owned()).increment(1);
+/// A refusal of `owner`'s submission by a quota of its key, counted: the quota, its limit,
+/// when to try again (a job of its own may finish any time; the day's heaps count again
+/// when the day ends), and `detail`, the submission's words for it.
+pub(super) fn refused_by(owner: &str, refused: Refusal, detail: String) -> QuotaExceeded {
+    let (quota, limit, retry_after_secs) = match refused {
+        Refusal::HeapsPerDay {
+            limit, day_ends_ms, ..
+        } => {
+            let left = (day_ends_ms - crate::store::now_ms()).clamp(1000, DAY_MS);
+            ("heaps_per_day", limit, (left as u64).div_ceil(1000))
+        }
+        Refusal::ActiveJobs { limit, .. } => ("active_jobs", limit, ACTIVE_RETRY_SECS),
+    };
+    over_quota(owner, quota, limit, retry_after_secs, detail)
+}
+
+/// Counts a submission admitted (`grundy_jobs_submitted_total`, heaps requested): `jobs` jobs
+/// of `heaps` heaps in all.
+pub(super) fn submitted(owner: &str, (jobs, heaps): (u64, u64)) {
+    metrics::counter!("grundy_jobs_submitted_total", "owner" => owner.to_owned()).increment(jobs);
     metrics::counter!("grundy_job_heaps_requested_total", "owner" => owner.to_owned())
         .increment(heaps);
 }
 
 /// Counts a quota refusal and says what it is.
-pub(super) fn over_quota(
+fn over_quota(
     owner: &str,
     quota: &'static str,
     limit: u64,

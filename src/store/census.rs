@@ -1,10 +1,12 @@
 //! A census: one job per game code, created together (`POST /v1/octal/census`), and the jobs
-//! that verify a proved periodicity by a second run from scratch.
+//! that verify a proved periodicity by a second run from scratch — the kind
+//! [`CensusMemberJob`], whose rows are the census and its membership.
 //!
-//! Creating a census is one write transaction: the owner's heaps of the day and active jobs
-//! are checked for all of its jobs at once (as [`Store::create_owned_job`] does for one), then
-//! the census, its jobs and their links are inserted. Past a quota nothing at all is written;
-//! a fault mid-way rolls everything back, so there is never half a census.
+//! Creating a census is one submission (its [`JobRows`], through [`Store::create_rows`]): the
+//! owner's heaps of the day and active jobs are checked for all of its jobs at once, then the
+//! census, its jobs and their links are inserted. Past a quota nothing at all is written; a
+//! fault mid-way rolls everything back, so there is never half a census. A member's job is a
+//! `sequence` row (`sequence_jobs.rs`): claimed, run, cancelled and deleted as one.
 //!
 //! `census_jobs` links a census and a code to a job in a role: `primary` (created with the
 //! census) or `verification` (created later, at most one per census and code: the key of the
@@ -13,12 +15,12 @@
 use std::collections::HashMap;
 
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use super::jobs::cancel_where;
-use super::owners::admit;
+use super::kind::{Admission, JobRows};
 use super::sequence_jobs::insert_job;
-use super::{now_ms, Admission, Job, JobQuota, NewJob, Store, StoreError};
+use super::{now_ms, Job, NewJob, Store, StoreError};
 
 /// What a census computes: every code to `max_n`, with the jobs' keep settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,20 +105,81 @@ pub struct CensusCounts {
     pub active: u64,
 }
 
-/// The outcome of [`Store::create_census`]: as [`Admission`], for every job of the census.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CensusAdmission {
-    /// Inserted and committed: the census and its primary jobs, in the order of its codes.
-    Created(Box<Census>, Vec<Job>),
-    /// Refused (nothing written): the quota of [`Admission::ActiveJobs`] or
-    /// [`Admission::HeapsPerDay`], for all the census's jobs together.
-    Refused(Admission),
+/// The census-member kind: a census's games, each a member of it through its job — a
+/// `sequence` job, listed, claimed and run as one (`JobKind::Sequence`). A submission of
+/// [`CensusMembers`] inserts the census, its members' jobs and their links together (the
+/// primary members; a verification member joins later, [`Store::start_verification`]). Its
+/// submission: `crate::service::jobs::census`.
+#[derive(Debug)]
+pub struct CensusMemberJob;
+
+/// What a census's submission inserts: the census and, for its `i`-th code, the job with the
+/// `i`-th id.
+#[derive(Debug, Clone)]
+pub struct CensusMembers {
+    census: NewCensus,
+    job_ids: Vec<String>,
 }
 
-impl CensusAdmission {
-    /// Whether the census was inserted.
-    fn created(&self) -> bool {
-        matches!(self, CensusAdmission::Created(..))
+impl CensusMembers {
+    /// The members of `census`, `job_ids[i]` the job of `census.codes[i]`; an error when the
+    /// counts differ.
+    pub fn new(census: NewCensus, job_ids: Vec<String>) -> Result<Self, StoreError> {
+        if job_ids.len() != census.codes.len() {
+            return Err(StoreError::Corrupt(format!(
+                "a census of {} codes given {} job ids",
+                census.codes.len(),
+                job_ids.len()
+            )));
+        }
+        Ok(CensusMembers { census, job_ids })
+    }
+
+    /// The census they are members of.
+    pub fn census(&self) -> &NewCensus {
+        &self.census
+    }
+}
+
+impl JobRows for CensusMemberJob {
+    type New = CensusMembers;
+    /// The census, and its members' jobs in the order of its codes.
+    type Rows = (Census, Vec<Job>);
+
+    /// Every member's job at once.
+    fn asks(new: &Self::New) -> (u64, u64) {
+        let count = new.census.codes.len() as u64;
+        (count, new.census.max_n.saturating_mul(count))
+    }
+
+    async fn insert(
+        c: &mut AnyConnection,
+        new: &Self::New,
+        id: &str,
+        owner: Option<&str>,
+        now: i64,
+    ) -> Result<Admission<(Census, Vec<Job>)>, StoreError> {
+        let census = &new.census;
+        let row = sqlx::query(&format!(
+            "INSERT INTO census ({CENSUS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) \
+             RETURNING {CENSUS_COLUMNS}"
+        ))
+        .bind(id)
+        .bind(now)
+        .bind(owner)
+        .bind(census.max_n.min(i64::MAX as u64) as i64)
+        .bind(census.keep_window.map(|w| w as i64))
+        .bind(i64::from(census.store_values))
+        .bind(census.codes.join("\n"))
+        .fetch_one(&mut *c)
+        .await?;
+        let created = census_from_row(&row)?;
+        let mut jobs = Vec::with_capacity(census.codes.len());
+        for (code, job_id) in census.codes.iter().zip(&new.job_ids) {
+            jobs.push(insert_job(c, &census.job(code), job_id, owner, now).await?);
+            insert_link(c, id, code, CensusRole::Primary, job_id).await?;
+        }
+        Ok(Admission::Created((created, jobs)))
     }
 }
 
@@ -140,7 +203,7 @@ fn census_from_row(row: &AnyRow) -> Result<Census, StoreError> {
 }
 
 async fn insert_link(
-    c: &mut sqlx::AnyConnection,
+    c: &mut AnyConnection,
     census: &str,
     code: &str,
     role: CensusRole,
@@ -160,63 +223,6 @@ async fn insert_link(
 }
 
 impl Store {
-    /// Inserts a census and one queued job per code (`job_ids[i]` for `new.codes[i]`), owned
-    /// by `owner` and within `quota` when given, all or nothing (see the module's text).
-    pub async fn create_census(
-        &self,
-        new: &NewCensus,
-        id: &str,
-        job_ids: &[String],
-        owner: Option<&str>,
-        quota: Option<JobQuota>,
-    ) -> Result<CensusAdmission, StoreError> {
-        if job_ids.len() != new.codes.len() {
-            return Err(StoreError::Corrupt(format!(
-                "census {id}: {} job ids for {} codes",
-                job_ids.len(),
-                new.codes.len()
-            )));
-        }
-        let now = now_ms();
-        let count = new.codes.len() as u64;
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                if let (Some(owner), Some(quota)) = (owner, quota) {
-                    let asked = (count, new.max_n.saturating_mul(count));
-                    if let Some(refused) = admit(c, owner, quota, asked, now).await? {
-                        return Ok(CensusAdmission::Refused(refused));
-                    }
-                }
-                let row = sqlx::query(&format!(
-                    "INSERT INTO census ({CENSUS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) \
-                     RETURNING {CENSUS_COLUMNS}"
-                ))
-                .bind(id)
-                .bind(now)
-                .bind(owner)
-                .bind(new.max_n.min(i64::MAX as u64) as i64)
-                .bind(new.keep_window.map(|w| w as i64))
-                .bind(i64::from(new.store_values))
-                .bind(new.codes.join("\n"))
-                .fetch_one(&mut *c)
-                .await?;
-                let census = census_from_row(&row)?;
-                let mut jobs = Vec::with_capacity(new.codes.len());
-                for (code, job_id) in new.codes.iter().zip(job_ids) {
-                    jobs.push(insert_job(c, &new.job(code), job_id, owner, now).await?);
-                    insert_link(c, id, code, CensusRole::Primary, job_id).await?;
-                }
-                Ok(CensusAdmission::Created(Box::new(census), jobs))
-            }
-            .await;
-            tx.finish_if(r, CensusAdmission::created).await
-        }
-        .await;
-        self.track_if(r, CensusAdmission::created)
-    }
-
     pub async fn get_census(&self, id: &str) -> Result<Option<Census>, StoreError> {
         let r = async {
             let row = sqlx::query(&format!(

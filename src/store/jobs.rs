@@ -1,15 +1,17 @@
-//! Long-running jobs: a durable queue with leases.
+//! Long-running jobs of every kind: the row (its status, kind and columns), what each kind's
+//! checkpoint and cancel build on, and the reads (a job, the filtered list, the counts). The
+//! queue that claims, gives back, cancels and deletes them is `queue.rs`.
 //!
-//! A worker *claims* a queued job (or one whose lease expired: its owner died) by setting
-//! itself as `lease_owner` with an expiry; it renews the lease at every checkpoint, and every
-//! write it makes is conditional on still owning the lease. So a job is never computed by two
-//! replicas at once: a stalled owner's late writes match no row and it stops. On PostgreSQL the
-//! claim uses `FOR UPDATE SKIP LOCKED` so concurrent replicas never block on each other.
+//! A job is leased to the replica that claimed it: it renews the lease at every checkpoint,
+//! and every write it makes is conditional on still owning the lease. So a job is never
+//! computed by two replicas at once: a stalled owner's late writes match no row and it stops.
+//! The lease half of every kind's checkpoint is here ([`Checkpoint`]); the rest of it is the
+//! kind's own (`sequence_jobs.rs`, `misere_jobs.rs`).
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::{now_ms, Backend, Store, StoreError};
+use super::{Store, StoreError};
 
 /// A job's life: queued → running → done | failed | cancelled (running → queued on shutdown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -468,211 +470,6 @@ impl Store {
         }
         .await;
         self.track_read(r)
-    }
-
-    /// Cancels a job: a queued job is cancelled at once, a running one is flagged and its
-    /// worker stops at its next checkpoint. Final jobs are left as they are. One transaction:
-    /// the answer reflects a committed state.
-    pub async fn cancel_job(&self, id: &str) -> Result<Option<Job>, StoreError> {
-        let now = now_ms();
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                cancel_where(c, "id = $2", id, now).await?;
-                // A cancelled misère-quotient job's saved state goes unless another job still
-                // computes that quotient (`misere_jobs.rs`).
-                sqlx::query(
-                    "DELETE FROM misere_job_states WHERE EXISTS ( \
-                       SELECT 1 FROM jobs c WHERE c.id = $1 AND c.kind = 'misere_quotient' AND c.status = 'cancelled' \
-                         AND c.code = misere_job_states.code AND c.max_n = misere_job_states.bound) \
-                     AND NOT EXISTS ( \
-                       SELECT 1 FROM jobs a WHERE a.kind = 'misere_quotient' AND a.code = misere_job_states.code \
-                         AND a.max_n = misere_job_states.bound AND a.status IN ('queued', 'running'))",
-                )
-                .bind(id)
-                .execute(&mut *c)
-                .await?;
-                let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
-                    .bind(id)
-                    .fetch_optional(&mut *c)
-                    .await?;
-                row.as_ref().map(job_from_row).transpose()
-            }
-            .await;
-            tx.finish(r).await
-        }
-        .await;
-        self.track_commit(r)
-    }
-
-    /// Deletes a finished job's record and a window-mode job's kept values (its stored values
-    /// stay in `sequences`). Running or queued jobs are not deleted: they must be cancelled
-    /// first. One transaction.
-    pub async fn delete_job(&self, id: &str) -> Result<bool, StoreError> {
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                let gone = sqlx::query(
-                    "DELETE FROM jobs WHERE id = $1 AND status IN ('done', 'failed', 'cancelled')",
-                )
-                .bind(id)
-                .execute(&mut *c)
-                .await?
-                .rows_affected()
-                    == 1;
-                if gone {
-                    sqlx::query("DELETE FROM job_window_chunks WHERE job_id = $1")
-                        .bind(id)
-                        .execute(&mut *c)
-                        .await?;
-                }
-                Ok(gone)
-            }
-            .await;
-            tx.finish(r).await
-        }
-        .await;
-        self.track_write(r)
-    }
-
-    /// Claims the oldest runnable job for `owner` with a lease of `lease_ms`.
-    pub async fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>, StoreError> {
-        self.claim_job_excluding(owner, lease_ms, &[]).await
-    }
-
-    /// [`Store::claim_job`], skipping `exclude`: the jobs this replica already holds in memory
-    /// (a job whose lease expired while its worker waited for the store must not be claimed
-    /// by a second worker of the same replica and computed twice).
-    pub async fn claim_job_excluding(
-        &self,
-        owner: &str,
-        lease_ms: i64,
-        exclude: &[String],
-    ) -> Result<Option<Job>, StoreError> {
-        let now = now_ms();
-        let r = async {
-            let pool = self.pool();
-            // A running job flagged for cancellation whose owner died is finished here.
-            sqlx::query(
-                "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
-                 lease_expires_at = NULL WHERE status = 'running' AND cancel_requested = 1 AND lease_expires_at < $1",
-            )
-            .bind(now)
-            .execute(&pool)
-            .await?;
-            let lock = match self.backend() {
-                Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-                Backend::Sqlite => "",
-            };
-            let not_in = if exclude.is_empty() {
-                String::new()
-            } else {
-                let marks: Vec<String> = (0..exclude.len()).map(|i| format!("${}", i + 4)).collect();
-                format!("AND j.id NOT IN ({})", marks.join(", "))
-            };
-            // A misère quotient is computed by one job at a time: a queued job for a quotient
-            // another job is computing waits (the unique index `jobs_misere_running` settles
-            // a race between replicas: the loser's claim fails and claims nothing).
-            let sql = format!(
-                "UPDATE jobs SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
-                   started_at = COALESCE(started_at, $3), attempts = attempts + 1, updated_at = $3 \
-                 WHERE id = (SELECT j.id FROM jobs j \
-                             WHERE j.cancel_requested = 0 AND (j.status = 'queued' OR (j.status = 'running' AND j.lease_expires_at < $3)) {not_in} \
-                               AND NOT (j.kind = 'misere_quotient' AND j.status = 'queued' AND EXISTS ( \
-                                 SELECT 1 FROM jobs o WHERE o.kind = 'misere_quotient' AND o.code = j.code \
-                                   AND o.max_n = j.max_n AND o.status = 'running')) \
-                             ORDER BY j.created_at, j.id LIMIT 1 {lock}) \
-                 RETURNING {COLUMNS}"
-            );
-            let mut q = sqlx::query(&sql).bind(owner).bind(now + lease_ms).bind(now);
-            for id in exclude {
-                q = q.bind(id.as_str());
-            }
-            let row = match q.fetch_optional(&pool).await {
-                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => None,
-                r => r?,
-            };
-            row.as_ref().map(job_from_row).transpose()
-        }
-        .await;
-        match r {
-            r @ Ok(Some(_)) => self.track_commit(r),
-            r => self.track_write(r),
-        }
-    }
-
-    /// Re-registers a job this replica is running whose row vanished with a wiped or replaced
-    /// database (see [`Checkpoint::Missing`]): inserted as running under `owner`, as it was.
-    /// An existing row is left alone.
-    pub async fn restore_job(
-        &self,
-        job: &Job,
-        owner: &str,
-        lease_ms: i64,
-    ) -> Result<(), StoreError> {
-        let now = now_ms();
-        let r = sqlx::query(
-            "INSERT INTO jobs (id, code, max_n, status, computed, cancel_requested, lease_owner, lease_expires_at, \
-               attempts, created_at, started_at, updated_at, keep_window, store_values, owner, kind, quotient, \
-               threads, cpu_ms, engine_version, engine_commit) \
-             VALUES ($1, $2, $3, 'running', 0, 0, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
-               $15, $16, $17, $18) ON CONFLICT DO NOTHING",
-        )
-        .bind(job.id.as_str())
-        .bind(job.code.as_str())
-        .bind(job.max_n as i64)
-        .bind(owner)
-        .bind(now + lease_ms)
-        .bind(job.attempts)
-        .bind(job.created_at)
-        .bind(job.started_at.unwrap_or(now))
-        .bind(now)
-        .bind(job.keep_window.map(|w| w as i64))
-        .bind(i64::from(job.store_values))
-        .bind(job.owner.as_deref())
-        .bind(job.kind.as_str())
-        .bind(job.quotient.as_deref())
-        .bind(job.threads.map(|t| t as i64))
-        .bind(job.cpu_ms.map(|t| t as i64))
-        .bind(job.engine_version.as_deref())
-        .bind(job.engine_commit.as_deref())
-        .execute(&self.pool())
-        .await;
-        self.track_commit(r.map_err(StoreError::from))?;
-        tracing::warn!(job = %job.id, "job row was missing from the store; re-registered from memory");
-        Ok(())
-    }
-
-    /// Gives a running job back to the queue (graceful shutdown, after a final checkpoint).
-    pub async fn release_job(&self, job_id: &str, owner: &str) -> Result<(), StoreError> {
-        let r = sqlx::query(
-            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
-             WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
-        )
-        .bind(now_ms())
-        .bind(job_id)
-        .bind(owner)
-        .execute(&self.pool())
-        .await;
-        self.track_write(r.map_err(StoreError::from))?;
-        Ok(())
-    }
-
-    /// Puts every job leased by `owner` back in the queue (a replica restarting under the same
-    /// id takes its interrupted jobs back at once).
-    pub async fn requeue_owned(&self, owner: &str) -> Result<u64, StoreError> {
-        let r = sqlx::query(
-            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1 \
-             WHERE lease_owner = $2 AND status = 'running'",
-        )
-        .bind(now_ms())
-        .bind(owner)
-        .execute(&self.pool())
-        .await;
-        let r = self.track_write(r.map_err(StoreError::from))?;
-        Ok(r.rows_affected())
     }
 
     /// Counts of jobs per status, for metrics.

@@ -1,12 +1,13 @@
-//! Misère-quotient jobs: rows of `jobs` of kind `misere_quotient` (`code`, `max_n` = the bound
-//! `n` of `Q_n`), queued, claimed, leased, cancelled and listed like every job (`jobs.rs`), with
-//! what is theirs alone:
+//! Misère-quotient jobs (the kind [`QuotientJob`]): rows of `jobs` of kind `misere_quotient`
+//! (`code`, `max_n` = the bound `n` of `Q_n`), queued, claimed, leased, cancelled and listed
+//! like every job (`jobs.rs`, `queue.rs`), with what is theirs alone:
 //!
 //! * **One computation per quotient.** A request for a quotient its owner already has queued
-//!   or running joins that job (`jobs_misere_active`, one such job per owner and quotient);
-//!   another owner's request gets a job of its own, which waits queued while the first computes
-//!   (a claim skips it; `jobs_misere_running` lets at most one job of a quotient run, across
-//!   replicas), shows that computation's progress, and ends with it: done or failed together.
+//!   or running joins that job (`jobs_misere_active`, one such job per owner and quotient: its
+//!   [`JobRows`]); another owner's request gets a job of its own, which waits queued while the
+//!   first computes (a claim skips it, its [`StoredKind`]; `jobs_misere_running` lets at most
+//!   one job of a quotient run, across replicas), shows that computation's progress, and ends
+//!   with it: done or failed together.
 //!   Should the computing job be cancelled, a waiting one takes over from its saved state.
 //! * **Progress** in the row's `quotient` column ([`QuotientProgress`]): the heap reached, |Q|
 //!   and |P| there, compute time and engine steps over all runs, the heap it resumed from.
@@ -18,10 +19,10 @@
 //!   the status (so a done job's quotient is always there); cancelled stores none.
 
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, JobStatus, RunRecord, COLUMNS};
-use super::owners::{admit, Admission, JobQuota};
+use super::kind::{Admission, JobRows, StoredKind};
 use super::quotients::{parse_record, write_quotient};
 use super::{now_ms, Job, Store, StoreError};
 use crate::core::misere::{MisereQuotient, QuotientParts};
@@ -58,24 +59,6 @@ impl QuotientProgress {
     }
 }
 
-/// The outcome of [`Store::create_quotient_job`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum QuotientAdmission {
-    /// A new job, queued (and committed).
-    Created(Box<Job>),
-    /// The owner's queued or running job for the same quotient; nothing was written.
-    Joined(Box<Job>),
-    /// A quota of the owner refused it; nothing was written.
-    Refused(Admission),
-}
-
-impl QuotientAdmission {
-    /// Whether a job was inserted.
-    fn created(&self) -> bool {
-        matches!(self, QuotientAdmission::Created(_))
-    }
-}
-
 /// What [`Store::checkpoint_quotient`] saves.
 #[derive(Debug, Clone)]
 pub struct QuotientCheckpoint<'a> {
@@ -95,10 +78,90 @@ pub struct QuotientCheckpoint<'a> {
 
 const KIND: &str = "misere_quotient";
 
+/// The misère-quotient kind (`JobKind::MisereQuotient`): a submission of `(code, bound)` — the
+/// canonical code and the bound `n` of `Q_n` — joins its owner's job for that quotient or
+/// inserts one (see the module's text). Its submission and its run:
+/// `crate::service::jobs::misere`.
+#[derive(Debug)]
+pub struct QuotientJob;
+
+impl JobRows for QuotientJob {
+    type New = (String, u64);
+    type Rows = Box<Job>;
+
+    fn asks(&(_, bound): &Self::New) -> (u64, u64) {
+        (1, bound)
+    }
+
+    /// The owner's queued or running job for the same quotient.
+    async fn joined(
+        c: &mut AnyConnection,
+        (code, bound): &Self::New,
+        owner: Option<&str>,
+    ) -> Result<Option<Box<Job>>, StoreError> {
+        Ok(active_job(c, code, *bound, owner).await?.map(Box::new))
+    }
+
+    /// A queued job computing `Q_bound` of `code` — or, when a concurrent request of the same
+    /// owner inserted one meanwhile (PostgreSQL, no owner: nothing serialises them), that one,
+    /// and nothing is inserted.
+    async fn insert(
+        c: &mut AnyConnection,
+        (code, bound): &Self::New,
+        id: &str,
+        owner: Option<&str>,
+        now: i64,
+    ) -> Result<Admission<Box<Job>>, StoreError> {
+        let (code, bound) = (code.as_str(), *bound);
+        let row = sqlx::query(&format!(
+            "INSERT INTO jobs (id, kind, code, max_n, status, computed, cancel_requested, attempts, \
+               created_at, updated_at, owner, store_values, quotient) \
+             VALUES ($1, '{KIND}', $2, $3, 'queued', 0, 0, 0, $4, $4, $5, 0, $6) \
+             ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
+        ))
+        .bind(id)
+        .bind(code)
+        .bind(bound as i64)
+        .bind(now)
+        .bind(owner)
+        .bind(QuotientProgress::default().to_json())
+        .fetch_optional(&mut *c)
+        .await?;
+        match row {
+            Some(row) => Ok(Admission::Created(Box::new(job_from_row(&row)?))),
+            None => Ok(Admission::Joined(Box::new(
+                active_job(c, code, bound, owner).await?.ok_or_else(|| {
+                    StoreError::Corrupt(format!(
+                        "{code}: a job for Q_{bound} conflicted and vanished"
+                    ))
+                })?,
+            ))),
+        }
+    }
+}
+
+impl StoredKind for QuotientJob {
+    /// One computation per quotient: a queued job waits while another job computes its
+    /// quotient (the unique index `jobs_misere_running` settles a race between replicas: the
+    /// loser's claim fails and claims nothing).
+    const WAITS: Option<&'static str> = Some(
+        "EXISTS (SELECT 1 FROM jobs o WHERE o.kind = 'misere_quotient' AND o.code = j.code \
+           AND o.max_n = j.max_n AND o.status = 'running')",
+    );
+
+    /// A cancelled job's saved state goes unless another job still computes its quotient.
+    async fn cancelled(c: &mut AnyConnection, job: &Job) -> Result<(), StoreError> {
+        if job.status == JobStatus::Cancelled {
+            drop_state_if_unused(c, &job.code, job.max_n).await?;
+        }
+        Ok(())
+    }
+}
+
 /// The queued or running job of the quotient (`code`, `bound`) owned by `owner` (`None`: no
 /// owner), if any.
 async fn active_job(
-    c: &mut sqlx::AnyConnection,
+    c: &mut AnyConnection,
     code: &str,
     bound: u64,
     owner: Option<&str>,
@@ -118,7 +181,7 @@ async fn active_job(
 /// Deletes the saved state of (`code`, `bound`) unless a queued or running job still computes
 /// that quotient.
 async fn drop_state_if_unused(
-    c: &mut sqlx::AnyConnection,
+    c: &mut AnyConnection,
     code: &str,
     bound: u64,
 ) -> Result<(), StoreError> {
@@ -135,64 +198,6 @@ async fn drop_state_if_unused(
 }
 
 impl Store {
-    /// A queued job computing `Q_bound` of the canonical `code` for `owner` (with its quotas;
-    /// `None` on a server without keys), or the owner's job for it already queued or running
-    /// (see the module's text). One transaction; past a quota nothing is written.
-    pub async fn create_quotient_job(
-        &self,
-        code: &str,
-        bound: u64,
-        id: &str,
-        owner: Option<(&str, JobQuota)>,
-    ) -> Result<QuotientAdmission, StoreError> {
-        let now = now_ms();
-        let name = owner.map(|(o, _)| o);
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                if let Some(job) = active_job(c, code, bound, name).await? {
-                    return Ok(QuotientAdmission::Joined(Box::new(job)));
-                }
-                if let Some((o, quota)) = owner {
-                    if let Some(refused) = admit(c, o, quota, (1, bound), now).await? {
-                        return Ok(QuotientAdmission::Refused(refused));
-                    }
-                }
-                // A concurrent request of the same owner may have inserted one meanwhile
-                // (PostgreSQL, no owner: nothing serialises them): then nothing is inserted.
-                let row = sqlx::query(&format!(
-                    "INSERT INTO jobs (id, kind, code, max_n, status, computed, cancel_requested, attempts, \
-                       created_at, updated_at, owner, store_values, quotient) \
-                     VALUES ($1, '{KIND}', $2, $3, 'queued', 0, 0, 0, $4, $4, $5, 0, $6) \
-                     ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
-                ))
-                .bind(id)
-                .bind(code)
-                .bind(bound as i64)
-                .bind(now)
-                .bind(name)
-                .bind(QuotientProgress::default().to_json())
-                .fetch_optional(&mut *c)
-                .await?;
-                match row {
-                    Some(row) => Ok(QuotientAdmission::Created(Box::new(job_from_row(&row)?))),
-                    None => Ok(QuotientAdmission::Joined(Box::new(
-                        active_job(c, code, bound, name).await?.ok_or_else(|| {
-                            StoreError::Corrupt(format!(
-                                "{code}: a job for Q_{bound} conflicted and vanished"
-                            ))
-                        })?,
-                    ))),
-                }
-            }
-            .await;
-            tx.finish_if(r, QuotientAdmission::created).await
-        }
-        .await;
-        self.track_if(r, QuotientAdmission::created)
-    }
-
     /// The job that says where `Q_bound` of `code` stands: a queued or running one (the
     /// computing one first), else the newest.
     pub async fn quotient_job(&self, code: &str, bound: u64) -> Result<Option<Job>, StoreError> {

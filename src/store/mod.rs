@@ -5,31 +5,54 @@
 //! (BIGINT, TEXT, DOUBLE PRECISION, BLOB/BYTEA) and `$n` placeholders, which SQLite accepts
 //! too. The two differ only in their migration folders and in how a job is claimed
 //! (`FOR UPDATE SKIP LOCKED` needs PostgreSQL; SQLite serialises writers anyway).
+//!
+//! **Jobs.** The lifecycle is written once, for every kind: `jobs.rs` (the row, the lease half
+//! of a checkpoint, the cancel every kind shares, the reads and the list), `queue.rs` (claimed
+//! with a lease, re-registered, given back, cancelled, deleted), `owners.rs` (every submission
+//! admitted within its owner's quotas), `tx.rs` (its write transactions). A kind is one type,
+//! declared in its own file with its rows, implementing the traits of `kind.rs` where it
+//! differs: [`JobRows`] (what its submission inserts, through [`Store::create_rows`]) and, for
+//! a value of `jobs.kind`, `StoredKind` (what the queue does differently for its jobs: a claim
+//! that waits, what goes with a cancelled or deleted job).
+//!
+//! | kind | file | `JobRows` | `StoredKind` | its own rows |
+//! | --- | --- | --- | --- | --- |
+//! | [`SequenceJob`] | `sequence_jobs.rs` | one job | deleted with its window's chunks | checkpoint (values, window, statistics), finish |
+//! | [`QuotientJob`] | `misere_jobs.rs` | one job, or the owner's job joined | waits while its quotient is computed; cancelled with its saved state | progress, saved state, finish with the quotient |
+//! | [`CensusMemberJob`] | `census.rs` | the census, its members' jobs, the links | — (its jobs are `sequence` rows) | reads, verification jobs, cancel, delete |
+//!
+//! **A fourth kind** is one file here: `<kind>_jobs.rs` declaring its type, with its rows
+//! (insert, checkpoint, finish — each as one write transaction conditional on the lease, the
+//! lease half from `jobs.rs`), its `JobRows` and, if it has a value of its own in `jobs.kind`
+//! (a `JobKind` variant, and a migration for any column or table of its own), its
+//! `StoredKind` with an arm in `queue.rs`'s `with_kind!`. Its submission and run are a file in
+//! `crate::service::jobs`, which says how.
 
-// The job lifecycle is written once, for every kind: `jobs` (the row, claim and lease, the
-// lease half of a checkpoint, cancel, the list), `owners` (every submission admitted within
-// its owner's quotas); a kind adds its own file (`sequence_jobs`, `misere_jobs`, `census`):
-// what it inserts, saves and ends with.
-mod census; // censuses: one job per code created together, and their verification jobs
+mod census; // censuses: one job per code created together (the census-member kind), and their verification jobs
 pub mod chunk; // the encoding of one stored chunk of a G-sequence
 mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
-mod jobs; // every kind's job: the row, the queue with leases, checkpoints' lease, cancel, list
+mod jobs; // every kind's job: the row, checkpoints' lease, the shared cancel, reads and the list
+mod kind; // a kind's rows: JobRows (a submission, Store::create_rows) and StoredKind (the queue's hooks)
 mod misere_jobs; // misère-quotient jobs: one computation per quotient, saved states
 mod owners; // jobs that belong to someone: a submission admitted within its owner's quotas
+mod queue; // the queue, for every kind: claim with a lease, restore, release, requeue, cancel, delete
 mod quotients; // verified misère quotients, one row per (code, bound), computed once per store
 mod sequence_jobs; // octal-sequence jobs: inserted (alone, owned, a census's), checkpointed, finished
 mod sequences; // stored G-sequences and their proved periodicity
 mod tx; // write transactions never pooled in an unknown state
 mod windows; // a window-mode job's values (every one on disk) and engine state
 
-pub use census::{Census, CensusAdmission, CensusCounts, CensusLink, CensusRole, NewCensus};
+pub use census::{
+    Census, CensusCounts, CensusLink, CensusMemberJob, CensusMembers, CensusRole, NewCensus,
+};
 pub use chunk::CHUNK;
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, Job, JobFilter, JobKind, JobStatus, RunRecord};
-pub use misere_jobs::{QuotientAdmission, QuotientCheckpoint, QuotientProgress};
-pub use owners::{Admission, JobQuota, DAY_MS};
+pub use kind::{Admission, JobRows};
+pub use misere_jobs::{QuotientCheckpoint, QuotientJob, QuotientProgress};
+pub use owners::{JobQuota, Refusal, DAY_MS};
 pub use quotients::{QuotientRecord, StoredQuotientInfo};
-pub use sequence_jobs::{CheckpointArgs, NewJob};
+pub use sequence_jobs::{CheckpointArgs, NewJob, SequenceJob};
 pub use sequences::{tail_offset, PeriodicityRecord, SequenceExtent, StoredSequence};
 pub use windows::{
     ArchiveDamage, ArchiveReport, StoredWindow, WindowState, WindowValues, WindowWrite,

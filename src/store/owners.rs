@@ -2,11 +2,12 @@
 //! of one owner's jobs. The owner is the name of the API key that submitted the job (`NULL`
 //! for jobs submitted to an open server); the key itself is never stored.
 //!
-//! A submission is one write transaction: the owner's usage of the day is added to first —
-//! which takes that row's lock, so concurrent submissions of one owner are serialised on
-//! PostgreSQL too (SQLite's `BEGIN IMMEDIATE` serialises every writer) — then the owner's
-//! queued and running jobs are counted, then the job is inserted. Past either quota the
-//! transaction is rolled back and nothing at all is written.
+//! A submission is one write transaction (every kind's: [`Store::create_rows`], `kind.rs`): the
+//! owner's usage of the day is added to first — which takes that row's lock, so concurrent
+//! submissions of one owner are serialised on PostgreSQL too (SQLite's `BEGIN IMMEDIATE`
+//! serialises every writer) — then the owner's queued and running jobs are counted, then the
+//! kind's rows are inserted. Past either quota the transaction is rolled back and nothing at
+//! all is written.
 
 use sqlx::Row;
 
@@ -24,15 +25,13 @@ pub struct JobQuota {
     pub heaps_per_day: u64,
 }
 
-/// The outcome of [`Store::create_owned_job`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum Admission {
-    /// Inserted (and committed).
-    Created(Box<Job>),
-    /// The owner already has `active` queued or running jobs; nothing was written.
+/// Why a submission was not admitted: a quota of its owner it would exceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The owner already has `active` queued or running jobs.
     ActiveJobs { limit: u64, active: u64 },
-    /// The job would take the owner's heaps of the day (`used` before it) past the limit;
-    /// nothing was written. `day_ends_ms`: when the day's count starts again.
+    /// The submission would take the owner's heaps of the day (`used` before it) past the
+    /// limit. `day_ends_ms`: when the day's count starts again.
     HeapsPerDay {
         limit: u64,
         used: u64,
@@ -40,25 +39,18 @@ pub enum Admission {
     },
 }
 
-impl Admission {
-    /// Whether the job was inserted.
-    pub(super) fn created(&self) -> bool {
-        matches!(self, Admission::Created(_))
-    }
-}
-
 /// Checks a submission of `jobs` jobs of `heaps` heaps in all by `owner` against `quota` on an
 /// open write transaction (see the module's text): adds the heaps to the owner's usage of the
 /// day (taking that row's lock), counts its queued and running jobs, and forgets usage of days
 /// long past. `Some(refusal)` past a quota: the caller rolls back. Every kind's submission
-/// (a job, a census's jobs, a misère quotient) is admitted here.
+/// (a job, a census's jobs, a misère quotient) is admitted here, by [`Store::create_rows`].
 pub(super) async fn admit(
     c: &mut sqlx::AnyConnection,
     owner: &str,
     quota: JobQuota,
     (jobs, heaps): (u64, u64),
     now: i64,
-) -> Result<Option<Admission>, StoreError> {
+) -> Result<Option<Refusal>, StoreError> {
     let day = now.div_euclid(DAY_MS);
     let heaps = heaps.min(i64::MAX as u64) as i64;
     let used: i64 = sqlx::query(
@@ -74,7 +66,7 @@ pub(super) async fn admit(
     .try_get("heaps")?;
     let before = used.saturating_sub(heaps).max(0) as u64;
     if quota.heaps_per_day > 0 && used as u64 > quota.heaps_per_day {
-        return Ok(Some(Admission::HeapsPerDay {
+        return Ok(Some(Refusal::HeapsPerDay {
             limit: quota.heaps_per_day,
             used: before,
             day_ends_ms: (day + 1) * DAY_MS,
@@ -88,7 +80,7 @@ pub(super) async fn admit(
     .await?
     .try_get("n")?;
     if quota.active_jobs > 0 && active as u64 + jobs > quota.active_jobs {
-        return Ok(Some(Admission::ActiveJobs {
+        return Ok(Some(Refusal::ActiveJobs {
             limit: quota.active_jobs,
             active: active as u64,
         }));

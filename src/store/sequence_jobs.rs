@@ -1,11 +1,15 @@
-//! Octal-sequence jobs (kind `sequence`): what a client asks for ([`NewJob`]: a game to
-//! `max_n`, keeping every value or a window), inserted — alone, within its owner's quotas, or
-//! as a census's jobs —, checkpointed (the new values, a window job's kept values, statistics,
-//! the periodicity verdict, with the lease renewed as every kind's checkpoint is: `jobs.rs`),
-//! and finished with its verdict. Claimed, leased, cancelled and listed like every job.
+//! Octal-sequence jobs (kind `sequence`, the kind [`SequenceJob`]): what a client asks for
+//! ([`NewJob`]: a game to `max_n`, keeping every value or a window), inserted — alone, within
+//! its owner's quotas (its [`JobRows`]), or as a census's jobs (`census.rs`) —, checkpointed
+//! (the new values, a window job's kept values, statistics, the periodicity verdict, with the
+//! lease renewed as every kind's checkpoint is: `jobs.rs`), and finished with its verdict.
+//! Claimed, leased, cancelled and listed like every job; deleted with its window's chunks
+//! (its [`StoredKind`]).
+
+use sqlx::AnyConnection;
 
 use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, Job, JobKind, RunRecord, COLUMNS};
-use super::owners::{admit, Admission, JobQuota};
+use super::kind::{Admission, JobRows, StoredKind};
 use super::sequences::write_tail;
 use super::windows::{write_window, WindowWrite};
 use super::{now_ms, JobStatus, Store, StoreError};
@@ -21,9 +25,46 @@ pub struct NewJob {
     pub store_values: bool,
 }
 
+/// The octal-sequence kind (`JobKind::Sequence`): one `jobs` row per submission of a
+/// [`NewJob`]. Its submission and its run: `crate::service::jobs::sequence`.
+#[derive(Debug)]
+pub struct SequenceJob;
+
+impl JobRows for SequenceJob {
+    type New = NewJob;
+    type Rows = Box<Job>;
+
+    fn asks(job: &Self::New) -> (u64, u64) {
+        (1, job.max_n)
+    }
+
+    async fn insert(
+        c: &mut AnyConnection,
+        job: &Self::New,
+        id: &str,
+        owner: Option<&str>,
+        now: i64,
+    ) -> Result<Admission<Box<Job>>, StoreError> {
+        let job = insert_job(c, job, id, owner, now).await?;
+        Ok(Admission::Created(Box::new(job)))
+    }
+}
+
+impl StoredKind for SequenceJob {
+    /// A window-mode job's kept values and archive (`windows.rs`) go with its record (its
+    /// stored values stay in `sequences`).
+    async fn deleted(c: &mut AnyConnection, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM job_window_chunks WHERE job_id = $1")
+            .bind(id)
+            .execute(c)
+            .await?;
+        Ok(())
+    }
+}
+
 /// Inserts a queued sequence job on an open transaction (owned by `owner`, if any).
 pub(super) async fn insert_job(
-    c: &mut sqlx::AnyConnection,
+    c: &mut AnyConnection,
     job: &NewJob,
     id: &str,
     owner: Option<&str>,
@@ -74,8 +115,10 @@ pub struct CheckpointArgs<'a> {
 }
 
 impl Store {
-    /// Inserts a queued job. `computed` starts at what is already known for the code. Returns
-    /// only after the insert is committed.
+    /// Inserts a queued job without an owner, on its own (no transaction, no quotas): the
+    /// setup of tests and tools — a caller's submission is [`Store::create_rows`]. `computed`
+    /// starts at what is already known for the code. Returns only after the insert is
+    /// committed.
     pub async fn create_job(
         &self,
         job: &NewJob,
@@ -105,32 +148,6 @@ impl Store {
             store_values: job.store_values,
             ..Job::queued(id, JobKind::Sequence, &job.code, job.max_n, now)
         })
-    }
-
-    /// Inserts a queued job owned by `owner` if it fits in `quota` (see the module's text).
-    pub async fn create_owned_job(
-        &self,
-        job: &NewJob,
-        id: &str,
-        owner: &str,
-        quota: JobQuota,
-    ) -> Result<Admission, StoreError> {
-        let now = now_ms();
-        let r = async {
-            let mut tx = self.begin_write().await?;
-            let r = async {
-                let c = tx.conn();
-                if let Some(refused) = admit(c, owner, quota, (1, job.max_n), now).await? {
-                    return Ok(refused);
-                }
-                let job = insert_job(c, job, id, Some(owner), now).await?;
-                Ok(Admission::Created(Box::new(job)))
-            }
-            .await;
-            tx.finish_if(r, Admission::created).await
-        }
-        .await;
-        self.track_if(r, Admission::created)
     }
 
     /// Saves progress atomically with a lease renewal (see [`CheckpointArgs`]).

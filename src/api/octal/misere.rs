@@ -27,10 +27,10 @@ use crate::api::wire::params::ApiQuery;
 use crate::core::misere::MisereQuotient;
 use crate::problem::Problem;
 use crate::service::auth::Action;
-use crate::service::jobs::{JobSubmit, QuotientJob, QuotientSubmitted};
+use crate::service::jobs::{JobSubmit, Submission};
 use crate::service::misere::{Lookup, MAX_BOUND};
 use crate::service::AppState;
-use crate::store::JobStatus;
+use crate::store::{JobStatus, QuotientJob};
 
 /// Most rows of the multiplication table in one answer.
 pub const MAX_TABLE_ROWS: u64 = 256;
@@ -340,14 +340,14 @@ async fn quotient(
         }
         let store = store(&app)?;
         let id = uuid::Uuid::new_v4().to_string();
-        let code = game.canonical();
-        let job = match QuotientJob::submit(&caller, &store, (&code, max_heap), &id).await? {
-            QuotientSubmitted::Created(job) => {
+        let quotient = (game.canonical(), max_heap);
+        let job = match QuotientJob::submit(&caller, &store, &quotient, &id).await? {
+            Submission::Created(job) => {
                 app.job_notify.notify_one();
                 job
             }
-            QuotientSubmitted::Joined(job) => job,
-            QuotientSubmitted::OverQuota(q) => return Err(q.into()),
+            Submission::Joined(job) => job,
+            Submission::OverQuota(q) => return Err(q.into()),
         };
         let location = format!("/v1/octal/jobs/{}", job.id);
         return Ok((

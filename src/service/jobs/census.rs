@@ -1,7 +1,9 @@
 //! A census: one job per game code — by default every game of the unsolved table
 //! (`crate::core::octal::unsolved`, Grundy's game included) — started together, owned by the
-//! caller and counted against its quotas all at once, and read back as a table: per game its
-//! job's status, n reached, statistics and a verdict.
+//! caller and counted against its quotas all at once (the submission of the census-member
+//! kind, [`CensusMemberJob`], declared with its rows in the store: its [`JobSubmit`] is here;
+//! a member's job is a sequence job, run as one), and read back as a table: per game its job's
+//! status, n reached, statistics and a verdict.
 //!
 //! The verdict of a game whose job proved periodicity is checked by a second run from scratch
 //! before it is reported: the first read of the census after the primary job finished starts
@@ -18,16 +20,16 @@
 //! `4.???` game and of Grundy's game — are not checked here. The verdict says so, naming how
 //! many values the proof reads. Nothing here knows HTTP.
 
+use super::kind::{JobSubmit, Submission};
 use crate::config::Config;
 use crate::core::octal::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
 use crate::core::octal::{Engine, Game, Snapshot, Statistics};
-use crate::store::{
-    Admission, Census, CensusAdmission, CensusRole, Job, JobStatus, NewCensus, NewJob,
-    PeriodicityRecord, Store, StoreError, DAY_MS,
-};
-
-use crate::service::auth::{over_quota, submitted, Caller, QuotaExceeded, ACTIVE_RETRY_SECS};
+use crate::service::auth::{refused_by, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::state::AppState;
+use crate::store::{
+    Census, CensusMemberJob, CensusMembers, CensusRole, Job, JobRows, JobStatus, NewCensus, NewJob,
+    PeriodicityRecord, Refusal, Store, StoreError,
+};
 
 /// The most codes one census may name.
 pub const MAX_CODES: usize = 200;
@@ -111,13 +113,36 @@ pub fn plan(codes: Option<&[String]>, template: &NewJob) -> Result<NewCensus, Ce
     })
 }
 
+/// The census-member kind's submission: a census's members together, within the caller's
+/// quotas for all their jobs at once (all or nothing); a refusal says so.
+impl JobSubmit for CensusMemberJob {
+    fn over_quota(owner: &str, refused: Refusal, new: &CensusMembers) -> QuotaExceeded {
+        let (count, _) = Self::asks(new);
+        let detail = match refused {
+            Refusal::ActiveJobs { limit, active } => format!(
+                "key {owner:?} has {active} queued or running jobs; this census's {count} \
+                 jobs would take it past its limit of {limit} (GRUNDY_QUOTA_ACTIVE_JOBS or \
+                 the key's active_jobs); nothing was started: name fewer codes, or cancel \
+                 jobs or wait until they finish"
+            ),
+            Refusal::HeapsPerDay { limit, used, .. } => format!(
+                "key {owner:?} requested {used} heaps today (UTC); this census's {count} jobs \
+                 of max_n {} would exceed its limit of {limit} heaps a day \
+                 (GRUNDY_QUOTA_HEAPS_PER_DAY or the key's heaps_per_day); nothing was started",
+                new.census().max_n
+            ),
+        };
+        refused_by(owner, refused, detail)
+    }
+}
+
 /// Starts census `new` as `caller`: the census and its jobs in one transaction, within the
 /// caller's quotas for all the jobs together (all or nothing). Wakes the job workers.
 pub async fn create(
     app: &AppState,
     caller: &Caller,
     store: &Store,
-    new: &NewCensus,
+    new: NewCensus,
 ) -> Result<(Census, Vec<Job>), CensusError> {
     let id = uuid::Uuid::new_v4().to_string();
     let job_ids: Vec<String> = new
@@ -125,60 +150,15 @@ pub async fn create(
         .iter()
         .map(|_| uuid::Uuid::new_v4().to_string())
         .collect();
-    let owner_quota = caller.owner_quota();
-    let owner = owner_quota.map(|(o, _)| o);
-    let quota = owner_quota.map(|(_, q)| q);
-    let count = new.codes.len() as u64;
-    match store
-        .create_census(new, &id, &job_ids, owner, quota)
-        .await?
-    {
-        CensusAdmission::Created(census, jobs) => {
-            for _ in &jobs {
-                submitted(owner.unwrap_or(crate::service::auth::NO_OWNER), new.max_n);
-            }
+    let members = CensusMembers::new(new, job_ids)?;
+    match CensusMemberJob::submit(caller, store, &members, &id).await? {
+        // A census joins none: its members are always new.
+        Submission::Created(created) | Submission::Joined(created) => {
             app.job_notify.notify_waiters();
             app.job_notify.notify_one();
-            Ok((*census, jobs))
+            Ok(created)
         }
-        CensusAdmission::Refused(Admission::ActiveJobs { limit, active }) => {
-            let owner = owner.unwrap_or_default();
-            Err(CensusError::OverQuota(over_quota(
-                owner,
-                "active_jobs",
-                limit,
-                ACTIVE_RETRY_SECS,
-                format!(
-                    "key {owner:?} has {active} queued or running jobs; this census's {count} \
-                     jobs would take it past its limit of {limit} (GRUNDY_QUOTA_ACTIVE_JOBS or \
-                     the key's active_jobs); nothing was started: name fewer codes, or cancel \
-                     jobs or wait until they finish"
-                ),
-            )))
-        }
-        CensusAdmission::Refused(Admission::HeapsPerDay {
-            limit,
-            used,
-            day_ends_ms,
-        }) => {
-            let owner = owner.unwrap_or_default();
-            let left = (day_ends_ms - crate::store::now_ms()).clamp(1000, DAY_MS);
-            Err(CensusError::OverQuota(over_quota(
-                owner,
-                "heaps_per_day",
-                limit,
-                (left as u64).div_ceil(1000),
-                format!(
-                    "key {owner:?} requested {used} heaps today (UTC); this census's {count} jobs \
-                     of max_n {} would exceed its limit of {limit} heaps a day \
-                     (GRUNDY_QUOTA_HEAPS_PER_DAY or the key's heaps_per_day); nothing was started",
-                    new.max_n
-                ),
-            )))
-        }
-        CensusAdmission::Refused(Admission::Created(_)) => Err(CensusError::Store(
-            StoreError::Corrupt("a census refused with a created job".into()),
-        )),
+        Submission::OverQuota(q) => Err(CensusError::OverQuota(q)),
     }
 }
 
@@ -410,13 +390,7 @@ pub async fn view(app: &AppState, store: &Store, census: Census) -> Result<Censu
             let id = uuid::Uuid::new_v4().to_string();
             verification_job_id = store.start_verification(&census.id, &new, &id).await?;
             if verification_job_id.as_deref() == Some(id.as_str()) {
-                submitted(
-                    census
-                        .owner
-                        .as_deref()
-                        .unwrap_or(crate::service::auth::NO_OWNER),
-                    new.max_n,
-                );
+                submitted(census.owner.as_deref().unwrap_or(NO_OWNER), (1, new.max_n));
                 tracing::info!(census = %census.id, code = %code, job = %id,
                     "primary job proved periodicity; verification job started");
                 app.job_notify.notify_one();

@@ -1,6 +1,7 @@
-//! Misère-quotient jobs (kind `misere_quotient`), run by the job workers (`workers.rs`) like
-//! every job: claimed with a lease, checkpointed, cancelled, given back at shutdown, taken over
-//! after a crash (see `crate::store` for one computation per quotient).
+//! Misère-quotient jobs (kind `misere_quotient`: [`QuotientJob`], declared with its rows in the
+//! store): its submission ([`JobSubmit`]) and its run ([`JobRun`]), by the job workers
+//! (`workers.rs`) like every job: claimed with a lease, checkpointed, cancelled, given back at
+//! shutdown, taken over after a crash (see `crate::store` for one computation per quotient).
 //!
 //! A run resumes from the newest verified quotient it can: the state the computation saved
 //! (`misere_job_states`), or a smaller quotient of the same game already stored; each is
@@ -27,11 +28,10 @@ use super::retry::{mark_stalled, retrying};
 use super::threads::{JobSeat, JobShape};
 use crate::core::misere::{MisereEngine, MisereError, MisereQuotient, QuotientParts};
 use crate::core::octal::Game;
-use crate::service::auth::{refusal, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::misere::{job_budget, MAX_BOUND};
 use crate::service::state::AppState;
 use crate::store::{
-    Checkpoint, Job, JobStatus, QuotientAdmission, QuotientCheckpoint, QuotientProgress, RunRecord,
+    Checkpoint, Job, JobStatus, QuotientCheckpoint, QuotientJob, QuotientProgress, RunRecord,
     Stall, Store, StoreError,
 };
 
@@ -88,51 +88,11 @@ struct QuotientRun<'a> {
     computing: bool,
 }
 
-/// The misère-quotient kind (`JobKind::MisereQuotient`): one thread, always.
-#[derive(Debug)]
-pub struct QuotientJob;
+/// The misère-quotient kind's submission: `Q_bound` of the canonical code, one job — or the
+/// caller's queued or running job for the same quotient, joined (its rows: `crate::store`).
+impl JobSubmit for QuotientJob {}
 
-/// The outcome of a misère-quotient job's submission.
-#[derive(Debug)]
-pub enum QuotientSubmitted {
-    /// A new job.
-    Created(Box<Job>),
-    /// The caller's job for the same quotient, queued or running.
-    Joined(Box<Job>),
-    OverQuota(QuotaExceeded),
-}
-
-impl JobSubmit for QuotientJob {
-    /// The canonical code and the bound of `Q_bound`.
-    type Request<'a> = (&'a str, u64);
-    type Submitted = QuotientSubmitted;
-
-    /// Submits the misère-quotient job `Q_bound` of the canonical `code` as `caller`: owned
-    /// and within its quotas with a key; the caller's queued or running job for the same
-    /// quotient if it has one (see `crate::store` for one computation per quotient).
-    async fn submit(
-        caller: &Caller,
-        store: &Store,
-        (code, bound): Self::Request<'_>,
-        id: &str,
-    ) -> Result<QuotientSubmitted, StoreError> {
-        let owner = caller.owner_quota();
-        let name = owner.map_or(NO_OWNER, |(o, _)| o);
-        Ok(
-            match store.create_quotient_job(code, bound, id, owner).await? {
-                QuotientAdmission::Created(job) => {
-                    submitted(name, bound);
-                    QuotientSubmitted::Created(job)
-                }
-                QuotientAdmission::Joined(job) => QuotientSubmitted::Joined(job),
-                QuotientAdmission::Refused(refused) => {
-                    QuotientSubmitted::OverQuota(refusal(name, refused, bound))
-                }
-            },
-        )
-    }
-}
-
+/// The misère-quotient kind's run: one thread, always.
 impl JobRun for QuotientJob {
     const SHAPE: JobShape = JobShape::Single;
 

@@ -1,8 +1,10 @@
-//! Octal-sequence jobs (kind `sequence`), run by the job workers (`workers.rs`) like every
-//! job. A run computes on the blocking pool in slices of about one checkpoint interval, and
-//! after each slice saves the new values and renews its lease in one transaction. It stops
-//! early once periodicity is proved, promptly on cancel, and at shutdown it saves a final
-//! checkpoint and gives the job back to the queue.
+//! Octal-sequence jobs (kind `sequence`: [`SequenceJob`], declared with its rows in the store):
+//! its submission ([`JobSubmit`], one job, as every kind's by default) and its run
+//! ([`JobRun`]), by the job workers (`workers.rs`) like every job — a census's members' jobs
+//! too (`census.rs`). A run computes on the blocking pool in slices of about one checkpoint
+//! interval, and after each slice saves the new values and renews its lease in one
+//! transaction. It stops early once periodicity is proved, promptly on cancel, and at
+//! shutdown it saves a final checkpoint and gives the job back to the queue.
 //!
 //! A running job takes its share of the cores (its seat, `super::threads`) before each
 //! slice, so the threads follow the jobs starting and ending here within one checkpoint
@@ -31,12 +33,11 @@ use super::retry::{mark_stalled, retrying, Backoff};
 use super::threads::{JobSeat, JobShape};
 use crate::core::octal::{Engine, Keep, Statistics, ValuesRef};
 use crate::core::octal::{Game, OctalError, Periodicity, Solver};
-use crate::service::auth::{refusal, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::octal::OctalServiceError;
 use crate::service::state::AppState;
 use crate::store::{
-    tail_offset, Admission, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus, NewJob,
-    PeriodicityRecord, RunRecord, Stall, Store, StoreError, WindowState, WindowWrite,
+    tail_offset, ArchiveReport, Checkpoint, CheckpointArgs, Job, JobStatus, PeriodicityRecord,
+    RunRecord, SequenceJob, Stall, Store, StoreError, WindowState, WindowWrite,
 };
 
 /// A running job's view of what the store holds.
@@ -237,47 +238,11 @@ struct Run<'a> {
     cpu: JobCpu,
 }
 
-/// The octal-sequence kind (`JobKind::Sequence`; a census's members too): computed on as many
-/// threads as its seat gives it.
-#[derive(Debug)]
-pub struct SequenceJob;
+/// The octal-sequence kind's submission: one job, by the default of every kind.
+impl JobSubmit for SequenceJob {}
 
-/// The outcome of a sequence job's submission.
-#[derive(Debug)]
-pub enum Submitted {
-    Job(Box<Job>),
-    OverQuota(QuotaExceeded),
-}
-
-impl JobSubmit for SequenceJob {
-    type Request<'a> = &'a NewJob;
-    type Submitted = Submitted;
-
-    /// Submits `job` as `caller`: owned and within its quotas with a key, as before without.
-    async fn submit(
-        caller: &Caller,
-        store: &Store,
-        job: Self::Request<'_>,
-        id: &str,
-    ) -> Result<Submitted, StoreError> {
-        let (owner, quota) = match caller {
-            Caller::Key { name, quota, .. } => (name.as_str(), *quota),
-            Caller::Anyone { .. } => {
-                let created = store.create_job(job, id, 0).await?;
-                submitted(NO_OWNER, job.max_n);
-                return Ok(Submitted::Job(Box::new(created)));
-            }
-        };
-        match store.create_owned_job(job, id, owner, quota).await? {
-            Admission::Created(created) => {
-                submitted(owner, job.max_n);
-                Ok(Submitted::Job(created))
-            }
-            refused => Ok(Submitted::OverQuota(refusal(owner, refused, job.max_n))),
-        }
-    }
-}
-
+/// The octal-sequence kind's run (a census member's too): computed on as many threads as its
+/// seat gives it.
 impl JobRun for SequenceJob {
     const SHAPE: JobShape = JobShape::Threads;
 

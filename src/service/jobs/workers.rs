@@ -1,10 +1,11 @@
 //! The job workers: each replica runs `GRUNDY_JOB_WORKERS` of them, for jobs of every kind. A
-//! worker claims a job from the store (with a lease: the store's `jobs.rs`) and hands it to
+//! worker claims a job from the store (with a lease: the store's `queue.rs`) and hands it to
 //! its kind's [`JobRun`](super::kind::JobRun) through [`run_kind`] (a seat among the jobs sharing
-//! this replica's cores, `super::threads`) — an octal sequence to `super::sequence`, a misère
-//! quotient to `super::misere` — which computes, checkpoints (renewing the lease), and ends
-//! it: done, failed, cancelled, given back to the queue at shutdown, or lost to another
-//! replica. A kind adds its type there and one arm here.
+//! this replica's cores, `super::threads`) — an octal sequence (a census member's job too) to
+//! `SequenceJob`'s run in `super::sequence`, a misère quotient to `QuotientJob`'s in
+//! `super::misere` — which computes, checkpoints (renewing the lease), and ends it: done,
+//! failed, cancelled, given back to the queue at shutdown, or lost to another replica. A kind
+//! that runs differently adds its `JobRun` in its file there and one arm here.
 //!
 //! A crashed replica's jobs are picked up when their lease expires (or at once by the same
 //! replica restarted with the same `GRUNDY_REPLICA_ID`), resuming from the last checkpoint.
@@ -17,11 +18,9 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use super::kind::run_kind;
-use super::misere::QuotientJob;
 use super::retry::Backoff;
-use super::sequence::SequenceJob;
 use crate::service::state::AppState;
-use crate::store::JobKind;
+use crate::store::{JobKind, QuotientJob, SequenceJob};
 
 /// Handles of the running workers, to stop them at shutdown.
 pub struct Workers {

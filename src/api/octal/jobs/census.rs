@@ -408,7 +408,7 @@ async fn create(
     )?;
     let plan = service::plan(req.codes.as_deref(), &template)?;
     let store = store(&app)?;
-    let (census, _jobs) = service::create(&app, &caller, &store, &plan).await?;
+    let (census, _jobs) = service::create(&app, &caller, &store, plan).await?;
     let view = service::view(&app, &store, census).await?;
     let location = format!("/v1/octal/census/{}", view.census.id);
     Ok((

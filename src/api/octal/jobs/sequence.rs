@@ -18,9 +18,9 @@ use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
 use crate::problem::Problem;
-use crate::service::jobs::{JobSubmit, SequenceJob, Submitted};
+use crate::service::jobs::{JobSubmit, Submission};
 use crate::service::AppState;
-use crate::store::NewJob;
+use crate::store::{NewJob, SequenceJob};
 
 /// Declares an octal job request: its own field, then the options every such request shares —
 /// `max_n`, `keep` and the window options `window` and `store_values`, with their rules —
@@ -225,8 +225,8 @@ pub(super) async fn create(
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
     let job = match SequenceJob::submit(&caller, &store, &new, &id).await? {
-        Submitted::Job(job) => *job,
-        Submitted::OverQuota(q) => return Err(q.into()),
+        Submission::Created(job) | Submission::Joined(job) => *job,
+        Submission::OverQuota(q) => return Err(q.into()),
     };
     app.job_notify.notify_one();
     let location = format!("/v1/octal/jobs/{id}");
