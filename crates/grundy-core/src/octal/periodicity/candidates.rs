@@ -24,15 +24,16 @@
 //! order, and each one's reach is compared with the largest so far. Typical cost: about one
 //! comparison for each q up to w/2, no buffer, against the prefix function's several per entry
 //! of a reversed copy. Sequences that make comparisons pile up (long near-periodic stretches
-//! with a long least period) exceed a budget of comparisons, and the prefix function answers.
+//! with a long least period, or runs of equal differences after a longer run) exceed a budget
+//! of comparisons, and the prefix function answers.
+
+use crate::octal::values::Cell;
 
 /// The candidates `(q, m)` of the last `w` differences of `g`, ascending in q (see the module
 /// docs); `scratch` holds the prefix function's buffers when it is needed.
 pub(super) fn candidates<T: Cell>(g: &[T], w: usize, scratch: &mut Scratch) -> Vec<(usize, usize)> {
     by_squares(g, w, 16 * w + 4096).unwrap_or_else(|| by_kmp(g, w, scratch))
 }
-
-use crate::octal::values::Cell;
 
 /// The prefix function's buffers: the reversed tail of differences and its prefix function,
 /// kept from pass to pass (8 MiB each at the full window: made afresh, every pass would fault
