@@ -55,8 +55,6 @@ use crate::octal::values::Cell;
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
 pub(crate) const BYTE_LIMIT: usize = 1 << 10;
-/// Words of missing values recorded for the widest rows (every value below 2·BYTE_LIMIT).
-pub(crate) const WIDEST: usize = 2 * BYTE_LIMIT / 64;
 
 /// How a heap's marks are held while the spine, the far rows and the verifiers fill them.
 pub(crate) trait RowKind {

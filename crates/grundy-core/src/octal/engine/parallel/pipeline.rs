@@ -80,11 +80,14 @@ pub(crate) struct Counts {
 
 /// A block appended to the values but not verified yet.
 #[derive(Debug)]
-struct Pending {
+struct Pending<R> {
     start: usize,
     len: usize,
-    /// The missing values the spine recorded ([`Analyse::MISSING_WORDS`] words a heap).
-    missing: Vec<u64>,
+    /// The rows as the spine left them (at least `len`): the verifiers read each heap's
+    /// missing values off its row ([`Analyse::missing`]).
+    rows: Vec<R>,
+    /// The rare values, per 64 from 0.
+    rare_words: Vec<u64>,
 }
 
 /// How the pipeline runs for the present tables.
@@ -96,6 +99,12 @@ struct Plan {
     far: bool,
 }
 
+/// A part of a block: its rows and their hints.
+type Part<'a, K> = (
+    &'a mut [<K as super::RowKind>::Row],
+    &'a mut [<K as Analyse>::Hint],
+);
+
 /// What a round returns: heaps the spine computed (or its error), the verifiers' counts per
 /// task (with the task's first heap: those after a rare heap are discarded with its work) and
 /// their head length.
@@ -103,6 +112,8 @@ struct RoundOut {
     spine: Result<usize, OctalError>,
     counts: Vec<(usize, verify::Counts)>,
     head: usize,
+    /// The rare values, per 64 from 0, this round's rows were analysed with.
+    rare_words: Vec<u64>,
 }
 
 impl Engine {
@@ -238,7 +249,7 @@ impl Engine {
         stop_at: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
-        let mut pending: Option<Pending> = None;
+        let mut pending: Option<Pending<K::Row>> = None;
         // A heap the spine left to the one-thread step: flush, then compute it.
         let mut leftover = false;
         let mut stopped = false;
@@ -283,20 +294,17 @@ impl Engine {
             }
             rows.resize(b, K::empty()); // far rows are cleared by their tasks
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
-            let mut missing = Vec::with_capacity(b * K::MISSING_WORDS);
             self.pipeline_counts.rounds += 1;
             self.pipeline_counts.far_rounds += u64::from(split > 0);
-            let out = self.round::<K>(
-                pool,
-                pending.as_ref(),
-                &mut verdicts,
-                (s, &mut rows, split, &mut missing),
-            );
-            spare = rows;
+            let out = self.round::<K>(pool, pending.as_ref(), &mut verdicts, (s, &mut rows, split));
             // Commit: the checks of the block before, then the spine's block.
             let serial_start = self.profile.as_ref().map(|_| Instant::now());
             let failed = match pending.take() {
-                Some(p) => self.commit_checks(&p, &verdicts)?,
+                Some(p) => {
+                    let failed = self.commit_checks::<K>(&p, &verdicts);
+                    spare = p.rows; // the next round's rows
+                    failed?
+                }
                 None => None,
             };
             // The checks' work counts, as the one-thread engine's: those that were kept.
@@ -316,16 +324,20 @@ impl Engine {
             if failed.is_some() {
                 // Everything computed from the failed heap on is gone; start again after it.
                 leftover = false;
+                if spare.capacity() < rows.capacity() {
+                    spare = rows;
+                }
                 continue;
             }
             let done = out.spine?;
             self.pipeline_counts.heaps += done as u64;
             self.pipeline_counts.leftovers += u64::from(done < b);
             if b > 0 {
-                pending = (done > 0).then_some(Pending {
+                pending = (done > 0).then(|| Pending {
                     start: s,
                     len: done,
-                    missing,
+                    rows,
+                    rare_words: out.rare_words,
                 });
                 leftover = done < b;
             }
@@ -333,7 +345,7 @@ impl Engine {
     }
 
     /// The values verified so far (all but the pending block).
-    fn verified(&self, pending: &Option<Pending>) -> usize {
+    fn verified<R>(&self, pending: &Option<Pending<R>>) -> usize {
         pending.as_ref().map_or(self.len(), |p| p.start)
     }
 
@@ -344,11 +356,11 @@ impl Engine {
     fn round<K: Verify + Analyse>(
         &mut self,
         pool: Option<&rayon::ThreadPool>,
-        pending: Option<&Pending>,
+        pending: Option<&Pending<K::Row>>,
         verdicts: &mut [Verdict],
-        spine_part: (usize, &mut [K::Row], usize, &mut Vec<u64>),
+        spine_part: (usize, &mut [K::Row], usize),
     ) -> RoundOut {
-        let (first, rows, split, missing) = spine_part;
+        let (first, rows, split) = spine_part;
         let gap = self.gap;
         let limit = 1u32 << self.vbits;
         let Engine {
@@ -392,7 +404,7 @@ impl Engine {
         });
         let twos: &crate::octal::rules::Twos = scan_twos;
         let timing = profile.is_some();
-        let (new, out, times) = with_cells!(values.as_ref(), |g| {
+        let (new, mut out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
             let stage_start = timing.then(Instant::now);
             // The spine's window: the values from the earliest partner of a near pair on.
@@ -402,9 +414,12 @@ impl Engine {
             // The spine's block in parts of TASK heaps. With far rows, each part is first a
             // far-row task for any thread, which leaves it in its slot for the spine; without,
             // every part is in its slot from the start.
-            let parts: Vec<&mut [K::Row]> = rows.chunks_mut(TASK).collect();
+            // Each part with its heaps' hints (`Analyse::hint`), made by its far-row task.
+            let mut hints = vec![K::NO_HINT; rows.len()];
+            let parts: Vec<Part<'_, K>> =
+                rows.chunks_mut(TASK).zip(hints.chunks_mut(TASK)).collect();
             let n_parts = parts.len();
-            let (slots, far_tasks): (Vec<Mutex<Option<&mut [K::Row]>>>, Vec<_>) = if split > 0 {
+            let (slots, far_tasks): (Vec<Mutex<Option<Part<'_, K>>>>, Vec<_>) = if split > 0 {
                 let slots = (0..n_parts).map(|_| Mutex::new(None)).collect();
                 (slots, parts.into_iter().enumerate().rev().collect())
             } else {
@@ -415,11 +430,14 @@ impl Engine {
             // One far-row task, if one is left (popped in order, from the block's start).
             let far_task = || {
                 let task = far_queue.lock().expect("the far-row queue").pop();
-                let Some((j, part)) = task else {
+                let Some((j, (part, hints))) = task else {
                     return false;
                 };
                 far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
-                *slots[j].lock().expect("a part's slot") = Some(part);
+                for (row, hint) in part.iter().zip(hints.iter_mut()) {
+                    *hint = K::hint(row, &common);
+                }
+                *slots[j].lock().expect("a part's slot") = Some((part, hints));
                 true
             };
             let checks = Checks {
@@ -430,16 +448,11 @@ impl Engine {
                 gap: twos.gap,
                 force_read_back,
             };
-            let mut tasks: Vec<(usize, &[u64], &mut [Verdict])> = Vec::new();
+            let mut tasks: Vec<(usize, &[K::Row], &mut [Verdict])> = Vec::new();
             if let Some(p) = pending {
-                let per = K::MISSING_WORDS;
                 for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
                     let from = i * TASK;
-                    tasks.push((
-                        p.start + from,
-                        &p.missing[from * per..(from + out.len()) * per],
-                        out,
-                    ));
+                    tasks.push((p.start + from, &p.rows[from..from + out.len()], out));
                 }
             }
             tasks.reverse(); // popped from the end: in order
@@ -450,12 +463,21 @@ impl Engine {
                 let mut last = (0usize, head0);
                 loop {
                     let task = queue.lock().expect("the task queue").pop();
-                    let Some((first, missing, out)) = task else {
+                    let Some((first, task_rows, out)) = task else {
                         break;
                     };
                     let mut head = head0;
                     let mut counts = verify::Counts::default();
-                    K::verify(&checks, first, missing, &mut head, out, &mut counts);
+                    let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
+                    K::verify(
+                        &checks,
+                        first,
+                        task_rows,
+                        rare_words,
+                        &mut head,
+                        out,
+                        &mut counts,
+                    );
                     done.push((first, counts));
                     if first >= last.0 {
                         last = (first, head);
@@ -487,7 +509,6 @@ impl Engine {
                     split,
                     limit,
                     common: &common,
-                    rare_words: &rare_words,
                 };
                 let any_far = !far_pairs.is_empty();
                 let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
@@ -501,7 +522,7 @@ impl Engine {
                     // The part's far rows: done by now, or done here, or (a few µs) awaited.
                     let wait_start = timing.then(Instant::now);
                     let mut spins = 0u32;
-                    let part = loop {
+                    let (part, hints) = loop {
                         if let Some(part) = slot.lock().expect("a part's slot").take() {
                             break part;
                         }
@@ -523,9 +544,9 @@ impl Engine {
                         view.front,
                         first + j * TASK,
                         part,
+                        hints,
                         &mut win,
                         win_base,
-                        missing,
                         &mut far_marks,
                     );
                     match done {
@@ -564,6 +585,7 @@ impl Engine {
                     spine: spine_out,
                     counts,
                     head,
+                    rare_words: Vec::new(),
                 },
                 (far_time, spine_time, stage_time),
             )
@@ -574,6 +596,7 @@ impl Engine {
             p.spine += spine;
             p.checks += stage.saturating_sub(spine + far);
         }
+        out.rare_words = rare_words;
         // The spine's block joins the values (unverified until the next round).
         for v in new {
             values.push(v);
@@ -584,12 +607,12 @@ impl Engine {
     /// Commits the checks of block `p`: the verified values go to the counts and tables; at
     /// the first rare one the values from it on are dropped and it is pushed with its rare
     /// value. Checks that needed the archive are done here. Returns the rare heap, if any.
-    fn commit_checks(
+    fn commit_checks<K: Analyse>(
         &mut self,
-        p: &Pending,
+        p: &Pending<K::Row>,
         verdicts: &[Verdict],
     ) -> Result<Option<usize>, OctalError> {
-        let per = p.missing.len() / p.len.max(1);
+        let mut missing = vec![0u64; K::MISSING_WORDS];
         for (i, verdict) in verdicts.iter().enumerate() {
             let n = p.start + i;
             let rare = match verdict {
@@ -597,7 +620,9 @@ impl Engine {
                 Verdict::Rare(v) => Some(*v),
                 Verdict::Deferred => {
                     self.pipeline_counts.deferred += 1;
-                    match self.check_deferred(n, &p.missing[i * per..(i + 1) * per]) {
+                    let c = self.value_at(n);
+                    K::missing(&p.rows[i], c, &p.rare_words, &mut missing);
+                    match self.check_deferred(n, &missing) {
                         Ok(v) => v,
                         Err(e) => {
                             // The archive failed: keep what is verified, nothing after it.
@@ -651,6 +676,15 @@ impl Engine {
             scan_twos,
             missing
         ))
+    }
+
+    /// G(n) for a heap of the tail.
+    fn value_at(&self, n: usize) -> u32 {
+        let at = match self.gap {
+            None => n,
+            Some(gap) => gap.front + (n - gap.base),
+        };
+        self.values.as_ref().get(at).expect("a heap of the tail")
     }
 
     /// Heaps `from..to`, verified: their values join the counts and the sparse tables.

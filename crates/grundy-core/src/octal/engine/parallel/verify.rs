@@ -1,13 +1,15 @@
 //! The verifiers: the rare check of heaps the spine has taken to be common (see `mod.rs`).
 //!
-//! A heap's check needs G(0..n) and the rare values the spine left missing; it looks for each
-//! of them exactly as the one-thread engine does (`rare_check.rs`): a head of the probe list
+//! A heap's check needs G(0..n) and the rare values below G(n) that its row (the rare pairs,
+//! as the spine left it) does not mark — the *missing* values, read off the row here, in
+//! parallel, rather than by the spine; it looks for each of them exactly as the one-thread engine does (`rare_check.rs`): a head of the probe list
 //! marked for a block of heaps at once, then the rest of the probes and the kept splits heap
 //! by heap. It ends with a [`Verdict`]; a check that would need the archive (window mode) is
 //! deferred to the engine, which has it.
 
 use std::cell::RefCell;
 
+use super::spine::Analyse;
 use super::{Bits, Bytes, RowKind};
 use crate::octal::rare_check::{
     missing_list, rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker,
@@ -56,24 +58,31 @@ const HEAD_GROW: usize = 3;
 const HEAD_SHRINK: usize = 2;
 
 /// A share of checks for one kind of rows.
-pub(crate) trait Verify: RowKind {
+pub(crate) trait Verify: Analyse {
     /// The marks a verifier uses with these rows.
     type Marks: BlockMarks;
     /// Runs `f` with this thread's marks.
     fn with_marks<R>(f: impl FnOnce(&mut Self::Marks) -> R) -> R;
 
-    /// Checks heaps `first..first + out.len()`, `missing` holding their missing values
-    /// ([`super::spine::Analyse::MISSING_WORDS`] words each); `head` is the probe head length,
+    /// Checks heaps `first..first + out.len()`, `rows` holding their rows as the spine left
+    /// them and `rare_words` the rare values (per 64 from 0); `head` is the probe head length,
     /// adapted as it goes.
     fn verify<T: Cell>(
         ch: &Checks<'_, T>,
         first: usize,
-        missing: &[u64],
+        rows: &[Self::Row],
+        rare_words: &[u64],
         head: &mut usize,
         out: &mut [Verdict],
         counts: &mut Counts,
     ) {
-        Self::with_marks(|b| verify_with(b, ch, first, missing, head, out, counts));
+        // The missing values of each heap, [`Analyse::MISSING_WORDS`] words a heap.
+        let per = Self::MISSING_WORDS;
+        let mut missing = vec![0u64; out.len() * per];
+        for (i, (row, words)) in rows.iter().zip(missing.chunks_exact_mut(per)).enumerate() {
+            Self::missing(row, ch.g.near(first + i).get(), rare_words, words);
+        }
+        Self::with_marks(|b| verify_with(b, ch, first, &missing, head, out, counts));
     }
 }
 
