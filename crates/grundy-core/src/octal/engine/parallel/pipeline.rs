@@ -333,7 +333,7 @@ impl Engine {
             self.pipeline_counts.heaps += done as u64;
             self.pipeline_counts.leftovers += u64::from(done < b);
             if b > 0 {
-                pending = (done > 0).then(|| Pending {
+                pending = (done > 0).then_some(Pending {
                     start: s,
                     len: done,
                     rows,
