@@ -365,7 +365,6 @@ impl Run {
         debug_assert_eq!(win_base + win.len(), first);
         let h = K::HEAPS;
         let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
-        let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
         let max_rare = rare.last().map_or(0, |&a| a as usize);
         let Run { digits } = self;
         // The split moves with each part: the block passes' cursors start again.
@@ -401,63 +400,36 @@ impl Run {
             }
             for j in 0..w {
                 let n = m + j;
-                // Bit rows live in a register while the heap's pairs are added.
-                let mut local = rows[i + j];
-                let row = if K::COPY {
-                    &mut local
-                } else {
-                    &mut rows[i + j]
+                let near = Near {
+                    n,
+                    digits,
+                    sp,
+                    front,
+                    win,
+                    win_base,
+                    max_rare,
                 };
-                for &(u, i_lb, i1) in digits.iter() {
-                    let Some(r) = n.checked_sub(u) else { continue };
-                    let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
-                        continue;
-                    };
-                    let top = if sp.split > 0 {
-                        hi.min(r.saturating_sub(sp.split))
-                    } else {
-                        hi
-                    };
-                    let mut mark = |k: usize| {
-                        let a = rare[k] as usize;
-                        K::one(row, vals[k] ^ win[r - a - win_base].low16());
-                    };
-                    // The smallest positions (partners in this block), then those past the
-                    // block pass's bound up to this heap's.
-                    for k in (0..i_lb).take_while(|&k| rare[k] as usize <= top) {
-                        mark(k);
+                let c = if K::COPY {
+                    // Bit rows live in a register while the heap's pairs are added (the far
+                    // pairs' callback gets a copy: what it sees must not be the register).
+                    let mut local = rows[i + j];
+                    near.mark::<K>(&mut local);
+                    if let Some(far) = far.as_mut() {
+                        let mut row = local;
+                        far(n, &mut |x| K::one(&mut row, x))?;
+                        local = row;
                     }
-                    let mut k = i1;
-                    while k < rare.len() && rare[k] as usize <= top {
-                        mark(k);
-                        k += 1;
-                    }
-                    // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
-                    let p0 = (r - hi).max(hi + 1);
-                    if sp.split == 0 && max_rare >= p0 {
-                        for k in idx(p0)..idx(r) {
-                            let p = rare[k] as usize;
-                            K::one(row, vals[k] ^ front[r - p].low16());
-                        }
-                    }
-                }
-                for &u in sp.ones {
-                    if u >= n {
-                        break;
-                    }
-                    K::one(row, win[n - u - win_base].low16());
-                }
-                if n < sp.take_all.len() && sp.take_all[n] {
-                    K::one(row, 0);
-                }
-                if let Some(far) = far.as_mut() {
-                    far(n, &mut |x| K::one(row, x))?;
-                }
-                let c = K::least_common(row, &hints[i + j], sp).filter(|&c| c < sp.limit);
-                if K::COPY {
                     rows[i + j] = local;
-                }
-                let Some(c) = c else {
+                    K::least_common(&local, &hints[i + j], sp)
+                } else {
+                    let row = &mut rows[i + j];
+                    near.mark::<K>(row);
+                    if let Some(far) = far.as_mut() {
+                        far(n, &mut |x| K::one(row, x))?;
+                    }
+                    K::least_common(row, &hints[i + j], sp)
+                };
+                let Some(c) = c.filter(|&c| c < sp.limit) else {
                     return Ok(i + j);
                 };
                 win.push(T::from_u32(c));
@@ -465,5 +437,74 @@ impl Run {
             i += w;
         }
         Ok(rows.len())
+    }
+}
+
+/// One heap's pairs that the spine adds by itself (see [`Run::part`]): the smallest positions,
+/// whose partners are the heaps just computed, those past the block pass's bound, the rare
+/// larger parts without far rows, the one-heap moves and taking the whole heap.
+struct Near<'s, 'a, T> {
+    n: usize,
+    digits: &'s [(usize, usize, usize)],
+    sp: &'s Spine<'a>,
+    front: &'s [T],
+    win: &'s [T],
+    win_base: usize,
+    max_rare: usize,
+}
+
+impl<T: Cell> Near<'_, '_, T> {
+    /// Marks them into `row` (inlined, so that a bit row stays in a register).
+    #[inline(always)]
+    fn mark<K: RowKind>(&self, row: &mut K::Row) {
+        let Near {
+            n,
+            digits,
+            sp,
+            front,
+            win,
+            win_base,
+            max_rare,
+        } = *self;
+        let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
+        let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
+        for &(u, i_lb, i1) in digits {
+            let Some(r) = n.checked_sub(u) else { continue };
+            let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
+                continue;
+            };
+            let top = if sp.split > 0 {
+                hi.min(r.saturating_sub(sp.split))
+            } else {
+                hi
+            };
+            // The smallest positions (partners in this block), then those past the block
+            // pass's bound up to this heap's.
+            for k in (0..i_lb).take_while(|&k| rare[k] as usize <= top) {
+                K::one(row, vals[k] ^ win[r - rare[k] as usize - win_base].low16());
+            }
+            let mut k = i1;
+            while k < rare.len() && rare[k] as usize <= top {
+                K::one(row, vals[k] ^ win[r - rare[k] as usize - win_base].low16());
+                k += 1;
+            }
+            // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
+            let p0 = (r - hi).max(hi + 1);
+            if sp.split == 0 && max_rare >= p0 {
+                for k in idx(p0)..idx(r) {
+                    let p = rare[k] as usize;
+                    K::one(row, vals[k] ^ front[r - p].low16());
+                }
+            }
+        }
+        for &u in sp.ones {
+            if u >= n {
+                break;
+            }
+            K::one(row, win[n - u - win_base].low16());
+        }
+        if n < sp.take_all.len() && sp.take_all[n] {
+            K::one(row, 0);
+        }
     }
 }
