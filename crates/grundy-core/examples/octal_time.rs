@@ -12,6 +12,9 @@
 //! * `--threads 1,2,4`: one run per listed thread count, in that order, in one process, then
 //!   the wall-time ratios to the first (list a count twice, e.g. `1,2,1,2`, to see the noise).
 //! * `--no-long-periods`: switch the detector's long-period sweep (periods above 2^20) off.
+//! * Every run prints `values: n=N digest=…`, an FNV-1a digest of G(0..N) (not with
+//!   `--window`): runs with other thread counts or builds computed the same values when their
+//!   digests agree.
 //! * `--statistics`: keep the tables' statistics with the values (as every job does) and print
 //!   the last snapshot.
 //! * `--window W`: keep only the front G(0..W) and the last W values in memory (a job's
@@ -340,6 +343,17 @@ fn main() {
             values.heap_bytes(),
             values.width()
         );
+        if values.len() == len {
+            // FNV-1a over G(0..len): equal digests, equal values (runs with other thread
+            // counts, other builds, other hosts).
+            let digest = values
+                .as_ref()
+                .iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
+                    (h ^ u64::from(v)).wrapping_mul(0x0100_0000_01b3)
+                });
+            println!("values: n={len} digest={digest:016x}");
+        }
         println!("verdict: {}", verdict_text(&verdict));
         println!("engine: {stats}");
         if detector_cost {
