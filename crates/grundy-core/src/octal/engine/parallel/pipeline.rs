@@ -127,6 +127,18 @@ struct Tally {
     last: (usize, usize),
 }
 
+/// What the round's threads share, each on cache lines of its own: on the spine's stack beside
+/// its own variables, a polled word would make every write of theirs a miss (false sharing).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// A short wait (a few µs at most: another thread is finishing what this one needs).
 fn spin(spins: &mut u32) {
     *spins += 1;
@@ -479,7 +491,12 @@ impl Engine {
                 let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
                 (slots, Vec::new())
             };
-            let far_queue = Mutex::new(far_tasks);
+            let n_far = far_tasks.len();
+            let far_queue = Padded(Mutex::new(far_tasks));
+            // The next far-row task (they are taken in order; n_far: none left). Threads with
+            // nothing to do poll this and `ready`, never a lock: sixteen threads taking a lock
+            // in a loop slow the spine that hands them the work.
+            let next_far = Padded(AtomicUsize::new(0));
             // Part j's split: its far rows take the partners below it, the spine the rest.
             // Past the lag it lies inside the block, among the values the spine publishes.
             let split_of = |j: usize| {
@@ -490,11 +507,19 @@ impl Engine {
                 }
             };
             // The spine's values from `first` on, a part at a time, and how many there are.
-            let published: Mutex<Vec<_>> = Mutex::new(Vec::with_capacity(n_parts * TASK));
-            let ready = AtomicUsize::new(0);
+            let published: Padded<Mutex<Vec<_>>> =
+                Padded(Mutex::new(Vec::with_capacity(n_parts * TASK)));
+            let ready = Padded(AtomicUsize::new(0));
             // One far-row task, if one is left and its partners are known (taken in order, from
             // the block's start).
             let far_task = || {
+                let j = next_far.load(Ordering::Acquire);
+                if j >= n_far {
+                    return FarTask::Empty;
+                }
+                if ready.load(Ordering::Acquire) < split_of(j) - split {
+                    return FarTask::NotReady;
+                }
                 let mut queue = far_queue.lock().expect("the far-row queue");
                 let Some(&(j, _)) = queue.last() else {
                     return FarTask::Empty;
@@ -504,6 +529,7 @@ impl Engine {
                     return FarTask::NotReady;
                 }
                 let (_, (part, hints)) = queue.pop().expect("the task just seen");
+                next_far.store(j + 1, Ordering::Release);
                 drop(queue);
                 if m < split + max_rare + max_u {
                     far_rows::<K, _>(view, rare, rare_vals, m, part, 0..split, twos);
@@ -548,15 +574,21 @@ impl Engine {
                 }
             }
             tasks.reverse(); // popped from the end: in order
-            let queue = Mutex::new(tasks);
-            let result = Mutex::new((Vec::new(), 0usize, head0));
+            // Check tasks left (polled without the lock, as `next_far`).
+            let checks_left = Padded(AtomicUsize::new(tasks.len()));
+            let queue = Padded(Mutex::new(tasks));
+            let result = Padded(Mutex::new((Vec::new(), 0usize, head0)));
             // One check task into a thread's tally (its counts per task, and the head length
             // after its latest task); false when none is left.
             let check_one = |tally: &mut Tally| {
+                if checks_left.load(Ordering::Acquire) == 0 {
+                    return false;
+                }
                 let task = queue.lock().expect("the task queue").pop();
                 let Some((first, task_rows, out)) = task else {
                     return false;
                 };
+                checks_left.fetch_sub(1, Ordering::AcqRel);
                 let mut head = head0;
                 let mut counts = verify::Counts::default();
                 let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
@@ -682,6 +714,7 @@ impl Engine {
                 // A block the spine left early: far rows no one needs (some would wait for
                 // values that will not come); then the checks.
                 far_queue.lock().expect("the far-row queue").clear();
+                next_far.store(n_far, Ordering::Release);
                 checks_work(new_tally());
                 out
             });
@@ -694,7 +727,7 @@ impl Engine {
                 .iter()
                 .map(|c| c.get())
                 .collect();
-            let (counts, _, head) = result.into_inner().expect("the round's counts");
+            let (counts, _, head) = result.0.into_inner().expect("the round's counts");
             (
                 new,
                 RoundOut {
