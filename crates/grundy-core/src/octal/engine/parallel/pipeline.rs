@@ -26,7 +26,6 @@
 //! With one thread (a profile, `profile.rs`) the stages run in turn on the calling thread, cut
 //! into the same tasks, and are timed.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -52,12 +51,6 @@ const TASK: usize = 32;
 
 /// Blocks are a multiple of this many heaps.
 const UNIT: usize = 64;
-
-/// The far rows' lag (see [`Plan::lag`]): a part's pairs with partners more than this many
-/// heaps before it are the far rows', the rest the spine's. Shorter leaves the spine fewer
-/// pairs (`.167`: its rare positions below 128 + 32 are 25 of 60), but a part's far rows
-/// can start only this many heaps before the spine needs them.
-const LAG: usize = 4 * TASK;
 
 /// See [`Engine::set_thread_start`].
 #[derive(Clone)]
@@ -102,51 +95,8 @@ struct Pending<R> {
 struct Plan {
     /// Heaps per block.
     block: usize,
-    /// Whether far rows are computed (tests switch them off: the spine does every pair).
+    /// Whether far rows are computed (rare positions reach well beyond a block).
     far: bool,
-    /// The lag (heaps, a multiple of [`TASK`]): the far rows of a part of the block reach up to
-    /// this many heaps before the part, as soon as the spine has published them.
-    lag: usize,
-}
-
-/// What [`Engine::round`]'s far-row queue gave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FarTask {
-    /// A task done.
-    Done,
-    /// The next task needs values the spine has not published yet.
-    NotReady,
-    /// No task left.
-    Empty,
-}
-
-/// A thread's share of a round's checks: per task its first heap and counts, and the probe
-/// head length after its latest task.
-struct Tally {
-    done: Vec<(usize, verify::Counts)>,
-    last: (usize, usize),
-}
-
-/// What the round's threads share, each on cache lines of its own: on the spine's stack beside
-/// its own variables, a polled word would make every write of theirs a miss (false sharing).
-#[repr(align(128))]
-struct Padded<T>(T);
-
-impl<T> std::ops::Deref for Padded<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-/// A short wait (a few µs at most: another thread is finishing what this one needs).
-fn spin(spins: &mut u32) {
-    *spins += 1;
-    if *spins % 64 == 0 {
-        std::thread::yield_now();
-    } else {
-        std::hint::spin_loop();
-    }
 }
 
 /// A part of a block: its rows and their hints.
@@ -200,18 +150,13 @@ impl Engine {
             // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
             // rounds: far rows made for one block size meet another).
             let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
-            // The shortest lag: every part after the first reads the spine's values.
-            return Plan {
-                block,
-                far,
-                lag: TASK,
-            };
+            return Plan { block, far };
         }
         let k = self.scan_twos.len().max(1);
         let rare = sp.rare.len();
-        // Rare positions reaching far beyond two blocks: blocks sized by a heap's work.
-        let spread = sp.max_rare() > 8 * 1024;
-        let block = if spread {
+        // Far rows pay where rare positions reach far beyond two blocks.
+        let far = sp.max_rare() > 8 * 1024;
+        let block = if far {
             // Rounds of ≈ 1 ms (a heap costs about a nanosecond per rare pair, and 256 more):
             // long enough that waking the helpers (tens of µs) costs little, short enough
             // that the pairs inside the block — the spine's, on one thread — are few (Grundy's
@@ -230,11 +175,7 @@ impl Engine {
         let block = block
             .min(n / 16 / UNIT * UNIT)
             .min((n - sp.last_rare().min(n)) / 8 / UNIT * UNIT);
-        Plan {
-            block,
-            far: true,
-            lag: LAG,
-        }
+        Plan { block, far }
     }
 
     /// The pool of `threads − 1` helper threads (the calling thread is the spine).
@@ -347,7 +288,6 @@ impl Engine {
             // Far rows: the pairs whose partners lie before the block, every thread's work
             // at the start of the round; the spine adds the pairs inside the block.
             let split = if plan.far && b > 0 { s } else { 0 };
-            let lag = plan.lag;
             let mut rows = std::mem::take(&mut spare);
             if split == 0 {
                 rows.clear(); // the spine starts from empty rows
@@ -356,12 +296,7 @@ impl Engine {
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
             self.pipeline_counts.rounds += 1;
             self.pipeline_counts.far_rounds += u64::from(split > 0);
-            let out = self.round::<K>(
-                pool,
-                pending.as_ref(),
-                &mut verdicts,
-                (s, &mut rows, split, lag),
-            );
+            let out = self.round::<K>(pool, pending.as_ref(), &mut verdicts, (s, &mut rows, split));
             // Commit: the checks of the block before, then the spine's block.
             let serial_start = self.profile.as_ref().map(|_| Instant::now());
             let failed = match pending.take() {
@@ -423,9 +358,9 @@ impl Engine {
         pool: Option<&rayon::ThreadPool>,
         pending: Option<&Pending<K::Row>>,
         verdicts: &mut [Verdict],
-        spine_part: (usize, &mut [K::Row], usize, usize),
+        spine_part: (usize, &mut [K::Row], usize),
     ) -> RoundOut {
-        let (first, rows, split, lag) = spine_part;
+        let (first, rows, split) = spine_part;
         let gap = self.gap;
         let limit = 1u32 << self.vbits;
         let Engine {
@@ -491,72 +426,19 @@ impl Engine {
                 let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
                 (slots, Vec::new())
             };
-            let n_far = far_tasks.len();
-            let far_queue = Padded(Mutex::new(far_tasks));
-            // The next far-row task (they are taken in order; n_far: none left). Threads with
-            // nothing to do poll this and `ready`, never a lock: sixteen threads taking a lock
-            // in a loop slow the spine that hands them the work.
-            let next_far = Padded(AtomicUsize::new(0));
-            // Part j's split: its far rows take the partners below it, the spine the rest.
-            // Past the lag it lies inside the block, among the values the spine publishes.
-            let split_of = |j: usize| {
-                if split == 0 {
-                    0
-                } else {
-                    split.max((first + j * TASK).saturating_sub(lag))
-                }
-            };
-            // The spine's values from `first` on, a part at a time, and how many there are.
-            let published: Padded<Mutex<Vec<_>>> =
-                Padded(Mutex::new(Vec::with_capacity(n_parts * TASK)));
-            let ready = Padded(AtomicUsize::new(0));
-            // One far-row task, if one is left and its partners are known (taken in order, from
-            // the block's start).
+            let far_queue = Mutex::new(far_tasks);
+            // One far-row task, if one is left (popped in order, from the block's start).
             let far_task = || {
-                let j = next_far.load(Ordering::Acquire);
-                if j >= n_far {
-                    return FarTask::Empty;
-                }
-                if ready.load(Ordering::Acquire) < split_of(j) - split {
-                    return FarTask::NotReady;
-                }
-                let mut queue = far_queue.lock().expect("the far-row queue");
-                let Some(&(j, _)) = queue.last() else {
-                    return FarTask::Empty;
+                let task = far_queue.lock().expect("the far-row queue").pop();
+                let Some((j, (part, hints))) = task else {
+                    return false;
                 };
-                let (m, split_j) = (first + j * TASK, split_of(j));
-                if ready.load(Ordering::Acquire) < split_j - split {
-                    return FarTask::NotReady;
-                }
-                let (_, (part, hints)) = queue.pop().expect("the task just seen");
-                next_far.store(j + 1, Ordering::Release);
-                drop(queue);
-                if m < split + max_rare + max_u {
-                    far_rows::<K, _>(view, rare, rare_vals, m, part, 0..split, twos);
-                } else {
-                    // No pair of the part has a part below `split` (every total is at least
-                    // split + max_rare).
-                    part.fill(K::empty());
-                }
-                // The partners from the block's first heap to split_j: a copy of those the
-                // part's pairs can reach (every rare position is below `first`), if any.
-                let lo = split.max(m.saturating_sub(max_u + max_rare + 2 * K::HEAPS));
-                if lo < split_j {
-                    let tail = published.lock().expect("the published values")
-                        [lo - split..split_j - split]
-                        .to_vec();
-                    let g = View {
-                        front: &[],
-                        tail: &tail,
-                        base: lo,
-                    };
-                    far_rows::<K, _>(g, rare, rare_vals, m, part, split..split_j, twos);
-                }
+                far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
                 for (row, hint) in part.iter().zip(hints.iter_mut()) {
                     *hint = K::hint(row, &common);
                 }
                 *slots[j].lock().expect("a part's slot") = Some((part, hints));
-                FarTask::Done
+                true
             };
             let checks = Checks {
                 g: view,
@@ -574,68 +456,44 @@ impl Engine {
                 }
             }
             tasks.reverse(); // popped from the end: in order
-            // Check tasks left (polled without the lock, as `next_far`).
-            let checks_left = Padded(AtomicUsize::new(tasks.len()));
-            let queue = Padded(Mutex::new(tasks));
-            let result = Padded(Mutex::new((Vec::new(), 0usize, head0)));
-            // One check task into a thread's tally (its counts per task, and the head length
-            // after its latest task); false when none is left.
-            let check_one = |tally: &mut Tally| {
-                if checks_left.load(Ordering::Acquire) == 0 {
-                    return false;
-                }
-                let task = queue.lock().expect("the task queue").pop();
-                let Some((first, task_rows, out)) = task else {
-                    return false;
-                };
-                checks_left.fetch_sub(1, Ordering::AcqRel);
-                let mut head = head0;
-                let mut counts = verify::Counts::default();
-                let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
-                K::verify(
-                    &checks,
-                    first,
-                    task_rows,
-                    rare_words,
-                    &mut head,
-                    out,
-                    &mut counts,
-                );
-                tally.done.push((first, counts));
-                if first >= tally.last.0 {
-                    tally.last = (first, head);
-                }
-                true
-            };
-            let checks_work = |mut tally: Tally| {
-                while check_one(&mut tally) {}
-                let mut r = result.lock().expect("the round's counts");
-                r.0.append(&mut tally.done);
-                if tally.last.0 >= r.1 && tally.last.0 > 0 {
-                    (r.1, r.2) = tally.last;
-                }
-            };
-            let new_tally = || Tally {
-                done: Vec::new(),
-                last: (0, head0),
-            };
-            // The other threads: the far rows first (the spine waits for them); while the next
-            // one waits for the spine's values, a check; then the checks of the block before.
-            let helper = || {
-                let mut tally = new_tally();
-                let mut spins = 0u32;
+            let queue = Mutex::new(tasks);
+            let result = Mutex::new((Vec::new(), 0usize, head0));
+            let checks_work = || {
+                let mut done = Vec::new();
+                let mut last = (0usize, head0);
                 loop {
-                    match far_task() {
-                        FarTask::Done => {}
-                        FarTask::Empty => break,
-                        FarTask::NotReady => {
-                            if !check_one(&mut tally) {
-                                spin(&mut spins);
-                            }
-                        }
+                    let task = queue.lock().expect("the task queue").pop();
+                    let Some((first, task_rows, out)) = task else {
+                        break;
+                    };
+                    let mut head = head0;
+                    let mut counts = verify::Counts::default();
+                    let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
+                    K::verify(
+                        &checks,
+                        first,
+                        task_rows,
+                        rare_words,
+                        &mut head,
+                        out,
+                        &mut counts,
+                    );
+                    done.push((first, counts));
+                    if first >= last.0 {
+                        last = (first, head);
                     }
                 }
-                checks_work(tally);
+                let mut r = result.lock().expect("the round's counts");
+                r.0.append(&mut done);
+                if last.0 >= r.1 && last.0 > 0 {
+                    (r.1, r.2) = last;
+                }
+            };
+            // The other threads: the far rows first (the spine waits for them), then the
+            // checks of the block before.
+            let helper = || {
+                while far_task() {}
+                checks_work();
             };
             // The spine's time, and the time it spent on far rows or waiting for them.
             let mut spine_time = None;
@@ -668,18 +526,19 @@ impl Engine {
                         if let Some(part) = slot.lock().expect("a part's slot").take() {
                             break part;
                         }
-                        if far_task() != FarTask::Done {
-                            spin(&mut spins);
+                        if !far_task() {
+                            spins += 1;
+                            if spins % 64 == 0 {
+                                std::thread::yield_now();
+                            } else {
+                                std::hint::spin_loop();
+                            }
                         }
                     };
                     if let Some(t) = wait_start {
                         waited += t.elapsed();
                     }
                     let len = part.len();
-                    let sp = Spine {
-                        split: split_of(j),
-                        ..sp
-                    };
                     let done = run.part::<K, _>(
                         &sp,
                         view.front,
@@ -696,13 +555,6 @@ impl Engine {
                             if k < len {
                                 break;
                             }
-                            if split > 0 {
-                                // The part's values, for the far rows of the parts a lag on.
-                                let from = first + j * TASK - win_base;
-                                let mut p = published.lock().expect("the published values");
-                                p.extend_from_slice(&win[from..from + k]);
-                                ready.store(p.len(), Ordering::Release);
-                            }
                         }
                         Err(e) => {
                             out = Err(e);
@@ -711,11 +563,10 @@ impl Engine {
                     }
                 }
                 spine_time = spine_start.map(|t| t.elapsed());
-                // A block the spine left early: far rows no one needs (some would wait for
-                // values that will not come); then the checks.
-                far_queue.lock().expect("the far-row queue").clear();
-                next_far.store(n_far, Ordering::Release);
-                checks_work(new_tally());
+                // A block the spine left early: far rows no one needs, but the helpers'
+                // queue must empty; then the checks.
+                while far_task() {}
+                checks_work();
                 out
             });
             let stage_time = stage_start.map(|t| t.elapsed());
@@ -727,7 +578,7 @@ impl Engine {
                 .iter()
                 .map(|c| c.get())
                 .collect();
-            let (counts, _, head) = result.0.into_inner().expect("the round's counts");
+            let (counts, _, head) = result.into_inner().expect("the round's counts");
             (
                 new,
                 RoundOut {

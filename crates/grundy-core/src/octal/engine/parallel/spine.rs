@@ -367,10 +367,6 @@ impl Run {
         let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
         let max_rare = rare.last().map_or(0, |&a| a as usize);
         let Run { digits } = self;
-        // The split moves with each part: the block passes' cursors start again.
-        for (_, i_lb, i1) in digits.iter_mut() {
-            *i1 = *i_lb;
-        }
         let mut i = 0;
         while i < rows.len() {
             let w = h.min(rows.len() - i);
