@@ -38,7 +38,7 @@ use crate::octal::engine::{Engine, Mode};
 use crate::octal::error::OctalError;
 use crate::octal::pool::with_helpers;
 use crate::octal::sparse::RoundView;
-use crate::octal::values::{with_cells, Cell};
+use crate::octal::values::{with_cells, Cell, ValuesRef};
 
 use crate::octal::window::{Keep, View};
 
@@ -598,9 +598,7 @@ impl Engine {
         }
         out.rare_words = rare_words;
         // The spine's block joins the values (unverified until the next round).
-        for v in new {
-            values.push(v);
-        }
+        values.extend_from_ref(ValuesRef::U32(&new));
         out
     }
 
