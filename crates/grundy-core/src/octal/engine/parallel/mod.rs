@@ -11,8 +11,9 @@
 //! decides almost nothing: after the rare positions stop appearing, G(n) is common, i.e. `c`.
 //!
 //! **Speculate, then verify.** So one thread, the *spine* (`spine.rs`), runs (1) alone for a
-//! block of heaps and takes G(n) = c for each, recording `c` and the rare values still missing;
-//! the other threads *verify* (`verify.rs`) the block before it, each a share of its heaps: the
+//! block of heaps and takes G(n) = c for each, leaving each heap's marks in its row; the other
+//! threads *verify* (`verify.rs`) the block before it, each a share of its heaps, reading the
+//! rare values still missing off the rows themselves (the spine only finds `c`): the
 //! rare check of heap n reads only G(0..n), and whether it ends as the spine assumed does not
 //! depend on any other heap's check. A heap whose check fails (G(n) is a new rare value) is
 //! the first wrong value: everything from it on is dropped, G(n) is set to the rare value the
@@ -24,8 +25,11 @@
 //! partner lies before the block (`split`, the block's first heap) read only values known when
 //! the round starts, so every thread computes them (`far_rows.rs`), one *row* per heap, in
 //! tasks of 32 heaps taken in order; the spine takes each task's rows as soon as they are done
-//! (it does a task itself when it finds none done) and adds only the *near* pairs — those with both parts inside the block: with
-//! blocks of 512 heaps, 2–4 % of a heap's rare pairs. Where every rare position is near
+//! (it does a task itself when it finds none done) and adds only the *near* pairs — those with
+//! both parts inside the block: with blocks of 512 heaps, 2–4 % of a heap's rare pairs. A task
+//! also leaves each row a *hint* (its least free common values), so that the spine's `c` is a
+//! look-up. (Far rows reaching into the block, a lag behind the spine, were tried and not
+//! kept: `BENCHMARKS.md`, "Threads II".) Where every rare position is near
 //! (`.167`: all below 1,304, blocks of 8,192), there are no far rows and the spine does all of
 //! (1) — a true recurrence on one thread (see `BENCHMARKS.md`, "one game on every core":
 //! a block fixed point does not settle there, every wrong guess spreads through the block).
