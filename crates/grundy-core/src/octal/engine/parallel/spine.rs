@@ -47,6 +47,20 @@ mod tests {
         (c.map(|c| c as u32), missing)
     }
 
+    /// A spine that only classifies values (the analysis reads nothing else).
+    fn spine_of<'a>(twos: &'a Twos, common: &'a [u64]) -> Spine<'a> {
+        Spine {
+            rare: &[],
+            rare_vals: &[],
+            twos,
+            ones: &[],
+            take_all: &[],
+            split: 0,
+            limit: u32::MAX,
+            common,
+        }
+    }
+
     fn bits_of(words: &[u64]) -> Vec<u32> {
         (0..64 * words.len() as u32)
             .filter(|&v| words[(v / 64) as usize] >> (v % 64) & 1 == 1)
@@ -69,16 +83,7 @@ mod tests {
                     (c, !c)
                 })
                 .unzip();
-            let sp = Spine {
-                rare: &[],
-                rare_vals: &[],
-                twos: &twos,
-                ones: &[],
-                take_all: &[],
-                split: 0,
-                limit: u32::MAX,
-                common: &common,
-            };
+            let sp = spine_of(&twos, &common);
             // Far marks, dense or sparse; then near marks, few or (every 8th row) many.
             let density = [2, 8, 64, 250][round % 4];
             let mut row = <Bytes<N> as RowKind>::empty();
@@ -120,16 +125,7 @@ mod tests {
         for _ in 0..4000 {
             let common = [xorshift(&mut seed) | xorshift(&mut seed)];
             let rare = [!common[0]];
-            let sp = Spine {
-                rare: &[],
-                rare_vals: &[],
-                twos: &twos,
-                ones: &[],
-                take_all: &[],
-                split: 0,
-                limit: u32::MAX,
-                common: &common,
-            };
+            let sp = spine_of(&twos, &common);
             let row = xorshift(&mut seed) | xorshift(&mut seed) | xorshift(&mut seed);
             let marked: Vec<bool> = (0..64).map(|v| row >> v & 1 == 1).collect();
             let (want_c, want_missing) = naive(&marked, &common, 1);
