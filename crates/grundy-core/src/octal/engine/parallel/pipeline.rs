@@ -646,6 +646,8 @@ impl Engine {
     /// The rare check of heap n with the archive (a verifier deferred it).
     fn check_deferred(&mut self, n: usize, missing: &[u64]) -> Result<Option<u32>, OctalError> {
         let gap = self.gap;
+        // Only G(0..n) may be read: the values after n are not verified.
+        let end = self.stored_at(n);
         let Engine {
             values,
             mode,
@@ -661,11 +663,6 @@ impl Engine {
             archive,
             counts: read_backs,
         });
-        // Only G(0..n) may be read: the values after n are not verified.
-        let end = match gap {
-            None => n,
-            Some(gap) => gap.front + (n - gap.base),
-        };
         let kept = values.as_ref().slice(..end);
         with_cells!(kept, |g| sp.check_deferred(
             View::of(g, gap),
@@ -676,13 +673,21 @@ impl Engine {
         ))
     }
 
-    /// G(n) for a heap of the tail.
-    fn value_at(&self, n: usize) -> u32 {
-        let at = match self.gap {
+    /// Where heap n's value lies in the stored values (n in the tail when values are kept in
+    /// a window).
+    fn stored_at(&self, n: usize) -> usize {
+        match self.gap {
             None => n,
             Some(gap) => gap.front + (n - gap.base),
-        };
-        self.values.as_ref().get(at).expect("a heap of the tail")
+        }
+    }
+
+    /// G(n) for a heap of the tail.
+    fn value_at(&self, n: usize) -> u32 {
+        self.values
+            .as_ref()
+            .get(self.stored_at(n))
+            .expect("a heap of the tail")
     }
 
     /// Heaps `from..to`, verified: their values join the counts and the sparse tables.
@@ -707,10 +712,7 @@ impl Engine {
 
     /// Drops the values of heaps `n..` (unverified ones after a rare heap).
     fn truncate_heaps(&mut self, n: usize) {
-        let at = match self.gap {
-            None => n,
-            Some(gap) => gap.front + (n - gap.base),
-        };
+        let at = self.stored_at(n);
         self.values.truncate(at);
     }
 }

@@ -449,18 +449,10 @@ impl<T: Cell> Near<'_, '_, T> {
     /// Marks them into `row` (inlined, so that a bit row stays in a register).
     #[inline(always)]
     fn mark<K: RowKind>(&self, row: &mut K::Row) {
-        let Near {
-            n,
-            digits,
-            sp,
-            front,
-            win,
-            win_base,
-            max_rare,
-        } = *self;
+        let (n, sp, win, win_base) = (self.n, self.sp, self.win, self.win_base);
         let (rare, vals, gap) = (sp.rare, sp.rare_vals, sp.twos.gap);
         let idx = |x: usize| rare.partition_point(|&a| (a as usize) < x);
-        for &(u, i_lb, i1) in digits {
+        for &(u, i_lb, i1) in self.digits {
             let Some(r) = n.checked_sub(u) else { continue };
             let Some(hi) = r.checked_sub(gap).map(|x| x / 2) else {
                 continue;
@@ -482,10 +474,10 @@ impl<T: Cell> Near<'_, '_, T> {
             }
             // Without far rows: rare larger parts (positions in [r − hi, r − 1]).
             let p0 = (r - hi).max(hi + 1);
-            if sp.split == 0 && max_rare >= p0 {
+            if sp.split == 0 && self.max_rare >= p0 {
                 for k in idx(p0)..idx(r) {
                     let p = rare[k] as usize;
-                    K::one(row, vals[k] ^ front[r - p].low16());
+                    K::one(row, vals[k] ^ self.front[r - p].low16());
                 }
             }
         }
