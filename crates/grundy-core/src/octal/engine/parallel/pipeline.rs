@@ -406,7 +406,6 @@ impl Engine {
         let timing = profile.is_some();
         let (new, mut out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
-            let stage_start = timing.then(Instant::now);
             // The spine's window: the values from the earliest partner of a near pair on.
             let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
             let win_base = first.saturating_sub(reach).max(view.base);
@@ -498,6 +497,9 @@ impl Engine {
             // The spine's time, and the time it spent on far rows or waiting for them.
             let mut spine_time = None;
             let mut waited = std::time::Duration::ZERO;
+            // The shared stages are timed from here: what comes before (the window's copy,
+            // the parts and queues) and after (the block's values) is the round's own, serial.
+            let stage_start = timing.then(Instant::now);
             let spine_out = with_helpers(pool, &helper, || {
                 let spine_start = timing.then(Instant::now);
                 let sp = Spine {
