@@ -50,6 +50,8 @@
 pub(crate) mod far_rows;
 pub(super) mod pipeline;
 pub(crate) mod spine;
+#[cfg(test)]
+mod tests;
 pub(crate) mod verify;
 
 use crate::octal::bitmarks::{self, bit};
@@ -59,6 +61,11 @@ use crate::octal::values::Cell;
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
 pub(crate) const BYTE_LIMIT: usize = 1 << 10;
+
+/// Heaps a pass of [`Bytes::block`] marks. A pass's cost is mostly per position (its partners'
+/// address, their load, the bounds), not per mark, so eight heaps a pass cost little more than
+/// four (measured: the spine and the far rows of Grundy's game, `BENCHMARKS.md`, "Threads II").
+pub(crate) const BYTE_HEAPS: usize = 8;
 
 /// How a heap's marks are held while the spine, the far rows and the verifiers fill them.
 pub(crate) trait RowKind {
@@ -106,7 +113,7 @@ pub(crate) struct Bytes<const N: usize>;
 
 impl<const N: usize> RowKind for Bytes<N> {
     type Row = [u8; N];
-    const HEAPS: usize = HEAPS;
+    const HEAPS: usize = BYTE_HEAPS;
     const COPY: bool = false;
     #[inline(always)]
     fn empty() -> [u8; N] {
@@ -122,7 +129,7 @@ impl<const N: usize> RowKind for Bytes<N> {
     }
 }
 
-/// [`Bytes::block`]: the four heaps' rows, one pass over the positions (as
+/// [`Bytes::block`]: the [`BYTE_HEAPS`] heaps' rows, one pass over the positions (as
 /// `stamps::pairs_block`). Indices are masked to the row, so no bounds checks are needed.
 #[inline(never)]
 fn byte_pairs_block<T: Cell, const N: usize>(
@@ -132,29 +139,30 @@ fn byte_pairs_block<T: Cell, const N: usize>(
     r: usize,
     rows: &mut [[u8; N]],
 ) {
-    let [m0, m1, m2, m3] = &mut rows[..HEAPS] else {
-        unreachable!("a block has HEAPS rows")
-    };
+    let rows: &mut [[u8; N]; BYTE_HEAPS] = (&mut rows[..BYTE_HEAPS])
+        .try_into()
+        .expect("a block has BYTE_HEAPS rows");
     if T::BYTES != 2 {
         for (&a, &va) in pos.iter().zip(vals) {
             let b = r - a as usize;
-            let q: &[T; HEAPS] = g[b..b + HEAPS].try_into().expect("HEAPS partners");
+            let q: &[T; BYTE_HEAPS] = g[b..b + BYTE_HEAPS].try_into().expect("the partners");
             let va = usize::from(va);
-            m0[(va ^ usize::from(q[0].low16())) & (N - 1)] = 1;
-            m1[(va ^ usize::from(q[1].low16())) & (N - 1)] = 1;
-            m2[(va ^ usize::from(q[2].low16())) & (N - 1)] = 1;
-            m3[(va ^ usize::from(q[3].low16())) & (N - 1)] = 1;
+            for (row, q) in rows.iter_mut().zip(q) {
+                row[(va ^ usize::from(q.low16())) & (N - 1)] = 1;
+            }
         }
         return;
     }
-    // u16 cells: the four partners as the 16-bit lanes of one word, XOR-ed with the position's
-    // value in every lane at once (as `stamps::pairs_block`).
+    // u16 cells: each four partners as the 16-bit lanes of one word, XOR-ed with the
+    // position's value in every lane at once (as `stamps::pairs_block`).
     for (&a, &va) in pos.iter().zip(vals) {
         let b = r - a as usize;
-        let x = lanes(g[b..b + HEAPS].try_into().expect("HEAPS partners"), va);
-        m0[(x as usize) & (N - 1)] = 1;
-        m1[((x >> 16) as usize) & (N - 1)] = 1;
-        m2[((x >> 32) as usize) & (N - 1)] = 1;
-        m3[((x >> 48) as usize) & (N - 1)] = 1;
+        for (half, rows) in rows.chunks_exact_mut(HEAPS).enumerate() {
+            let at = b + half * HEAPS;
+            let x = lanes(g[at..at + HEAPS].try_into().expect("the partners"), va);
+            for (k, row) in rows.iter_mut().enumerate() {
+                row[((x >> (16 * k)) as usize) & (N - 1)] = 1;
+            }
+        }
     }
 }
