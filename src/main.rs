@@ -15,9 +15,9 @@ use grundy::config::Config;
 /// mimalloc instead of the system allocator: a request allocates a few dozen small blocks
 /// (headers, extensions, futures, the body), and glibc's `free` was about a tenth of the
 /// instructions of a request on the hot path (BENCHMARKS.md, "HTTP"). See
-/// [`grundy::allocator`] for why not the `mimalloc` crate's own `MiMalloc`.
+/// [`grundy::process::allocator`] for why not the `mimalloc` crate's own `MiMalloc`.
 #[global_allocator]
-static GLOBAL: grundy::allocator::Allocator = grundy::allocator::Allocator;
+static GLOBAL: grundy::process::allocator::Allocator = grundy::process::allocator::Allocator;
 
 /// The version line: the crate's version and the git commit the binary was built from (found
 /// by the core crate's build script: `grundy::core::octal::ENGINE_COMMIT`).
@@ -146,8 +146,8 @@ async fn serve() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    grundy::telemetry::init_logging(config.log_json);
-    let _ = grundy::telemetry::metrics_handle();
+    grundy::process::telemetry::init_logging(config.log_json);
+    let _ = grundy::process::telemetry::metrics_handle();
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(l) => l,
         Err(e) => {

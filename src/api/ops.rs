@@ -111,7 +111,7 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         }
         app.auth.record_active_jobs(&store).await;
     }
-    let mut body = crate::telemetry::metrics_handle().render();
+    let mut body = crate::process::telemetry::metrics_handle().render();
     if let Some(store) = app.store() {
         if let Ok(Ok((total, jobs))) =
             tokio::time::timeout(std::time::Duration::from_secs(1), store.archive_bytes()).await

@@ -68,7 +68,7 @@ pub fn stack(
        + 'static {
     let config = state.config.clone();
     // Install the recorder before the first request so no early sample is lost.
-    let _ = crate::telemetry::metrics_handle();
+    let _ = crate::process::telemetry::metrics_handle();
     let (routes, openapi) = crate::api::router().split_for_parts();
     // The document of the mode the server runs in: bearer security only with keys.
     let openapi =

@@ -36,7 +36,7 @@ pub fn fast(url: String) -> Config {
 
 pub async fn start(config: Config) -> Live {
     if std::env::var_os("GRUNDY_TEST_LOGS").is_some() {
-        grundy::telemetry::init_logging(false);
+        grundy::process::telemetry::init_logging(false);
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let mut config = config;
