@@ -14,8 +14,8 @@ pub(crate) struct Knobs {
     /// Sparse mode may use bit marks while values are below 64 (`bitmarks.rs`); tests switch
     /// it off to compare with the stamp arrays.
     pub(crate) bit_marks: bool,
-    /// Sparse mode on several threads (`engine/parallel/pipeline.rs`) where it applies; tests switch it
-    /// off to compare.
+    /// Sparse mode as the pipeline (`engine/parallel/pipeline.rs`) where it applies (several
+    /// threads, a profile, or bit rows); tests switch it off to compare with the one-thread step.
     pub(crate) pipeline: bool,
     /// The pipeline runs from this heap on ([`parallel::pipeline::PIPELINE_FROM`]; tests lower it), with
     /// the block size and far rows of its plan unless a test fixes them.

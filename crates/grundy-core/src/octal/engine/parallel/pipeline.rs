@@ -23,8 +23,11 @@
 //! (and the tables) through shared references, and the spine writes its block into a buffer
 //! of its own (`win`) — no locks, no shared mutable state besides the task queues.
 //!
-//! With one thread (a profile, `profile.rs`) the stages run in turn on the calling thread, cut
-//! into the same tasks, and are timed.
+//! With one thread the stages run in turn on the calling thread, cut into the same tasks (and
+//! timed, with a profile: `profile.rs`). With bit rows that is faster than the one-thread step
+//! of `sparse.rs` too — a block's candidates are marked eight heaps a pass, its checks follow
+//! — so one thread takes this path while every value is below 64 (`farm-bench` pairs:
+//! `BENCHMARKS.md`, "Threads II"; with byte rows the pairs were mixed, and the step stays).
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -117,8 +120,8 @@ struct RoundOut {
 }
 
 impl Engine {
-    /// True when the pipeline may compute from heap `len` on: threads, sparse mode with the
-    /// rows it supports, two-heap digits that take tokens (no digit before the point), no
+    /// True when the pipeline may compute from heap `len` on: threads, a profile or (one
+    /// thread) bit rows, sparse mode with the rows it supports, two-heap digits that take tokens (no digit before the point), no
     /// full exclusion sets, and room in a window.
     pub(in crate::octal::engine) fn pipeline_ready(&self, len: usize) -> bool {
         let Mode::Sparse(sp) = &self.mode else {
@@ -134,7 +137,7 @@ impl Engine {
                 window >= 4 * plan.block + reach + 256
             }
         };
-        (self.threads > 1 || self.profile.is_some())
+        (self.threads > 1 || self.profile.is_some() || sp.bits_in_use())
             && self.knobs.pipeline
             && self.plan_for(sp).block >= UNIT
             && len >= self.knobs.pipeline_from
@@ -208,7 +211,7 @@ impl Engine {
         stop_at: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
-        // One thread (a profile): every stage on the calling thread.
+        // One thread: every stage on the calling thread.
         let pool = if self.threads > 1 {
             let Some(pool) = self.take_pool() else {
                 // No threads to be had: one heap the one-thread way, and on.
