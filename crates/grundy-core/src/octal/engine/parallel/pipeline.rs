@@ -121,8 +121,8 @@ struct RoundOut {
 
 impl Engine {
     /// True when the pipeline may compute from heap `len` on: threads, a profile or (one
-    /// thread) bit rows, sparse mode with the rows it supports, two-heap digits that take tokens (no digit before the point), no
-    /// full exclusion sets, and room in a window.
+    /// thread) bit rows, sparse mode with the rows it supports, two-heap digits that take
+    /// tokens (no digit before the point), no full exclusion sets, and room in a window.
     pub(in crate::octal::engine) fn pipeline_ready(&self, len: usize) -> bool {
         let Mode::Sparse(sp) = &self.mode else {
             return false;
