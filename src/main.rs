@@ -20,12 +20,12 @@ use grundy::config::Config;
 static GLOBAL: grundy::process::allocator::Allocator = grundy::process::allocator::Allocator;
 
 /// The version line: the crate's version and the git commit the binary was built from (found
-/// by the core crate's build script: `grundy::core::octal::ENGINE_COMMIT`).
+/// by the package's build script: `grundy::process::build::COMMIT`).
 static VERSION: LazyLock<String> = LazyLock::new(|| {
     format!(
         "{} (commit {})",
         env!("CARGO_PKG_VERSION"),
-        grundy::core::octal::ENGINE_COMMIT
+        grundy::process::build::COMMIT
     )
 });
 

@@ -64,7 +64,7 @@ async fn catalogue() {
     assert!(CASES.len() >= 30);
     let config = Config {
         max_coins: 10,
-        ..Config::default()
+        ..common::config()
     };
     let s = common::app_with(config).await;
     for &(path, body, status, needle, field) in CASES {
@@ -99,7 +99,7 @@ async fn whole_number_floats_are_integers() {
 async fn body_limit_is_413() {
     let config = Config {
         max_body_bytes: 1000,
-        ..Config::default()
+        ..common::config()
     };
     let s = common::app_with(config).await;
     let big: Vec<u64> = (0..1000).collect();

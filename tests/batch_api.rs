@@ -149,7 +149,7 @@ async fn limits_name_the_field_and_the_variable() {
         batch_max_coins: 10,
         max_coins: 5,
         max_body_bytes: 4096,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let path = "/v1/welter/winning-moves/batch";
@@ -196,7 +196,7 @@ async fn big_batches_are_computed_off_the_async_workers_and_stay_correct() {
     // inline_coins 0: every batch goes through the blocking pool; the answer must not change.
     let s = common::start_with(Config {
         inline_coins: 0,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let mut seed = 7;

@@ -26,7 +26,7 @@ fn fast_jobs() -> Config {
         job_checkpoint: Duration::from_millis(200),
         job_lease: Duration::from_millis(2000),
         job_threads: grundy::config::JobThreads::Fixed(1),
-        ..Config::default()
+        ..common::config()
     }
 }
 
@@ -327,7 +327,7 @@ async fn listed(a: &App, id: &str) -> (Value, Value, Value) {
 /// as its jobs stand (in-process, no workers: the jobs stay queued until the test moves them).
 #[tokio::test]
 async fn the_list_says_each_census_status_and_games_done() {
-    let a = app(Config::default(), false).await;
+    let a = app(common::config(), false).await;
     let r = a
         .post(None, json!({"codes": ["0.6", "0.07"], "max_n": 1000}))
         .await;
@@ -430,7 +430,7 @@ const Q: &str = r#"{"status":"periodic","preperiod":52,"period":34,"saltus":0,"p
 
 #[tokio::test]
 async fn verification_starts_once_and_a_mismatch_is_disputed() {
-    let a = app(Config::default(), false).await;
+    let a = app(common::config(), false).await;
     let r = a
         .post(None, json!({"codes": ["0.07"], "max_n": 1000}))
         .await;
@@ -521,7 +521,7 @@ async fn verification_starts_once_and_a_mismatch_is_disputed() {
 
 #[tokio::test]
 async fn the_default_census_is_the_unsolved_table() {
-    let a = app(Config::default(), false).await;
+    let a = app(common::config(), false).await;
     let r = a.post(None, json!({"max_n": 4096})).await;
     assert_eq!(r.status.as_u16(), 201, "{}", r.text);
     let games = r.body["games"].as_array().unwrap();
@@ -558,7 +558,7 @@ async fn the_default_census_is_the_unsolved_table() {
 
 #[tokio::test]
 async fn census_requests_are_checked_field_by_field() {
-    let a = app(Config::default(), false).await;
+    let a = app(common::config(), false).await;
     let bad = |body: Value, field: &'static str, needle: &'static str| {
         let a = &a;
         async move {
@@ -659,7 +659,7 @@ async fn another_keys_census_does_not_exist_and_quotas_are_all_or_nothing() {
     let a = app(
         Config {
             quota_heaps_per_day: 1_000_000,
-            ..Config::default()
+            ..common::config()
         },
         true,
     )

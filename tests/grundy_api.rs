@@ -143,7 +143,7 @@ async fn moves_with_a_big_heap(big: u64) {
     let s = common::start_with(Config {
         octal_sync_time: Duration::from_secs(300),
         request_timeout: Duration::from_secs(300),
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let heaps = [big, 1000, 77];
@@ -209,7 +209,7 @@ async fn jobs_and_limits() {
     let s = common::start_with(Config {
         job_checkpoint: Duration::from_millis(200),
         octal_max_n: 30_000,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let r = s
@@ -218,7 +218,7 @@ async fn jobs_and_limits() {
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["code"], "grundy");
     let id = r.body["id"].as_str().unwrap().to_owned();
-    let done = common::wait_job(&s, &id, 120).await;
+    let done = common::wait_job(&s, &id).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["code"], "grundy");
     assert_eq!(done["progress"]["computed"], 20000, "never stopped early");

@@ -14,7 +14,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 async fn concurrent_streams_on_one_connection_are_each_answered() {
     let server = common::start_with(Config {
         database_url: None,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let addr: std::net::SocketAddr = server

@@ -280,7 +280,7 @@ async fn bad_codes_and_limits() {
     let config = Config {
         octal_max_n: 100_000,
         octal_sync_time: std::time::Duration::from_millis(300),
-        ..Config::default()
+        ..common::config()
     };
     let s = common::app_with(config).await;
     for (body, field, needle) in [

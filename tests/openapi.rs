@@ -161,7 +161,7 @@ async fn the_keep_rules_of_job_and_census_requests_are_in_the_schema() {
     let app = common::app_with(grundy::config::Config {
         quota_active_jobs: 0,
         quota_heaps_per_day: 0,
-        ..grundy::config::Config::default()
+        ..common::config()
     })
     .await;
     let doc: Value = serde_json::from_str(&grundy::api::openapi_json()).unwrap();

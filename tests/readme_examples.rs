@@ -189,7 +189,7 @@ async fn readme_value_widths_are_what_the_server_sends() {
     // 0.6 to 10^6 is computed on demand: a debug build needs more than the default 10 s.
     let app = common::app_with(Config {
         octal_sync_time: Duration::from_secs(600),
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let mut checked = 0;

@@ -37,7 +37,7 @@ async fn two_replicas_share_the_queue_and_compute_each_job_once() {
         ids.push(r.body["id"].as_str().unwrap().to_owned());
     }
     for id in &ids {
-        let j = wait_job(&a.server(), id, 300).await;
+        let j = wait_job(&a.server(), id).await;
         assert_eq!(j["status"], "done", "{j}");
         assert_eq!(j["attempts"], 1, "claimed exactly once: {j}");
     }

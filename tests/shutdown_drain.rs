@@ -252,7 +252,7 @@ async fn in_process_round(round: usize, traffic: Duration) -> Tally {
         database_url: None,
         job_workers: 0,
         shutdown_grace: GRACE,
-        ..Config::default()
+        ..common::config()
     };
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(grundy::run(config, listener, async move {
@@ -366,11 +366,16 @@ async fn get(stream: &mut TcpStream, addr: SocketAddr, path: &str) -> (u16, bool
     (answer.status, answer.close)
 }
 
-/// Whether the server closed `stream` (EOF) within a second.
+/// How long a step of the drain may take before a test calls it a hang: generous on purpose,
+/// since a busy or one-core machine runs the server late; the order of the steps is what the
+/// tests check.
+const LATE: Duration = Duration::from_secs(30);
+
+/// Whether the server closed `stream` (EOF) within [`LATE`].
 async fn closed_by_server(stream: &mut TcpStream) -> bool {
     let mut byte = [0u8; 1];
     matches!(
-        tokio::time::timeout(Duration::from_secs(1), stream.read(&mut byte)).await,
+        tokio::time::timeout(LATE, stream.read(&mut byte)).await,
         Ok(Ok(0))
     )
 }
@@ -388,7 +393,7 @@ async fn the_drain_step_by_step() {
         database_url: None,
         job_workers: 0,
         shutdown_grace: Duration::from_secs(60),
-        ..Config::default()
+        ..common::config()
     };
     let (begin, begin_rx) = tokio::sync::oneshot::channel::<()>();
     let (skip, skip_rx) = tokio::sync::oneshot::channel::<()>();
@@ -407,7 +412,7 @@ async fn the_drain_step_by_step() {
 
     begin.send(()).unwrap();
     // Readiness fails at once (the accept loop sets the flag as soon as it is told).
-    let deadline = Instant::now() + Duration::from_secs(1);
+    let deadline = Instant::now() + LATE;
     loop {
         let (status, close) = get(&mut connect(addr).await, addr, "/readyz").await;
         if status == 503 {
@@ -431,16 +436,26 @@ async fn the_drain_step_by_step() {
 
     let skipped = Instant::now();
     skip.send(()).unwrap();
-    // The listener closes after its settle time (100 ms): no new connection from then on.
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let refused = tokio::time::timeout(Duration::from_secs(2), TcpStream::connect(addr)).await;
-    assert!(
-        !matches!(refused, Ok(Ok(_))),
-        "the listener still accepts after the grace period"
-    );
+    // The listener closes after its settle time (100 ms): no new connection from then on. A
+    // probe before that is still served (and closed); one after is refused, or its SYN dropped
+    // by the gate (a probe that times out).
+    let deadline = Instant::now() + LATE;
+    loop {
+        match tokio::time::timeout(Duration::from_millis(300), TcpStream::connect(addr)).await {
+            Ok(Ok(mut early)) => {
+                assert_eq!(get(&mut early, addr, "/healthz").await, (200, true));
+                assert!(
+                    Instant::now() < deadline,
+                    "the listener still accepts after the grace period"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
     assert_eq!(get(&mut late, addr, "/healthz").await, (200, true));
     assert!(closed_by_server(&mut late).await);
-    tokio::time::timeout(Duration::from_secs(5), &mut server)
+    tokio::time::timeout(LATE, &mut server)
         .await
         .expect("the server stops once its connections are answered")
         .unwrap()
@@ -460,7 +475,7 @@ async fn a_second_signal_skips_the_grace_period() {
     .await;
     let addr: SocketAddr = p.base.trim_start_matches("http://").parse().unwrap();
     p.signal("TERM");
-    let deadline = Instant::now() + Duration::from_secs(2);
+    let deadline = Instant::now() + LATE;
     loop {
         let (status, _) = get(&mut connect(addr).await, addr, "/readyz").await;
         if status == 503 {
@@ -480,7 +495,7 @@ async fn a_second_signal_skips_the_grace_period() {
     let second = Instant::now();
     p.signal("INT");
     let status = p
-        .wait_exit(Duration::from_secs(5))
+        .wait_exit(LATE)
         .await
         .expect("the second signal ends the grace period");
     assert!(status.success(), "exit status {status}");
@@ -508,7 +523,7 @@ async fn default_shutdown_fits_a_container_stop_timeout() {
         .await;
     assert_eq!(r.status, 202, "{}", r.text);
     let id = r.body["id"].as_str().unwrap().to_owned();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + common::UNHURRIED;
     while s.get(&format!("/v1/octal/jobs/{id}")).await.body["status"] != "running" {
         assert!(Instant::now() < deadline, "the job did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -521,16 +536,19 @@ async fn default_shutdown_fits_a_container_stop_timeout() {
     let asked = Instant::now();
     p.signal("TERM");
     let status = p
-        .wait_exit(Duration::from_secs(10))
+        .wait_exit(common::UNHURRIED)
         .await
-        .expect("exited within 10 s of SIGTERM");
+        .expect("exited after SIGTERM");
     let took = asked.elapsed();
     assert!(status.success(), "exit status {status}");
     assert!(
         took >= grace,
         "exited after {took:?}, before the grace period"
     );
-    assert!(took < Duration::from_secs(7), "exited after {took:?}");
+    // The bound is the requirement itself, a container runtime's default stop timeout (10 s;
+    // then SIGKILL), not the time the drain takes (about 4 s, 3 of them the grace period), so
+    // that a slow or busy machine does not fail it.
+    assert!(took < Duration::from_secs(10), "exited after {took:?}");
     eprintln!("exited {took:?} after SIGTERM");
 
     let store = grundy::store::Store::connect(&url).await.unwrap();

@@ -251,11 +251,12 @@ async fn concurrent_claims_on_sqlite_never_double_claim() {
         .is_none());
 }
 
-/// The length of a job that runs for several seconds in a debug build.
-const LONG: u64 = 150_000;
+/// The length of a job that runs for at least six seconds on any machine: 30 checkpoints of
+/// 200 ms at its pace (`fault_harness::PACE`).
+const LONG: u64 = 30 * fault_harness::PACE;
 
 async fn wait_computed(live: &fault_harness::Live, id: &str) -> Value {
-    live.wait_job(id, 120, "a stored checkpoint", |j| {
+    live.wait_job(id, "a stored checkpoint", |j| {
         j["progress"]["computed"].as_u64().unwrap_or(0) > 0 && j["status"] == "running"
     })
     .await
@@ -273,7 +274,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
     // The disk is full.
     store.set_sqlite_max_pages(Some(1));
     let j = live
-        .wait_job(&long, 60, "the job to show it is stalled", |j| {
+        .wait_job(&long, "the job to show it is stalled", |j| {
             j["stalled"]["reason"] == "store_full"
         })
         .await;
@@ -320,7 +321,6 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
 
     // Space returns: no restart.
     store.set_sqlite_max_pages(None);
-    let healed = Instant::now();
     for i in 0..5 {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
@@ -336,18 +336,15 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
         }
     }
     let j = live
-        .wait_job(&long, 120, "the job to continue", |j| {
+        .wait_job(&long, "the job to continue", |j| {
             j["stalled"].is_null() && j["progress"]["computed"].as_u64().unwrap_or(0) >= stalled_at
         })
         .await;
-    assert!(
-        healed.elapsed() < Duration::from_secs(20),
-        "healing took {:?}",
-        healed.elapsed()
-    );
+    // (The wait's own deadline bounds the healing: a wall-clock bound tighter than that would
+    // only measure how busy the machine is.)
     assert_eq!(j["status"], "running", "{j}");
     let done = live
-        .wait_job(&long, 300, "the job to finish", |j| j["status"] == "done")
+        .wait_job(&long, "the job to finish", |j| j["status"] == "done")
         .await;
     assert_eq!(
         done["attempts"], 1,
@@ -355,10 +352,8 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
     );
     assert_eq!(done["progress"]["computed"], LONG);
     for id in &accepted {
-        live.wait_job(id, 60, "an accepted job to finish", |j| {
-            j["status"] == "done"
-        })
-        .await;
+        live.wait_job(id, "an accepted job to finish", |j| j["status"] == "done")
+            .await;
     }
     assert_eq!(live.readyz().await.0, 200);
     live.stop_workers().await;
@@ -386,9 +381,11 @@ async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
     let url = common::temp_sqlite_url();
     let mut config = fast(url.clone());
     config.job_threads = grundy::config::JobThreads::Fixed(1);
+    // 40 checkpoints at least: the store fills after about 11 of them.
+    config.job_pace = Some(25_000);
     let mut live = start(config).await;
     let store = live.store();
-    let n = 400_000u64;
+    let n = 1_000_000u64;
     let (status, body, _) = live
         .post(
             "/v1/octal/jobs",
@@ -398,13 +395,15 @@ async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
     assert_eq!(status, 202, "{body}");
     let id = body["id"].as_str().unwrap().to_owned();
     // Past the window, values on disk.
-    live.wait_job(&id, 300, "values dropped to the archive", |j| {
-        j["progress"]["computed"].as_u64().unwrap_or(0) > 4 * 65536
-    })
-    .await;
+    let j = live
+        .wait_job(&id, "values dropped to the archive", |j| {
+            j["progress"]["computed"].as_u64().unwrap_or(0) > 4 * 65536
+        })
+        .await;
+    assert_eq!(j["status"], "running", "the job ended first: {j}");
     store.set_sqlite_max_pages(Some(1));
     let j = live
-        .wait_job(&id, 60, "the window job to show it is stalled", |j| {
+        .wait_job(&id, "the window job to show it is stalled", |j| {
             j["stalled"]["reason"] == "store_full"
         })
         .await;
@@ -421,9 +420,7 @@ async fn a_full_store_stalls_a_window_job_which_goes_on_when_space_returns() {
     assert!(held <= j["progress"]["computed"].as_u64().unwrap() + (1 << 24));
     store.set_sqlite_max_pages(None);
     let done = live
-        .wait_job(&id, 600, "the window job to finish", |j| {
-            j["status"] == "done"
-        })
+        .wait_job(&id, "the window job to finish", |j| j["status"] == "done")
         .await;
     assert_eq!(done["progress"]["computed"], n, "{done}");
     assert_eq!(done["attempts"], 1, "never claimed again: {done}");
@@ -466,7 +463,7 @@ async fn file_swapped_while_running(replace: bool) {
     }
     // The file is reopened, the job re-registered from memory and finished there.
     let done = live
-        .wait_job(&long, 300, "the job to finish in the new file", |j| {
+        .wait_job(&long, "the job to finish in the new file", |j| {
             j["status"] == "done"
         })
         .await;
@@ -476,7 +473,7 @@ async fn file_swapped_while_running(replace: bool) {
         .submit("0.07", 77)
         .await
         .expect("accepted after the swap");
-    live.wait_job(&id, 60, "a new job", |j| j["status"] == "done")
+    live.wait_job(&id, "a new job", |j| j["status"] == "done")
         .await;
     assert_eq!(live.readyz().await.0, 200);
     live.assert_only(&[200, 202, 404, 503]);
@@ -515,6 +512,8 @@ async fn eight_kill_9_during_a_job_then_done_with_the_right_values() {
         ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
         ("GRUNDY_REPLICA_ID", "crashy".to_owned()),
         ("GRUNDY_JOB_WORKERS", "1".to_owned()),
+        // 50 checkpoints at least, on any machine: 8 restarts take one or two each.
+        ("GRUNDY_JOB_PACE", "5000".to_owned()),
     ];
     // Long enough to survive 8 restarts (each resumes from its last checkpoint).
     let n = 250_000u64;
@@ -549,7 +548,7 @@ async fn eight_kill_9_during_a_job_then_done_with_the_right_values() {
         p.kill9();
         p = common::Process::spawn(&env).await;
     }
-    let done = common::wait_job(&p.server(), &id, 300).await;
+    let done = common::wait_job(&p.server(), &id).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 9, "{done}");

@@ -15,7 +15,8 @@ use fault_harness::{assert_values_match, fast, spawn_fresh, start, Live};
 use grundy::store::Store;
 use std::time::{Duration, Instant};
 
-const LONG: u64 = 150_000;
+/// At least 30 checkpoints on any machine (`fault_harness::PACE`).
+const LONG: u64 = 30 * fault_harness::PACE;
 
 fn admin_url() -> String {
     std::env::var("GRUNDY_TEST_POSTGRES_URL")
@@ -58,7 +59,7 @@ async fn drop_db(db: &str, role: Option<&str>) {
 }
 
 async fn wait_computed(live: &Live, id: &str) {
-    live.wait_job(id, 120, "a stored checkpoint", |j| {
+    live.wait_job(id, "a stored checkpoint", |j| {
         j["progress"]["computed"].as_u64().unwrap_or(0) > 0 && j["status"] == "running"
     })
     .await;
@@ -67,10 +68,8 @@ async fn wait_computed(live: &Live, id: &str) {
 /// Every accepted job exists (committed) as a new connection sees it, and finishes.
 async fn accepted_jobs_survive(live: &Live, url: &str, ids: &[String]) {
     for id in ids {
-        live.wait_job(id, 120, "an accepted job to finish", |j| {
-            j["status"] == "done"
-        })
-        .await;
+        live.wait_job(id, "an accepted job to finish", |j| j["status"] == "done")
+            .await;
     }
     let fresh = Store::connect(url).await.unwrap();
     for id in ids {
@@ -108,7 +107,7 @@ async fn terminating_the_checkpointing_backend_loses_nothing() {
     }
     assert!(killed > 0, "no backend was terminated");
     let done = live
-        .wait_job(&long, 300, "the job to finish", |j| j["status"] == "done")
+        .wait_job(&long, "the job to finish", |j| j["status"] == "done")
         .await;
     assert_eq!(done["attempts"], 1, "never claimed again: {done}");
     assert_eq!(done["progress"]["computed"], LONG);
@@ -143,7 +142,7 @@ async fn a_revoked_privilege_stalls_checkpoints_until_granted_again() {
     )
     .await;
     let j = live
-        .wait_job(&long, 60, "the job to show it is stalled", |j| {
+        .wait_job(&long, "the job to show it is stalled", |j| {
             j["stalled"]["reason"] == "store_permission"
         })
         .await;
@@ -188,7 +187,7 @@ async fn a_revoked_privilege_stalls_checkpoints_until_granted_again() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let done = live
-        .wait_job(&long, 300, "the job to finish", |j| j["status"] == "done")
+        .wait_job(&long, "the job to finish", |j| j["status"] == "done")
         .await;
     assert_eq!(done["attempts"], 1, "never claimed again: {done}");
     assert_eq!(done["progress"]["computed"], LONG);
@@ -217,7 +216,7 @@ async fn a_dropped_and_recreated_database_is_repaired_and_refilled() {
 
     // The schema comes back, the running job re-registers from memory and finishes.
     let done = live
-        .wait_job(&long, 300, "the job to finish in the new database", |j| {
+        .wait_job(&long, "the job to finish in the new database", |j| {
             j["status"] == "done"
         })
         .await;

@@ -158,7 +158,7 @@ async fn computed_ranges_match_the_sequence_in_every_format() {
     // A debug build computes .6 slowly: allow the longest range below time enough.
     let app = app_with(Config {
         octal_sync_time: Duration::from_secs(300),
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let want = app.sequence("0.6", 5000).await;
@@ -197,7 +197,7 @@ async fn computed_ranges_match_the_sequence_in_every_format() {
 /// period 34 (Guy–Smith), Nim (`0.(3)`, g(n) = n) arithmetic-periodic with saltus 1.
 #[tokio::test]
 async fn proved_ranges_follow_the_periodic_formula() {
-    let app = app_with(Config::default()).await;
+    let app = app_with(common::config()).await;
     let g = app.sequence("0.07", 200).await;
     let start = 1_000_000_000_000u64;
     for accept in FORMATS {
@@ -247,7 +247,7 @@ async fn proved_ranges_follow_the_periodic_formula() {
 async fn unavailable_ranges_say_how_far_values_go_and_how_to_extend_them() {
     let config = Config {
         octal_max_n: 1000,
-        ..Config::default()
+        ..common::config()
     };
     let app = app_with(config).await;
     // .6 is not proved periodic anywhere near 1000 heaps.
@@ -287,7 +287,7 @@ async fn unavailable_ranges_say_how_far_values_go_and_how_to_extend_them() {
 async fn bad_requests_are_problems_naming_the_field() {
     let config = Config {
         values_max_count: 1000,
-        ..Config::default()
+        ..common::config()
     };
     let app = app_with(config).await;
     let cases = [
@@ -336,7 +336,7 @@ fn fast_jobs() -> Config {
     Config {
         job_checkpoint: Duration::from_millis(100),
         job_lease: Duration::from_millis(2000),
-        ..Config::default()
+        ..common::config()
     }
 }
 
@@ -357,13 +357,13 @@ async fn job_values_are_read_back_from_the_store() {
             .await;
         assert_eq!(r.status.as_u16(), 202, "{}", r.text);
         let id = r.body["id"].as_str().unwrap().to_owned();
-        let done = common::wait_job(&s, &id, 300).await;
+        let done = common::wait_job(&s, &id).await;
         assert_eq!(done["status"], "done", "{done}");
     }
     let fresh = app_with(Config {
         database_url: Some(url),
         octal_max_n: 1000,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     let mut solver = Solver::new(&Game::parse("0.6").unwrap());
@@ -497,7 +497,7 @@ async fn job_events_stream_progress_then_the_finished_job() {
 async fn job_events_need_the_store() {
     let app = app_with(Config {
         database_url: None,
-        ..Config::default()
+        ..common::config()
     })
     .await;
     app.get("/v1/octal/jobs/x/events", None)

@@ -50,13 +50,19 @@ async fn window_values(url: &str, id: &str) -> Vec<u32> {
     all
 }
 
-/// The environment of a job server on `url` that checkpoints often.
-fn job_env(url: &str) -> [(&'static str, String); 5] {
+/// Heaps a job of these tests computes per checkpoint at most (`GRUNDY_JOB_PACE`): a job of
+/// 2^19 heaps lasts at least 32 checkpoints of 200 ms on any machine, so that a test can crash
+/// it at a chosen point (a slow machine only makes it last longer).
+const PACE: &str = "16384";
+
+/// The environment of a job server on `url` that checkpoints often, its jobs paced.
+fn job_env(url: &str) -> [(&'static str, String); 6] {
     [
         ("GRUNDY_DATABASE_URL", url.to_owned()),
         ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
         ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
         ("GRUNDY_JOB_THREADS", "1".to_owned()),
+        ("GRUNDY_JOB_PACE", PACE.to_owned()),
         // No synchronous computation covers the heaps the job dropped.
         ("GRUNDY_OCTAL_MAX_N", "1000".to_owned()),
     ]
@@ -114,7 +120,7 @@ fn fast_jobs() -> Config {
         job_checkpoint: Duration::from_millis(200),
         job_lease: Duration::from_millis(2000),
         job_threads: grundy::config::JobThreads::Fixed(1),
-        ..Config::default()
+        ..common::config()
     }
 }
 
@@ -130,7 +136,7 @@ async fn a_jobs_statistics_equal_a_recount_in_json_and_csv() {
     assert_eq!(r.body["window"], Value::Null);
     assert_eq!(r.body["store_values"], true);
     let id = r.body["id"].as_str().unwrap().to_owned();
-    let done = wait_job(&s, &id, 120).await;
+    let done = wait_job(&s, &id).await;
     assert_eq!(done["status"], "done", "{done}");
     let doc = s.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
     assert_eq!(doc.status.as_u16(), 200, "{}", doc.text);
@@ -190,14 +196,7 @@ async fn a_jobs_statistics_equal_a_recount_in_json_and_csv() {
 #[tokio::test]
 async fn a_window_job_survives_kill_9_with_exact_statistics_and_serves_every_value() {
     let url = common::temp_sqlite_url();
-    let env = [
-        ("GRUNDY_DATABASE_URL", url.clone()),
-        ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
-        ("GRUNDY_JOB_LEASE_MS", "1500".to_owned()),
-        ("GRUNDY_JOB_THREADS", "1".to_owned()),
-        // No synchronous computation covers the heaps the job dropped.
-        ("GRUNDY_OCTAL_MAX_N", "1000".to_owned()),
-    ];
+    let env = job_env(&url);
     let (n, window) = (1u64 << 20, 1u64 << 16);
     // Counted first: a pooled connection left idle while counting would be closed by the
     // server's keep-alive limit.
@@ -218,24 +217,14 @@ async fn a_window_job_survives_kill_9_with_exact_statistics_and_serves_every_val
     assert_eq!(r.body["store_values"], false);
     let id = r.body["id"].as_str().unwrap().to_owned();
     // Crash once the window has moved on (the front, the window and two slides are held).
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let j = a.server().get(&format!("/v1/octal/jobs/{id}")).await.body;
-        assert_ne!(
-            j["status"], "done",
-            "the job finished before the crash: {j}"
-        );
-        if j["progress"]["computed"].as_u64().unwrap_or(0) > 5 * window
-            || std::time::Instant::now() > deadline
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(&a.server(), &id, 600, |j| {
+        j["progress"]["computed"].as_u64().unwrap_or(0) > 5 * window
+    })
+    .await;
     a.kill9();
     let b = Process::spawn(&env).await;
     let s = b.server();
-    let done = wait_job(&s, &id, 300).await;
+    let done = wait_job(&s, &id).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
@@ -295,7 +284,7 @@ async fn a_window_job_reads_back_past_its_window_and_equals_keeping_every_value(
     a.kill9();
     let b = Process::spawn(&env).await;
     let s = b.server();
-    let done = wait_job(&s, &id, 900).await;
+    let done = wait_job(&s, &id).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["progress"]["computed"], n);
     assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
@@ -417,7 +406,7 @@ async fn a_damaged_archive_is_found_on_resume_and_rebuilt_never_used() {
         pool.close().await;
         let b = Process::spawn(&env).await;
         let s = b.server();
-        let done = wait_job(&s, &id, 900).await;
+        let done = wait_job(&s, &id).await;
         assert_eq!(done["status"], "done", "{damage}: {done}");
         let note = done["archive"]["rebuilt"].as_str().unwrap_or_default();
         assert!(
@@ -567,7 +556,14 @@ async fn job_requests_are_checked_field_by_field() {
 /// it as progress (issue 46).
 #[tokio::test]
 async fn a_job_that_reuses_stored_values_reports_threads_and_cpu_time() {
-    let s = common::start_with(fast_jobs()).await;
+    // Paced, a second between slices: the reused prefix stays the job's progress for a second
+    // on any machine, long enough to be seen.
+    let s = common::start_with(Config {
+        job_checkpoint: Duration::from_secs(1),
+        job_pace: Some(1 << 16),
+        ..fast_jobs()
+    })
+    .await;
     let submit = |n: u64| {
         let s = &s;
         async move {
@@ -579,10 +575,10 @@ async fn a_job_that_reuses_stored_values_reports_threads_and_cpu_time() {
         }
     };
     let first = submit(1 << 16).await;
-    let done = common::wait_job(&s, &first, 60).await;
+    let done = common::wait_job(&s, &first).await;
     assert_eq!(done["status"], "done", "{done}");
     let again = submit(1 << 16).await;
-    let reused = common::wait_job(&s, &again, 60).await;
+    let reused = common::wait_job(&s, &again).await;
     assert_eq!(reused["status"], "done", "{reused}");
     assert_eq!(reused["progress"]["computed"], 1 << 16);
     assert_eq!(reused["threads"], 1, "{reused}");
@@ -590,7 +586,7 @@ async fn a_job_that_reuses_stored_values_reports_threads_and_cpu_time() {
     assert!(reused["engine"]["commit"].is_string(), "{reused}");
     // A longer one: once running, its progress starts at the stored prefix.
     let longer = submit(1 << 18).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + Duration::from_secs(600);
     let mut seen = Vec::new();
     loop {
         let r = s.get(&format!("/v1/octal/jobs/{longer}")).await;

@@ -151,8 +151,9 @@ pub fn default_store(canonical: &str) -> PathBuf {
 }
 
 /// The service's configuration for one run on `path`: open access (this process only: it
-/// listens nowhere), one job worker, no quotas, checkpoints every second.
-fn config_for(path: &Path, threads: Option<u16>) -> Config {
+/// listens nowhere), one job worker, no quotas, checkpoints every second; `GRUNDY_JOB_PACE` as
+/// for the server.
+fn config_for(path: &Path, threads: Option<u16>) -> Result<Config, Fail> {
     // The checkpoint interval: a second (a stopped run redoes at most that), or
     // GRUNDY_JOB_CHECKPOINT_MS as for the server.
     let checkpoint = std::env::var("GRUNDY_JOB_CHECKPOINT_MS")
@@ -160,7 +161,8 @@ fn config_for(path: &Path, threads: Option<u16>) -> Config {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|ms| (10..=60_000).contains(ms))
         .map_or(Duration::from_secs(1), Duration::from_millis);
-    Config {
+    let job_pace = crate::config::job_pace_from_env().map_err(|e| Fail::Input(e.to_string()))?;
+    Ok(Config {
         database_url: Some(format!("sqlite://{}", path.display())),
         addr: ([127, 0, 0, 1], 0).into(),
         auth_off: true,
@@ -168,6 +170,7 @@ fn config_for(path: &Path, threads: Option<u16>) -> Config {
         job_workers: 1,
         job_threads: threads.map_or(JobThreads::Auto, |t| JobThreads::Fixed(usize::from(t))),
         job_checkpoint: checkpoint,
+        job_pace,
         job_lease: checkpoint * 15,
         replica_id: REPLICA.to_owned(),
         quota_active_jobs: 0,
@@ -175,7 +178,7 @@ fn config_for(path: &Path, threads: Option<u16>) -> Config {
         values_max_count: u64::MAX >> 1,
         request_timeout: Duration::from_secs(24 * 3600),
         ..Config::default()
-    }
+    })
 }
 
 async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
@@ -191,7 +194,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
             path.display()
         )));
     }
-    let config = config_for(&path, args.threads);
+    let config = config_for(&path, args.threads)?;
     if n == 0 || n > config.job_window_max_n {
         return Err(Fail::Input(format!(
             "--to: {n} is outside 1..={}",

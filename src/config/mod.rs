@@ -80,6 +80,12 @@ pub struct Config {
     pub job_window_max_n: u64,
     /// `GRUNDY_JOB_CHECKPOINT_MS` — how often a running job saves its values and renews its lease.
     pub job_checkpoint: Duration,
+    /// `GRUNDY_JOB_PACE` — at most this many heaps a job computes per checkpoint interval
+    /// (values of a sequence job, heaps of a misère quotient; unset or 0: as many as it can).
+    /// A paced job lasts at least `max_n / pace` checkpoint intervals on any machine, however
+    /// fast: for demonstrations, and for the tests that must catch a job mid-way (kill -9, a
+    /// full disk, a cancel) whatever the speed of the machine they run on.
+    pub job_pace: Option<u64>,
     /// `GRUNDY_JOB_LEASE_MS` — how long a job stays claimed without a checkpoint; after that
     /// another replica (or this one, restarted) takes it over.
     pub job_lease: Duration,
@@ -168,6 +174,7 @@ impl Default for Config {
             job_max_window: 1 << 28,
             job_window_max_n: crate::core::octal::MAX_WINDOW_N as u64,
             job_checkpoint: Duration::from_secs(2),
+            job_pace: None,
             job_lease: Duration::from_secs(15),
             replica_id: uuid::Uuid::new_v4().to_string(),
             max_connections: 10_000,
@@ -242,6 +249,12 @@ where
         }),
         _ => Ok(default),
     }
+}
+
+/// `GRUNDY_JOB_PACE` (see [`Config::job_pace`]): the server's and the command line's runs
+/// read it here.
+pub fn job_pace_from_env() -> Result<Option<u64>, ConfigError> {
+    Ok(Some(var("GRUNDY_JOB_PACE", 0u64)?).filter(|&heaps| heaps > 0))
 }
 
 impl Config {
@@ -354,6 +367,7 @@ impl Config {
                 "GRUNDY_JOB_CHECKPOINT_MS",
                 d.job_checkpoint.as_millis() as u64,
             )?),
+            job_pace: job_pace_from_env()?,
             job_lease: Duration::from_millis(var(
                 "GRUNDY_JOB_LEASE_MS",
                 d.job_lease.as_millis() as u64,

@@ -165,7 +165,7 @@ pub struct RunRecord<'a> {
     /// CPU milliseconds the job used in all: the earlier runs' ([`Job::cpu_ms`]) and this one's.
     pub cpu_ms: Option<u64>,
     /// The engine: crate version and git commit (`grundy::core::octal::ENGINE_VERSION`,
-    /// `ENGINE_COMMIT`).
+    /// `grundy::process::build::COMMIT`).
     pub engine: Option<(&'a str, &'a str)>,
 }
 

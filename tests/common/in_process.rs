@@ -14,9 +14,10 @@ pub struct App {
     router: axum::Router,
 }
 
-/// The application with the default configuration (and a private temporary SQLite store).
+/// The application with the tests' configuration ([`super::config`]) and a private temporary
+/// SQLite store.
 pub async fn app() -> App {
-    app_with(Config::default()).await
+    app_with(super::config()).await
 }
 
 /// The application with `config`; a default database URL is replaced by a private temporary

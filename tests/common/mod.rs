@@ -33,6 +33,32 @@ pub use server::{
     fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, Process, Server,
 };
 
+/// The configuration tests start from (`app()`, `start()`, and `..common::config()` in a test's
+/// own): the defaults, less every deadline that a slow machine can meet before the work it
+/// guards is done. A debug build on a busy or one-core machine may take minutes over a request
+/// that takes a second here; the default 30 s request deadline then answered 503 (issue 54). A
+/// test of a deadline sets that deadline itself.
+pub fn config() -> grundy::config::Config {
+    grundy::config::Config {
+        request_timeout: UNHURRIED,
+        octal_sync_time: UNHURRIED,
+        header_read_timeout: UNHURRIED,
+        ..grundy::config::Config::default()
+    }
+}
+
+/// What "no deadline" means in a test: long enough for any work a test does on any machine,
+/// short enough that a hang still ends the run.
+pub const UNHURRIED: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The same for a real `grundy` process ([`Process::spawn`] sets these first; the test's own
+/// variables win).
+pub const UNHURRIED_ENV: &[(&str, &str)] = &[
+    ("GRUNDY_REQUEST_TIMEOUT_MS", "600000"),
+    ("GRUNDY_OCTAL_SYNC_MS", "600000"),
+    ("GRUNDY_HEADER_READ_TIMEOUT_MS", "600000"),
+];
+
 /// An HTTP answer, however it was obtained.
 pub struct Reply {
     pub status: StatusCode,

@@ -13,8 +13,9 @@ pub struct Server {
     pub client: reqwest::Client,
 }
 
+/// A server with the tests' configuration ([`super::config`]).
 pub async fn start() -> Server {
-    start_with(Config::default()).await
+    start_with(super::config()).await
 }
 
 /// A fresh SQLite file under the system temp dir, unique per call.
@@ -114,6 +115,9 @@ impl Process {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
         cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn");
+        for (k, v) in super::UNHURRIED_ENV {
+            cmd.env(k, v);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -123,7 +127,10 @@ impl Process {
         let mut child = cmd.spawn().expect("spawn grundy");
         let base = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
-        for _ in 0..200 {
+        // A debug binary on a busy one-core machine may take many seconds to start (migrations,
+        // a store to recover): the deadline only ends a hang; a process that exits fails at once.
+        let deadline = std::time::Instant::now() + super::UNHURRIED;
+        while std::time::Instant::now() < deadline {
             if client
                 .get(format!("{base}/readyz"))
                 .send()
@@ -131,6 +138,9 @@ impl Process {
                 .is_ok_and(|r| r.status().is_success())
             {
                 return Process { child, base };
+            }
+            if let Some(status) = child.try_wait().expect("try_wait") {
+                panic!("grundy exited before it was ready: {status}");
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
@@ -196,9 +206,10 @@ impl Drop for Process {
     }
 }
 
-/// Polls a job until it reaches a final status (or the deadline).
-pub async fn wait_job(s: &Server, id: &str, secs: u64) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+/// Polls a job until it reaches a final status (or [`super::UNHURRIED`]: the deadline only ends
+/// a hang; how long a job takes depends on the machine).
+pub async fn wait_job(s: &Server, id: &str) -> Value {
+    let deadline = std::time::Instant::now() + super::UNHURRIED;
     loop {
         let r = s.get(&format!("/v1/octal/jobs/{id}")).await;
         let status = r.body["status"].as_str().unwrap_or("").to_owned();

@@ -23,14 +23,20 @@ pub struct Live {
     pub seen: Arc<Mutex<Vec<(String, u16)>>>,
 }
 
-/// Fast checkpoints and a short lease, two workers.
+/// Heaps a job of these tests computes per checkpoint at most (`GRUNDY_JOB_PACE`): a job of
+/// `k * PACE` heaps lasts at least `k` checkpoints (200 ms each) however fast the machine, so a
+/// fault can be injected while it runs; a slow machine only makes it last longer.
+pub const PACE: u64 = 10_000;
+
+/// Fast checkpoints and a short lease, two workers, jobs paced ([`PACE`]).
 pub fn fast(url: String) -> Config {
     Config {
         database_url: Some(url),
         job_checkpoint: Duration::from_millis(200),
+        job_pace: Some(PACE),
         job_lease: Duration::from_millis(3000),
         job_workers: 2,
-        ..Config::default()
+        ..crate::common::config()
     }
 }
 
@@ -146,15 +152,11 @@ impl Live {
         v
     }
 
-    /// Polls until `pred` holds for the job document (or panics after `secs`).
-    pub async fn wait_job(
-        &self,
-        id: &str,
-        secs: u64,
-        what: &str,
-        pred: impl Fn(&Value) -> bool,
-    ) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(secs);
+    /// Polls until `pred` holds for the job document (or panics at the deadline).
+    /// The deadline only ends a hang ([`crate::common::UNHURRIED`]): how long a job takes
+    /// depends on the machine.
+    pub async fn wait_job(&self, id: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + crate::common::UNHURRIED;
         loop {
             let j = self.job(id).await;
             if pred(&j) {

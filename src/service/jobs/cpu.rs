@@ -29,7 +29,8 @@
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use crate::core::octal::{ENGINE_COMMIT, ENGINE_VERSION};
+use crate::core::octal::ENGINE_VERSION;
+use crate::process::build::COMMIT;
 use crate::store::RunRecord;
 
 /// Clock ticks per second of the counters (`USER_HZ`).
@@ -192,7 +193,7 @@ impl JobCpu {
         RunRecord {
             threads,
             cpu_ms: self.millis().map(|ms| before.unwrap_or(0) + ms),
-            engine: Some((ENGINE_VERSION, ENGINE_COMMIT)),
+            engine: Some((ENGINE_VERSION, COMMIT)),
         }
     }
 }

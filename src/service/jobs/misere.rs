@@ -251,6 +251,7 @@ impl QuotientRun<'_> {
         let used_ms = self.progress.compute_ms;
         let used_steps = self.progress.steps;
         let bound = self.job.max_n;
+        let (pace, interval) = (config.job_pace, config.job_checkpoint);
         let id = self.job.id.clone();
         self.computing = true;
         let handle = {
@@ -290,9 +291,18 @@ impl QuotientRun<'_> {
                 }
                 let mut engine = engine.unwrap_or_else(|| MisereEngine::new(&game));
                 shared.publish(&engine);
+                // A paced job (`GRUNDY_JOB_PACE`): at most `pace` heaps an interval.
+                let (mut interval_end, mut heaps) = (Instant::now() + interval, 0);
                 while engine.bound() < bound {
+                    if pace.is_some_and(|pace| heaps >= pace) {
+                        while Instant::now() < interval_end && !stop() {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                        (interval_end, heaps) = (Instant::now() + interval, 0);
+                    }
                     let next = engine.bound() + 1;
                     let r = engine.extend_to(next, &budget(engine.stats().steps), &mut stop);
+                    heaps += 1;
                     shared.publish(&engine);
                     if let Err(e) = r {
                         return (engine, Err(e));

@@ -24,7 +24,7 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::archive::{StoreArchive, DAMAGED, MAX_UNSTORED};
 use super::cpu::JobCpu;
@@ -299,6 +299,10 @@ impl JobRun for SequenceJob {
         // The engine's helper threads count for the job's CPU time as they start.
         solver.engine_mut().set_thread_start(run.cpu.hook());
         let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
+        let job_pace = app
+            .config
+            .job_pace
+            .map(|pace| usize::try_from(pace).unwrap_or(usize::MAX));
         let mut saver = Saver {
             app,
             store,
@@ -327,6 +331,7 @@ impl JobRun for SequenceJob {
                 Some(_) => {}
             }
         }
+        let mut next_slice = Instant::now() + app.config.job_checkpoint;
         loop {
             let len = solver.engine().len();
             if len >= max_n || matches!(solver.periodicity(), Periodicity::Proved(_)) {
@@ -344,6 +349,12 @@ impl JobRun for SequenceJob {
                 }
                 return Ok(());
             }
+            // A paced job starts a slice at most once a checkpoint interval: each checkpoint
+            // (the reused prefix's above too) stays the job's progress for an interval.
+            if job_pace.is_some() {
+                pace_wait(next_slice, shutdown).await;
+                next_slice = Instant::now() + app.config.job_checkpoint;
+            }
             let started = Instant::now();
             // A window job that stores every value never lets the window pass the values it has
             // not stored yet.
@@ -357,6 +368,8 @@ impl JobRun for SequenceJob {
                 Some(w) => max_n.min(saver.already_window + (w + MAX_UNSTORED) as usize),
                 _ => max_n,
             };
+            // A paced job (`GRUNDY_JOB_PACE`) computes at most its pace in a slice.
+            let until = job_pace.map_or(until, |pace| until.min(len.saturating_add(pace)));
             // The job's share of the cores now: jobs that started or ended since the last slice
             // change it (the engine takes it at its next block).
             let threads = run.seat.threads();
@@ -698,5 +711,15 @@ impl Run<'_> {
         metrics::counter!("grundy_jobs_finished_total", "status" => status.as_str()).increment(1);
         tracing::info!(job = %job, computed, status = status.as_str(), error, "job finished");
         true
+    }
+}
+
+/// A paced job's rest (`GRUNDY_JOB_PACE`): until `until`, an interval after its last slice
+/// started, or shutdown, whichever comes first (the slice then stops at once and gives the job
+/// back).
+async fn pace_wait(until: Instant, shutdown: &AtomicBool) {
+    while Instant::now() < until && !shutdown.load(Ordering::SeqCst) {
+        let left = until.saturating_duration_since(Instant::now());
+        tokio::time::sleep(left.min(Duration::from_millis(20))).await;
     }
 }

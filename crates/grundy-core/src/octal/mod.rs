@@ -62,10 +62,9 @@ mod window_tests;
 
 pub use archive::{Archive, MemoryArchive, ReadBacks};
 
-/// The engine's version: the crate's, and the git commit it was built from (`build.rs`;
-/// `unknown` where the build had neither git nor `GRUNDY_GIT_COMMIT`), to cite with a result.
+/// The engine's version, the crate's. The git commit a binary was built from is the service's
+/// (`grundy::process::build::COMMIT`): carried here, every commit would recompile the engine.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const ENGINE_COMMIT: &str = env!("GRUNDY_GIT_COMMIT");
 pub use code::{
     Game, GameClass, PartRule, StandardForm, GRUNDY_CODE, MAX_CODE_DIGITS, MAX_SUBTRACTION_MEMBER,
 };
