@@ -476,7 +476,7 @@ async fn metrics_report_jobs_and_cache() {
         .post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000}))
         .await;
     let id = r.body["id"].as_str().unwrap().to_owned();
-    wait_job(&s, &id).await;
+    assert_eq!(wait_job(&s, &id).await["status"], "done");
     s.ok("/v1/welter/explain", &json!({"position": [4, 5]}))
         .await;
     s.ok("/v1/welter/explain", &json!({"position": [5, 4]}))

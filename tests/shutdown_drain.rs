@@ -195,7 +195,7 @@ impl Tally {
 
 /// Waits until `addr` answers a request.
 async fn wait_until_serving(addr: SocketAddr, stopped: &watch::Receiver<bool>) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + LATE;
     while !matches!(
         attempt(addr, 0, stopped.clone()).await,
         Outcome::Answered(Answer { status: 200, .. })
@@ -320,10 +320,7 @@ async fn process_round(round: usize, traffic: Duration) -> Tally {
     tokio::time::sleep(traffic).await;
     let asked = Instant::now();
     p.signal("TERM");
-    let status = p
-        .wait_exit(Duration::from_secs(10))
-        .await
-        .expect("grundy exits after SIGTERM");
+    let status = p.wait_exit(LATE).await.expect("grundy exits after SIGTERM");
     let took = asked.elapsed();
     assert!(status.success(), "exit status {status}");
     stopped_tx.send(true).unwrap();

@@ -101,7 +101,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     store.set_sqlite_max_pages(None);
     for i in 0..8 {
         tokio::time::timeout(
-            Duration::from_secs(5),
+            crate::common::UNHURRIED,
             store.create_job(&new_job("0.07", 10), &format!("after-{i}"), 0),
         )
         .await
@@ -122,7 +122,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
         );
     }
     tokio::time::timeout(
-        Duration::from_secs(5),
+        crate::common::UNHURRIED,
         other.create_job(&new_job("0.07", 10), "from-other", 0),
     )
     .await
@@ -322,7 +322,7 @@ async fn a_full_store_loses_no_job_and_heals_without_a_restart() {
     // Space returns: no restart.
     store.set_sqlite_max_pages(None);
     for i in 0..5 {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + crate::common::UNHURRIED;
         loop {
             if let Some(id) = live.submit("0.07", 60 + i).await {
                 accepted.push(id);
@@ -581,7 +581,7 @@ async fn a_missing_schema_fails_the_ping_and_is_reapplied() {
     }
     let err = store.ping().await.expect_err("the schema is gone");
     assert_eq!(err.kind(), FaultKind::Schema, "{err}");
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + crate::common::UNHURRIED;
     while store.ping().await.is_err() || store.fault().is_some() {
         assert!(
             Instant::now() < deadline,
