@@ -112,9 +112,17 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version exit 0; a bad argument 2 (clap's own codes).
-            let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            // Help and version exit 0, printed whole; a bad argument 2 (clap's own codes),
+            // said in one line: clap's first paragraph, without its usage and tips.
+            let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            if e.use_stderr() {
+                let text = e.render().to_string();
+                let first = text.split("\n\n").next().unwrap_or_default();
+                eprintln!("{}", first.split_whitespace().collect::<Vec<_>>().join(" "));
+            } else {
+                let _ = e.print();
+            }
+            return code;
         }
     };
     match cli.command {

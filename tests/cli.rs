@@ -207,6 +207,23 @@ fn a_run_to_completion_gives_the_histograms_of_the_definition() {
         ],
     ));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("values of heaps 0 … 65535 written to v.csv"),
+        "{said}"
+    );
+    // The summary: heaps, wall and CPU time, threads, the store and its size.
+    let summary = said.lines().last().unwrap();
+    for needle in [
+        "heaps 0 … 65535: ",
+        " s wall, CPU ",
+        "thread",
+        "octal-0.167.db (",
+    ] {
+        assert!(summary.contains(needle), "{needle}: {summary}");
+    }
+    // The store is whole: no -wal or -shm beside it.
+    assert_eq!(files_in(&dir), ["octal-0.167.db", "v.csv"]);
     let doc = json_stdout(&out);
     let (job, stats) = (&doc["job"], &doc["statistics"]);
     assert_eq!(job["status"], "done");
@@ -290,10 +307,11 @@ fn start_until_progress(dir: &Path, args: &[&str]) -> (Child, Vec<String>) {
             err.read_line(&mut line).unwrap() > 0,
             "ended first: {lines:?}"
         );
+        // "K of N heaps (…)": heaps 0 … K−1 computed.
         let heap: Option<u64> = line
-            .strip_prefix("heap ")
-            .and_then(|r| r.split(' ').next())
-            .and_then(|h| h.parse().ok());
+            .split_once(" of ")
+            .filter(|(_, rest)| rest.contains(" heaps ("))
+            .and_then(|(k, _)| k.parse().ok());
         lines.push(line);
         match (heap, first) {
             (Some(h), None) => first = Some(h),
@@ -308,6 +326,25 @@ fn start_until_progress(dir: &Path, args: &[&str]) -> (Child, Vec<String>) {
         let _ = std::io::Read::read_to_string(&mut err, &mut s);
     });
     (child, lines)
+}
+
+/// The heap a run said it resumes at ("resuming at heap K of N …").
+fn resumed_at(said: &str) -> u64 {
+    said.split("resuming at heap ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|h| h.parse().ok())
+        .unwrap_or_else(|| panic!("no resuming line: {said}"))
+}
+
+/// The names in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 fn signal(child: &Child, sig: &str) {
@@ -328,18 +365,21 @@ fn a_stopped_run_resumes_and_ends_as_an_uninterrupted_one() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
     assert!(out.stdout.is_empty());
+    // The run is in its file alone: no -wal or -shm beside it, and the file copied on its own
+    // to another folder resumes there.
+    assert_eq!(files_in(&dir), ["octal-0.167.db"]);
+    let copy = temp_dir();
+    std::fs::copy(dir.join("octal-0.167.db"), copy.join("octal-0.167.db")).unwrap();
+    let (child, lines) = start_until_progress(&copy, &args);
+    signal(&child, "-INT");
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    assert!(resumed_at(&lines.concat()) > 0, "{lines:?}");
+    std::fs::remove_dir_all(&copy).unwrap();
 
     // Again: it says it resumes; killed with -9 this time.
     let (child, lines) = start_until_progress(&dir, &args);
     let said = lines.concat();
-    assert!(said.contains("resuming at heap "), "{said}");
-    let resumed_at: u64 = said
-        .split("resuming at heap ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|h| h.parse().ok())
-        .unwrap();
-    assert!(resumed_at > 0, "{said}");
+    assert!(resumed_at(&said) > 0, "{said}");
     signal(&child, "-KILL");
     let _ = child.wait_with_output().unwrap();
 
@@ -381,12 +421,46 @@ fn bad_input_is_one_line_naming_it_and_exit_2() {
     let blocked = dir.join("file");
     std::fs::write(&blocked, "not a folder").unwrap();
     let store = format!("{}/x.db", blocked.display());
+    let text_db = dir.join("text.db");
+    std::fs::write(&text_db, "a text file, not a store").unwrap();
+    let text_db = text_db.display().to_string();
+    let missing = dir.join("no/such/folder/x.db").display().to_string();
+    let values = dir.join("nodir/g.csv").display().to_string();
     for (args, needle) in [
         (&["octal", "0.1x7", "--to", "10"][..], "0.1x7"),
         (&["octal", "0.167", "--to", "ten"], "--to"),
         (&["octal", "0.167", "--to", "2^99"], "--to"),
         (&["octal", "0.167", "--to", "0"], "--to"),
-        (&["octal", "0.167", "--to", "2^60"], "--to"),
+        (
+            &["octal", "0.167", "--to", "2^60"],
+            "2^60 is more than 2^48",
+        ),
+        (
+            &["octal", "0.167", "--to", "2^64"],
+            "2^64 is more than 2^48",
+        ),
+        (&["octal", "0.167", "--to", "-5"], "--to"),
+        (
+            &["octal", "0.167", "--to", "100", "--window", "2^30"],
+            "more than 2^28",
+        ),
+        (&["octal", "0.8F", "--to", "2^31"], "--to 10^9"),
+        (
+            &["octal", "0.6", "--to", "10^6", "--values", &values],
+            "does not exist",
+        ),
+        (
+            &["octal", "0.6", "--to", "10^6", "--values", "g.txt"],
+            "--values",
+        ),
+        (
+            &["octal", "0.6", "--to", "100", "--store", &missing],
+            "does not exist",
+        ),
+        (
+            &["octal", "0.6", "--to", "100", "--store", &text_db],
+            "not a grundy store",
+        ),
         (
             &["octal", "0.167", "--to", "100", "--window", "1000"],
             "--window",
@@ -404,14 +478,49 @@ fn bad_input_is_one_line_naming_it_and_exit_2() {
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
-        let first = err.lines().next().unwrap_or_default();
-        assert!(first.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
     }
-    // Nothing left behind by the refused runs but the file made here.
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(left, vec![std::ffi::OsString::from("file")]);
+    // Nothing left behind by the refused runs but the files made here: no folder created.
+    assert_eq!(files_in(&dir), ["file", "text.db"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A run that a proof ends early says so, with a full bar ("100.0 %"); `--quiet` says nothing
+/// on stderr; a binary file's width is stated.
+#[test]
+fn a_run_ended_by_a_proof_says_so_and_quiet_is_quiet() {
+    let dir = temp_dir();
+    let out = output_within(grundy(
+        &dir,
+        &["octal", "0.07", "--to", "2^16", "--values", "g.bin"],
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    let last_progress = said
+        .lines()
+        .filter(|l| l.contains(" heaps ("))
+        .last()
+        .unwrap_or_else(|| panic!("no progress line: {said}"));
+    assert!(
+        last_progress.starts_with("65536 of 65536 heaps (100.0 %): proved periodic at heap ")
+            && last_progress.ends_with(": no further values needed"),
+        "{said}"
+    );
+    assert!(
+        said.contains("written to g.bin (little-endian, 1 byte a value)"),
+        "{said}"
+    );
+    assert_eq!(std::fs::metadata(dir.join("g.bin")).unwrap().len(), 65536);
+    let words = text(&out.stdout);
+    assert!(
+        words.contains("0.07: periodic, preperiod 53, period 34"),
+        "{words}"
+    );
+
+    let out = output_within(grundy(&dir, &["octal", "0.6", "--to", "5000", "--quiet"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("0.6: no period up to 5000"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -33,7 +33,7 @@ const REPLICA: &str = "grundy-octal";
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  grundy octal 0.167 --to 2^26            # G(0..2^26) of .167, kept in octal-0.167.db
+  grundy octal 0.167 --to 2^26            # heaps 0 … 2^26−1 of .167, kept in octal-0.167.db
   grundy octal 0.167 --to 2^32            # beyond 10^9: a window of 2^24 values (--window)
   grundy octal 4.07 --to 10^6 --json      # the job and its statistics as the API gives them
 
@@ -43,28 +43,32 @@ pub struct OctalArgs {
     /// The game code, e.g. 0.167, .6, 4.07 (as for /v1/octal/sequence).
     #[arg(value_name = "CODE", value_parser = game_code)]
     pub code: Code,
-    /// Compute G(0..N-1): N in digits, or as 2^k or 10^k.
-    #[arg(long = "to", value_name = "N", value_parser = count)]
+    /// Compute the values of heaps 0 … N−1: N in digits, or as 2^k or 10^k (at most 2^48).
+    #[arg(long = "to", value_name = "N", value_parser = heaps, allow_hyphen_values = true)]
     pub to: u64,
     /// Threads to compute on (1 to 64; default: every core).
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=MAX_JOB_THREADS as i64))]
     pub threads: Option<u16>,
-    /// Keep only the front G(0..W) and the last W values in memory (window mode: memory
+    /// Keep only the values of heaps 0 … W−1 and the last W values in memory (window mode: memory
     /// bounded whatever N; for sparse games). W in digits or as 2^k, a multiple of 2^16.
-    /// Default: every value up to 10^9, a window of 2^24 beyond.
-    #[arg(long, value_name = "W", value_parser = count)]
+    /// Default: every value up to 10^9, a window of 2^24 beyond; at most 2^28.
+    #[arg(long, value_name = "W", value_parser = window, allow_hyphen_values = true)]
     pub window: Option<u64>,
     /// The SQLite file that keeps the run (default: octal-CODE.db in the current directory).
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
-    /// Also write the values G(0..N-1) to FILE as the download endpoint does: CSV for *.csv,
-    /// little-endian binary for *.bin, else JSON.
+    /// Also write the values of heaps 0 … N−1 to FILE as the download endpoint does: CSV for
+    /// *.csv, JSON for *.json, little-endian binary for *.bin (1, 2 or 4 bytes a value, the
+    /// least that holds the largest: said on stderr when written).
     #[arg(long, value_name = "FILE")]
     pub values: Option<PathBuf>,
     /// Print one JSON object, {"job": …, "statistics": …}, as GET /v1/octal/jobs/{id} and
     /// …/statistics answer.
     #[arg(long)]
     pub json: bool,
+    /// No progress and no notes on stderr (errors still go there).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// A game code as given, and its canonical form.
@@ -82,26 +86,82 @@ fn game_code(text: &str) -> Result<Code, String> {
     })
 }
 
-/// A count in digits (`_` allowed between them), or `2^k`, or `10^k`.
-pub fn count(text: &str) -> Result<u64, String> {
+/// The most heaps a run computes (`--to`): window mode's limit, 2^48.
+pub const MAX_HEAPS: u64 = crate::core::octal::MAX_WINDOW_N as u64;
+
+/// A count in digits (`_` allowed between them), or `2^k`, or `10^k`, from 1 to `most` (`what`
+/// names the limit in the refusal).
+pub fn count(text: &str, most: u64, what: &str) -> Result<u64, String> {
     let t = text.trim();
-    let bad = || format!("{text:?} is not a count (digits, 2^k or 10^k)");
-    if let Some((base, exp)) = t.split_once('^') {
+    let bad = || format!("{text:?} is not a count: digits, 2^k or 10^k");
+    let too_big = || format!("{t} is more than {}, {what}", power_name(most));
+    let n = if let Some((base, exp)) = t.split_once('^') {
         let base: u64 = match base {
             "2" => 2,
             "10" => 10,
             _ => return Err(bad()),
         };
-        let exp: u32 = exp.parse().map_err(|_| bad())?;
-        return base
-            .checked_pow(exp)
-            .ok_or_else(|| format!("{text} is beyond 2^64"));
+        if exp.is_empty() || !exp.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let exp: u32 = exp.parse().map_err(|_| too_big())?;
+        base.checked_pow(exp).ok_or_else(too_big)?
+    } else {
+        let digits: String = t.chars().filter(|&c| c != '_').collect();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || t.starts_with('_') {
+            return Err(bad());
+        }
+        digits.parse().map_err(|_| too_big())?
+    };
+    if n == 0 {
+        return Err(format!("{t} is not at least 1"));
     }
-    let digits: String = t.chars().filter(|&c| c != '_').collect();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || t.starts_with('_') {
-        return Err(bad());
+    if n > most {
+        return Err(too_big());
     }
-    digits.parse().map_err(|_| format!("{text} is beyond 2^64"))
+    Ok(n)
+}
+
+/// `--to N`: heaps 0 … N−1, N from 1 to 2^48.
+fn heaps(text: &str) -> Result<u64, String> {
+    count(text, MAX_HEAPS, "the most heaps a run computes")
+}
+
+/// `--window W`: a multiple of 2^16, at most the largest window a job keeps.
+fn window(text: &str) -> Result<u64, String> {
+    let most = Config::default().job_max_window;
+    let w = count(text, most, "the largest window")?;
+    if w % 65536 != 0 {
+        return Err(format!("{} is not a multiple of 2^16 (65536)", text.trim()));
+    }
+    Ok(w)
+}
+
+/// `n` as the command line writes it: `2^k` or `10^k` where it is one, else its digits.
+pub fn power_name(n: u64) -> String {
+    if n.is_power_of_two() && n > 1 {
+        return format!("2^{}", n.trailing_zeros());
+    }
+    let mut k = 0;
+    let mut p = 1u64;
+    while p < n {
+        p = p.saturating_mul(10);
+        k += 1;
+    }
+    if p == n && k > 1 {
+        format!("10^{k}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// "1 thread", "2 threads": `n` and its noun.
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Why a run ended without its answer.
@@ -188,6 +248,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
         .store
         .clone()
         .unwrap_or_else(|| default_store(&canonical));
+    // Every argument is checked before any work, and a refusal creates nothing.
     if path.to_str().map_or(true, |p| p.contains(['?', '#'])) {
         return Err(Fail::Input(format!(
             "--store {}: a path of UTF-8 without ? or #",
@@ -195,29 +256,140 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
         )));
     }
     let config = config_for(&path, args.threads)?;
-    if n == 0 || n > config.job_window_max_n {
-        return Err(Fail::Input(format!(
-            "--to: {n} is outside 1..={}",
-            config.job_window_max_n
-        )));
-    }
-    // Beyond what keeps every value, a window (stated, and --window sets it).
-    let window = match args.window {
-        Some(w) => Some(w),
-        None if n > config.job_max_n => {
-            eprintln!(
-                "{n} values are more than a run keeping every value may compute ({}); keeping a window of {} (--window)",
-                config.job_max_n, config.job_window
-            );
-            Some(config.job_window)
-        }
+    let window = run_window(&args, &config)?;
+    let values = match &args.values {
+        Some(file) => Some((file.clone(), values_format(file)?)),
         None => None,
     };
-    let store_values = window.is_some() && args.values.is_some();
+    crate::store::inspect_sqlite_file(&path)
+        .await
+        .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
+    let note = Notes { quiet: args.quiet };
+    if window.is_some() && args.window.is_none() {
+        note.say(format_args!(
+            "{n} heaps are more than a run keeping every value computes ({}); keeping a window of {} (--window)",
+            power_name(config.job_max_n),
+            power_name(config.job_window)
+        ));
+    }
     let existed = path.exists();
     let store = Store::connect(config.database_url.as_deref().unwrap_or_default())
         .await
         .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
+    let started = Instant::now();
+    let ran = run_on(&store, config, &args, &path, window, values, note).await;
+    // A refused run leaves no store behind (unless it was there before, or holds a job).
+    let refused = !existed
+        && matches!(ran, Err(Fail::Input(_)))
+        && store
+            .list_jobs_where(None, None, 1, None)
+            .await
+            .is_ok_and(|jobs| jobs.is_empty());
+    // Checkpointed and closed on every way out: the file alone holds the run.
+    store.close().await;
+    if refused {
+        for end in ["", "-wal", "-shm"] {
+            let mut p = path.clone().into_os_string();
+            p.push(end);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    let (code, cpu) = ran?;
+    if let Some(cpu) = cpu {
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        note.say(format_args!(
+            "heaps 0 … {}: {:.1} s wall, {cpu}; store {} ({:.1} MB)",
+            n - 1,
+            started.elapsed().as_secs_f64(),
+            path.display(),
+            size as f64 / 1e6
+        ));
+    }
+    Ok(code)
+}
+
+/// Notes on stderr (not progress, not errors): silent with `--quiet`.
+#[derive(Clone, Copy)]
+struct Notes {
+    quiet: bool,
+}
+
+impl Notes {
+    fn say(self, text: std::fmt::Arguments<'_>) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+}
+
+/// The window a run keeps (`None`: every value), checked against the limits and the game's
+/// rule (the service's `window_refusal`, worded here in this command's flags) before any work.
+fn run_window(args: &OctalArgs, config: &Config) -> Result<Option<u64>, Fail> {
+    let n = args.to;
+    let window = match args.window {
+        Some(w) => Some(w),
+        None if n > config.job_max_n => Some(config.job_window),
+        None => None,
+    };
+    let Some(w) = window.filter(|&w| w < n) else {
+        return Ok(window);
+    };
+    let game = Game::parse(&args.code.canonical).map_err(|e| Fail::Input(e.to_string()))?;
+    let Some(why) = crate::service::octal::window_refusal(&game) else {
+        return Ok(Some(w));
+    };
+    let keep_all = power_name(config.job_max_n);
+    Err(Fail::Input(if n <= config.job_max_n {
+        format!("--window: {why}; leave --window out to keep every value (up to {keep_all} heaps)")
+    } else {
+        format!(
+            "--to: {why}, and keeping every value a run goes to {keep_all} heaps at most (--to {keep_all})"
+        )
+    }))
+}
+
+/// `--values FILE`: its format (what the download is asked for), named by its extension, and
+/// its folder there: checked before any work.
+fn values_format(file: &Path) -> Result<&'static str, Fail> {
+    let accept = match file.extension().and_then(|e| e.to_str()) {
+        Some("csv") => "text/csv",
+        Some("json") => "application/json",
+        Some("bin") => "application/octet-stream",
+        _ => {
+            return Err(Fail::Input(format!(
+                "--values {}: name the format by the extension: .csv, .json or .bin",
+                file.display()
+            )))
+        }
+    };
+    let folder = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(Fail::Input(format!(
+            "--values {}: its folder {} does not exist",
+            file.display(),
+            folder.display()
+        )));
+    }
+    Ok(accept)
+}
+
+/// The run on its open store: the job found or submitted, followed to its end, the result
+/// printed; its exit code and, when it ended done, its CPU time and threads for the summary.
+async fn run_on(
+    store: &Store,
+    config: Config,
+    args: &OctalArgs,
+    path: &Path,
+    window: Option<u64>,
+    values: Option<(PathBuf, &'static str)>,
+    note: Notes,
+) -> Result<(ExitCode, Option<String>), Fail> {
+    let canonical = args.code.canonical.clone();
+    let n = args.to;
+    let store_values = window.is_some() && values.is_some();
     let state = AppState::new(config);
     state.set_store(store.clone());
     let router = super::build(state.clone());
@@ -243,36 +415,24 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     let job = match earlier {
         Some(job) => {
             if job.status == JobStatus::Done {
-                eprintln!(
-                    "{canonical} to {n}: computed earlier (job {}), answered from {}",
+                note.say(format_args!(
+                    "{canonical}, heaps 0 … {}: computed earlier (job {}), answered from {}",
+                    n - 1,
                     job.id,
                     path.display()
-                );
+                ));
             } else if job.computed > 0 {
-                eprintln!(
+                note.say(format_args!(
                     "resuming at heap {} of {n} (job {}, {})",
                     job.computed.min(n),
                     job.id,
                     path.display()
-                );
+                ));
             }
             job
         }
         None => {
-            let id = match submit(&router, &args.code.text, n, window, store_values).await {
-                Ok(id) => id,
-                Err(e) => {
-                    // A refused run leaves no store behind (unless it was there before).
-                    if !existed {
-                        for end in ["", "-wal", "-shm"] {
-                            let mut p = path.clone().into_os_string();
-                            p.push(end);
-                            let _ = std::fs::remove_file(p);
-                        }
-                    }
-                    return Err(e);
-                }
-            };
+            let id = submit(&router, &args.code.text, n, window, store_values).await?;
             let job = store
                 .get_job(&id)
                 .await?
@@ -288,12 +448,12 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
             };
             start = stored.min(n);
             if stored > 0 {
-                eprintln!(
+                note.say(format_args!(
                     "resuming at heap {} of {n} from the values stored in {} (job {})",
                     stored.min(n),
                     path.display(),
                     job.id
-                );
+                ));
             }
             job
         }
@@ -303,7 +463,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     if job.status != JobStatus::Done {
         let workers = Workers::start(&state);
         state.job_notify.notify_one();
-        let watched = watch(&store, &job, n, start).await;
+        let watched = watch(store, &job, n, start, args.quiet).await;
         workers.stop().await;
         let job = store
             .get_job(&id)
@@ -311,11 +471,12 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
             .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
         match watched {
             Watched::Signal => {
+                // (Said even with --quiet: where the run stopped is what the next one needs.)
                 eprintln!(
                     "stopped at heap {} of {n}; the same command resumes there",
                     job.computed.min(n)
                 );
-                return Ok(ExitCode::from(130));
+                return Ok((ExitCode::from(130), None));
             }
             Watched::Ended if job.status == JobStatus::Done => {}
             Watched::Ended => {
@@ -330,9 +491,20 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
 
     let job_json = get_json(&router, &format!("/v1/octal/jobs/{id}")).await?;
     let statistics = get_json(&router, &format!("/v1/octal/jobs/{id}/statistics")).await?;
-    if let Some(file) = &args.values {
-        write_values(&router, &canonical, n, file).await?;
-        eprintln!("values G(0..{n}) written to {}", file.display());
+    if let Some((file, accept)) = &values {
+        let width = write_values(&router, &canonical, n, file, accept).await?;
+        let how = match (*accept, width) {
+            ("application/octet-stream", Some(w)) => {
+                format!(" (little-endian, {})", plural(w, "byte") + " a value")
+            }
+            ("text/csv", _) => " (CSV: heap,value)".to_owned(),
+            _ => " (JSON)".to_owned(),
+        };
+        note.say(format_args!(
+            "values of heaps 0 … {} written to {}{how}",
+            n - 1,
+            file.display()
+        ));
     }
     let mut out = std::io::stdout().lock();
     let printed = if args.json {
@@ -347,7 +519,18 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     printed
         .and_then(|()| out.flush())
         .map_err(|e| Fail::Other(format!("stdout: {e}")))?;
-    Ok(ExitCode::SUCCESS)
+    Ok((ExitCode::SUCCESS, Some(summary(&job_json))))
+}
+
+/// The run's CPU time and threads as the job document gives them, for the end-of-run line.
+fn summary(job: &Value) -> String {
+    let cpu = job["cpu_seconds"]
+        .as_f64()
+        .map_or("–".to_owned(), |s| format!("{s:.1} s"));
+    let threads = job["threads"]
+        .as_u64()
+        .map_or("–".to_owned(), |t| plural(t, "thread"));
+    format!("CPU {cpu} (every run of the job), {threads}")
 }
 
 /// `POST /v1/octal/jobs` through the router; a refusal is bad input, named as the command
@@ -460,18 +643,15 @@ async fn get_json(router: &axum::Router, path: &str) -> Result<Value, Fail> {
     Ok(value)
 }
 
-/// `GET /v1/octal/{code}/values?start=0&count=N` into `file`, in the format its name asks for.
+/// `GET /v1/octal/{code}/values?start=0&count=N` into `file`, as `accept`; the bytes a value
+/// of the binary form (`x-grundy-value-bytes`).
 async fn write_values(
     router: &axum::Router,
     canonical: &str,
     n: u64,
     file: &Path,
-) -> Result<(), Fail> {
-    let accept = match file.extension().and_then(|e| e.to_str()) {
-        Some("csv") => "text/csv",
-        Some("bin") => "application/octet-stream",
-        _ => "application/json",
-    };
+    accept: &str,
+) -> Result<Option<u64>, Fail> {
     let path = format!("/v1/octal/{}/values?start=0&count={n}", percent(canonical));
     let resp = send(router, Method::GET, &path, None, Some(accept)).await?;
     if resp.status() != StatusCode::OK {
@@ -485,7 +665,12 @@ async fn write_values(
             v["detail"].as_str().unwrap_or_default()
         )));
     }
-    let io = |e: std::io::Error| Fail::Input(format!("--values {}: {e}", file.display()));
+    let width = resp
+        .headers()
+        .get("x-grundy-value-bytes")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let io = |e: std::io::Error| Fail::Other(format!("--values {}: {e}", file.display()));
     let mut out = std::io::BufWriter::new(std::fs::File::create(file).map_err(io)?);
     let mut body = resp.into_body();
     while let Some(frame) = body.frame().await {
@@ -494,7 +679,8 @@ async fn write_values(
             out.write_all(&data).map_err(io)?;
         }
     }
-    out.flush().map_err(io)
+    out.flush().map_err(io)?;
+    Ok(width)
 }
 
 /// `code` percent-encoded for a path segment, but for letters, digits and `.`.
@@ -519,8 +705,8 @@ enum Watched {
     Signal,
 }
 
-/// Shows the job's progress until it ends or a signal comes.
-async fn watch(store: &Store, job: &Job, n: u64, start: u64) -> Watched {
+/// Shows the job's progress (unless `quiet`) until it ends or a signal comes.
+async fn watch(store: &Store, job: &Job, n: u64, start: u64, quiet: bool) -> Watched {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),
@@ -528,7 +714,7 @@ async fn watch(store: &Store, job: &Job, n: u64, start: u64) -> Watched {
     ) else {
         return Watched::Ended;
     };
-    let mut shown = Shown::new(n, job.computed.min(n).max(start));
+    let mut shown = Shown::new(n, job.computed.min(n).max(start), quiet);
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         tokio::select! {
@@ -557,18 +743,24 @@ async fn watch(store: &Store, job: &Job, n: u64, start: u64) -> Watched {
     }
 }
 
-/// The progress shown on stderr: a bar on a terminal, else a line at most every second.
+/// The progress shown on stderr: a bar on a terminal, else a line at most every second;
+/// nothing with `--quiet`. Heaps are counted as computed: "heap 1000 of N" means heaps
+/// 0 … 999 are known.
 struct Shown {
     n: u64,
     computed: u64,
+    /// Where this process's run started: a rate is shown only once it has gone past it (the
+    /// stored rate until then is an earlier run's).
+    from: u64,
     rare: Option<u64>,
     bar: Option<ProgressBar>,
     last_line: Option<Instant>,
+    quiet: bool,
 }
 
 impl Shown {
-    fn new(n: u64, computed: u64) -> Self {
-        let bar = std::io::stderr().is_terminal().then(|| {
+    fn new(n: u64, computed: u64, quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(
@@ -584,35 +776,52 @@ impl Shown {
         Shown {
             n,
             computed,
+            from: computed,
             rare: None,
             bar,
             last_line: None,
+            quiet,
         }
     }
 
     fn show(&mut self, job: &Job) {
+        if self.quiet {
+            return;
+        }
         // Never backwards: a job shows the values it reuses from its first checkpoint on.
-        let computed = job.computed.min(self.n).max(self.computed);
+        let mut computed = job.computed.min(self.n).max(self.computed);
+        // Done before N: a proof made the other values unnecessary (a sequence job ends early
+        // only so). The bar is full; the line says why.
+        let proved = (job.status == JobStatus::Done && computed < self.n).then_some(computed);
+        if proved.is_some() {
+            computed = self.n;
+        }
         let changed = computed != self.computed || self.last_line.is_none();
         self.computed = computed;
-        let rate = job.rate.filter(|r| r.is_finite() && *r > 0.0);
+        let rate = job
+            .rate
+            .filter(|r| r.is_finite() && *r > 0.0 && computed > self.from);
         let eta = rate
             .filter(|_| job.status == JobStatus::Running)
             .map(|r| (self.n - computed) as f64 / r);
-        let msg = format!(
-            "{} values/s, ETA {}, {} rare, {} threads{}",
-            rate.map_or("–".to_owned(), |r| format!("{r:.0}")),
-            eta.map_or("–".to_owned(), |s| {
-                indicatif::HumanDuration(Duration::from_secs_f64(s)).to_string()
-            }),
-            self.rare.map_or("–".to_owned(), |r| r.to_string()),
-            job.threads.map_or("–".to_owned(), |t| t.to_string()),
-            if job.status == JobStatus::Queued {
-                " (starting)"
-            } else {
-                ""
-            },
-        );
+        let msg = match proved {
+            Some(at) => format!("proved periodic at heap {at}: no further values needed"),
+            None => format!(
+                "{} values/s, ETA {}, {} rare, {}{}",
+                rate.map_or("–".to_owned(), |r| format!("{r:.0}")),
+                eta.map_or("–".to_owned(), |s| {
+                    indicatif::HumanDuration(Duration::from_secs_f64(s)).to_string()
+                }),
+                self.rare.map_or("–".to_owned(), |r| r.to_string()),
+                job.threads
+                    .map_or("– threads".to_owned(), |t| plural(t, "thread")),
+                if job.status == JobStatus::Queued {
+                    " (starting)"
+                } else {
+                    ""
+                },
+            ),
+        };
         match &self.bar {
             Some(bar) => {
                 bar.set_position(computed);
@@ -624,7 +833,7 @@ impl Shown {
                     .map_or(true, |t| t.elapsed() >= Duration::from_secs(1));
                 if changed && (due || job.status.is_final()) {
                     eprintln!(
-                        "heap {computed} of {} ({:.1} %): {msg}",
+                        "{computed} of {} heaps ({:.1} %): {msg}",
                         self.n,
                         computed as f64 * 100.0 / self.n.max(1) as f64
                     );
@@ -641,7 +850,7 @@ impl Shown {
     }
 }
 
-/// The verdict, the statistics table and the histogram of G(0..N), as text.
+/// The verdict, the statistics table and the histogram of heaps 0 … N−1, as text.
 fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
@@ -650,11 +859,13 @@ fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
     let _ = match p["status"].as_str() {
         Some(status @ ("periodic" | "arithmetic-periodic")) => writeln!(
             s,
-            "{canonical}: {status}, preperiod {}, period {}, saltus {}: proved from G(0..{}) by {}",
+            "{canonical}: {status}, preperiod {}, period {}, saltus {}: proved from heaps 0 … {} by {}",
             num(&p["preperiod"]),
             num(&p["period"]),
             num(&p["saltus"]),
-            num(&p["proved_at"]),
+            p["proved_at"]
+                .as_u64()
+                .map_or("–".to_owned(), |n| n.saturating_sub(1).to_string()),
             p["theorem"].as_str().unwrap_or("a periodicity theorem"),
         ),
         _ => writeln!(s, "{canonical}: no period up to {n}"),
@@ -688,8 +899,10 @@ fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
     if let Some(h) = current["histogram"].as_array() {
         let _ = writeln!(
             s,
-            "\nhistogram of G(0..{}) (value: heaps):",
-            num(&current["n"])
+            "\nhistogram of heaps 0 … {} (value: heaps):",
+            current["n"]
+                .as_u64()
+                .map_or("–".to_owned(), |n| n.saturating_sub(1).to_string())
         );
         let cells: Vec<String> = h
             .iter()

@@ -30,6 +30,7 @@
 
 mod census; // censuses: one job per code created together (the census-member kind), and their verification jobs
 pub mod chunk; // the encoding of one stored chunk of a G-sequence
+mod file; // what an SQLite file is before a store opens it: absent, empty, ours, or why not
 mod health; // the store's health as this replica sees it: faults, stalled jobs, their logging
 mod jobs; // every kind's job: the row, checkpoints' lease, the shared cancel, reads and the list
 mod kind; // a kind's rows: JobRows (a submission, Store::create_rows) and StoredKind (the queue's hooks)
@@ -46,6 +47,7 @@ pub use census::{
     Census, CensusCounts, CensusLink, CensusMemberJob, CensusMembers, CensusRole, NewCensus,
 };
 pub use chunk::CHUNK;
+pub use file::{inspect_sqlite_file, sqlite_schema_version, NotAStore, StoreFile};
 pub use health::{Fault, FaultKind, Stall};
 pub use jobs::{Checkpoint, Job, JobFilter, JobKind, JobStatus, RunRecord};
 pub use kind::{Admission, JobRows};
@@ -388,6 +390,19 @@ impl Store {
     #[doc(hidden)]
     pub fn raw_pool_for_tests(&self) -> AnyPool {
         self.pool()
+    }
+
+    /// Closes the store for good (every clone of it): an SQLite file is checkpointed first, so
+    /// that once its last connection closes the file alone holds everything, with no `-wal`
+    /// or `-shm` beside it (`grundy octal`: a run's file can be copied on its own).
+    pub async fn close(&self) {
+        let pool = self.pool();
+        if self.inner.backend == Backend::Sqlite {
+            let _ = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&pool)
+                .await;
+        }
+        pool.close().await;
     }
 
     pub(crate) fn pool(&self) -> AnyPool {
