@@ -524,3 +524,69 @@ fn a_run_ended_by_a_proof_says_so_and_quiet_is_quiet() {
     assert!(text(&out.stdout).contains("0.6: no period up to 5000"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A longer `--to` continues a stored window run where it stopped (its values before the
+/// window are only in its archive), and ends with the statistics of a run never stopped; a
+/// run kept otherwise is said, not silently recomputed beside.
+#[test]
+fn a_longer_to_extends_a_stored_window_run() {
+    let dir = temp_dir();
+    let short = ["octal", "0.167", "--to", "2^18", "--window", "2^16", "-q"];
+    assert_eq!(output_within(grundy(&dir, &short)).status.code(), Some(0));
+    let long = [
+        "octal", "0.167", "--to", "2^19", "--window", "2^16", "--json",
+    ];
+    let out = output_within(grundy(&dir, &long));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("extending the stored run to heap 262144")
+            && said.contains("it goes on from heap 262144"),
+        "{said}"
+    );
+    let extended = json_stdout(&out);
+    assert_eq!(extended["job"]["attempts"], 2, "one job, run twice");
+    // Every value kept, in another store: the same statistics.
+    let other = temp_dir();
+    let whole = json_stdout(&output_within(grundy(
+        &other,
+        &["octal", "0.167", "--to", "2^19", "--json", "-q"],
+    )));
+    for key in ["computed", "current", "powers_of_two"] {
+        assert_eq!(
+            extended["statistics"][key], whole["statistics"][key],
+            "{key}"
+        );
+    }
+    // Keeping every value in the first store: the window run is named, and not continued.
+    let out = output_within(grundy(&dir, &["octal", "0.167", "--to", "2^19"]));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("keeping a window of 2^16") && said.contains("does not continue that one"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
+}
+
+/// Two processes on one run: the second says it follows the first and ends with it; the job
+/// is computed once (one attempt).
+#[test]
+fn a_second_process_on_a_run_follows_it() {
+    let dir = temp_dir();
+    let args = ["octal", "0.167", "--to", "2^20", "--threads", "1", "--json"];
+    let (first, _) = start_until_progress(&dir, &args);
+    let second = output_within(grundy(&dir, &args));
+    let said = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("another grundy octal is running on"),
+        "{said}"
+    );
+    let followed = json_stdout(&second);
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(followed["job"]["status"], "done");
+    assert_eq!(followed["job"]["attempts"], 1, "computed once: {followed}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -273,9 +273,23 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
         ));
     }
     let existed = path.exists();
+    let mut config = config;
     let store = Store::connect(config.database_url.as_deref().unwrap_or_default())
         .await
         .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
+    // One process computes on a store at a time: the first holds an advisory lock on the file
+    // (beside SQLite's own locks) and runs as `REPLICA`, taking back at once a run a killed
+    // process left; a second one runs under an id of its own, so that it never takes a live
+    // process's job: it follows that job's progress, and takes it over only if its lease lapses.
+    let lock = std::fs::File::open(&path).ok();
+    let alone = lock.as_ref().map_or(true, |f| f.try_lock().is_ok());
+    if !alone {
+        config.replica_id = format!("{REPLICA}-{}", std::process::id());
+        note.say(format_args!(
+            "another grundy octal is running on {}: this one follows it, and takes over its jobs if it stops",
+            path.display()
+        ));
+    }
     let started = Instant::now();
     let ran = run_on(&store, config, &args, &path, window, values, note).await;
     // A refused run leaves no store behind (unless it was there before, or holds a job).
@@ -287,6 +301,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
             .is_ok_and(|jobs| jobs.is_empty());
     // Checkpointed and closed on every way out: the file alone holds the run.
     store.close().await;
+    drop(lock);
     if refused {
         for end in ["", "-wal", "-shm"] {
             let mut p = path.clone().into_os_string();
@@ -394,22 +409,61 @@ async fn run_on(
     state.set_store(store.clone());
     let router = super::build(state.clone());
 
-    // The same run asked before: the newest job of this game, N and window that did not fail.
-    let jobs = store
+    // The runs of this game stored before (newest first), but those that failed or were
+    // cancelled.
+    let jobs: Vec<Job> = store
         .list_jobs_where(None, Some(JobKind::Sequence), 1000, None)
-        .await?;
-    let earlier = jobs.into_iter().find(|j| {
-        j.code == canonical
-            && j.max_n == n
-            && !matches!(j.status, JobStatus::Failed | JobStatus::Cancelled)
-            && match (window, j.keep_window) {
-                (None, None) => true,
-                // A window holding every value runs as keeping all (see `POST /v1/octal/jobs`).
-                (Some(w), None) => w >= n,
-                (Some(w), Some(k)) => w == k && (j.store_values || !store_values),
-                (None, Some(_)) => false,
+        .await?
+        .into_iter()
+        .filter(|j| {
+            j.code == canonical && !matches!(j.status, JobStatus::Failed | JobStatus::Cancelled)
+        })
+        .collect();
+    // The window this run keeps, `None` when it keeps every value (a window holding every
+    // value runs as keeping all, see `POST /v1/octal/jobs`).
+    let kept = window.filter(|&w| w < n);
+    let same_kind = |j: &Job| match (kept, j.keep_window) {
+        (None, None) => true,
+        (Some(w), Some(k)) => w == k && (j.store_values || !store_values),
+        _ => false,
+    };
+    // The same run asked before.
+    let mut earlier = jobs.iter().find(|j| j.max_n == n && same_kind(j)).cloned();
+    // A shorter window run of the game with the same window goes on where it stopped: its
+    // values before the window are in its archive only, so no other job could reuse them.
+    if earlier.is_none() && kept.is_some() {
+        if let Some(shorter) = jobs.iter().find(|j| j.max_n < n && same_kind(j)) {
+            if store
+                .extend_window_job(&shorter.id, n, &state.config.replica_id)
+                .await?
+            {
+                note.say(format_args!(
+                    "extending the stored run to heap {} (job {}) to {n} heaps: it goes on from heap {}",
+                    shorter.max_n,
+                    shorter.id,
+                    shorter.computed.min(shorter.max_n)
+                ));
+                earlier = store.get_job(&shorter.id).await?;
             }
-    });
+        }
+    }
+    // Runs of the game kept otherwise are said, and what this one does instead.
+    if earlier.is_none() {
+        for other in jobs.iter().filter(|j| !same_kind(j)).take(3) {
+            let theirs = other.keep_window.map_or("every value".to_owned(), |w| {
+                format!("a window of {}", power_name(w))
+            });
+            let mine = kept.map_or("every value".to_owned(), |w| {
+                format!("a window of {}", power_name(w))
+            });
+            note.say(format_args!(
+                "{} holds a run of {canonical} to {} keeping {theirs} (job {}); this one keeps {mine}, so it does not continue that one",
+                path.display(),
+                other.max_n,
+                other.id
+            ));
+        }
+    }
     // Where the progress starts: what the store holds of the game already.
     let mut start = 0;
     let job = match earlier {

@@ -234,6 +234,34 @@ impl Store {
         Ok(())
     }
 
+    /// A window job asked to go further (`grundy octal --to` beyond a stored run's): its `max_n`
+    /// raised and the job queued again, to resume from its saved window and archive. Only a
+    /// sequence job in window mode, not cancelled or failed, whose `max_n` is below `max_n`, and
+    /// not held by a live lease of another owner than `owner`. Whether it was extended.
+    pub async fn extend_window_job(
+        &self,
+        job_id: &str,
+        max_n: u64,
+        owner: &str,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let r = sqlx::query(
+            "UPDATE jobs SET max_n = $1, status = 'queued', finished_at = NULL, lease_owner = NULL, \
+             lease_expires_at = NULL, updated_at = $2 \
+             WHERE id = $3 AND kind = 'sequence' AND keep_window IS NOT NULL AND max_n < $1 \
+             AND (status IN ('done', 'queued') OR (status = 'running' AND (lease_owner = $4 \
+             OR lease_expires_at IS NULL OR lease_expires_at < $2)))",
+        )
+        .bind(max_n as i64)
+        .bind(now)
+        .bind(job_id)
+        .bind(owner)
+        .execute(&self.pool())
+        .await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
+        Ok(r.rows_affected() == 1)
+    }
+
     /// Puts every job leased by `owner` back in the queue (a replica restarting under the same
     /// id takes its interrupted jobs back at once).
     pub async fn requeue_owned(&self, owner: &str) -> Result<u64, StoreError> {
