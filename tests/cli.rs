@@ -499,8 +499,7 @@ fn a_run_ended_by_a_proof_says_so_and_quiet_is_quiet() {
     let said = text(&out.stderr);
     let last_progress = said
         .lines()
-        .filter(|l| l.contains(" heaps ("))
-        .last()
+        .rfind(|l| l.contains(" heaps ("))
         .unwrap_or_else(|| panic!("no progress line: {said}"));
     assert!(
         last_progress.starts_with("65536 of 65536 heaps (100.0 %): proved periodic at heap ")

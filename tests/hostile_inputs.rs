@@ -1106,7 +1106,7 @@ fn check(
     }
     if p["status"] != want
         || !p["title"].is_string()
-        || p["detail"].as_str().map_or(true, str::is_empty)
+        || p["detail"].as_str().is_none_or(str::is_empty)
     {
         return Err(format!("incomplete problem document: {text}"));
     }

@@ -116,17 +116,17 @@ fn valid(schema: &serde_json::Value, value: &serde_json::Value) -> bool {
         "anyOf" => rule.as_array().unwrap().iter().any(|s| valid(s, value)),
         "allOf" => rule.as_array().unwrap().iter().all(|s| valid(s, value)),
         "not" => !valid(rule, value),
-        "required" => value.as_object().map_or(true, |o| {
+        "required" => value.as_object().is_none_or(|o| {
             rule.as_array()
                 .unwrap()
                 .iter()
                 .all(|k| o.contains_key(k.as_str().unwrap()))
         }),
-        "properties" => value.as_object().map_or(true, |o| {
+        "properties" => value.as_object().is_none_or(|o| {
             rule.as_object()
                 .unwrap()
                 .iter()
-                .all(|(k, s)| o.get(k).map_or(true, |v| valid(s, v)))
+                .all(|(k, s)| o.get(k).is_none_or(|v| valid(s, v)))
         }),
         "const" => value == rule,
         "type" => {
@@ -144,7 +144,7 @@ fn valid(schema: &serde_json::Value, value: &serde_json::Value) -> bool {
                 _ => panic!("type {rule}"),
             }
         }
-        "minimum" => value.as_f64().map_or(true, |f| f >= rule.as_f64().unwrap()),
+        "minimum" => value.as_f64().is_none_or(|f| f >= rule.as_f64().unwrap()),
         other => panic!("keyword {other} in a request rule"),
     })
 }

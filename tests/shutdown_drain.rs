@@ -303,7 +303,7 @@ async fn no_established_connection_is_left_unanswered() {
 /// One round against the real binary: the same clients, then SIGTERM; the process must exit
 /// with status 0 once it has drained. Every other round has no grace period at all (0).
 async fn process_round(round: usize, traffic: Duration) -> Tally {
-    let grace = if round % 2 == 0 {
+    let grace = if round.is_multiple_of(2) {
         Duration::ZERO
     } else {
         GRACE
@@ -437,18 +437,15 @@ async fn the_drain_step_by_step() {
     // probe before that is still served (and closed); one after is refused, or its SYN dropped
     // by the gate (a probe that times out).
     let deadline = Instant::now() + LATE;
-    loop {
-        match tokio::time::timeout(Duration::from_millis(300), TcpStream::connect(addr)).await {
-            Ok(Ok(mut early)) => {
-                assert_eq!(get(&mut early, addr, "/healthz").await, (200, true));
-                assert!(
-                    Instant::now() < deadline,
-                    "the listener still accepts after the grace period"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Ok(Err(_)) | Err(_) => break,
-        }
+    while let Ok(Ok(mut early)) =
+        tokio::time::timeout(Duration::from_millis(300), TcpStream::connect(addr)).await
+    {
+        assert_eq!(get(&mut early, addr, "/healthz").await, (200, true));
+        assert!(
+            Instant::now() < deadline,
+            "the listener still accepts after the grace period"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(get(&mut late, addr, "/healthz").await, (200, true));
     assert!(closed_by_server(&mut late).await);

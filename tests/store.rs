@@ -1079,9 +1079,9 @@ async fn exercise_job_filters(store: &Store) {
         loop {
             let page = store.list_jobs_filtered(filter, 2, after).await.unwrap();
             for j in &page {
-                assert!(filter.status.map_or(true, |s| j.status == s), "{j:?}");
-                assert!(filter.kind.map_or(true, |k| j.kind == k), "{j:?}");
-                assert!(filter.owner.map_or(true, |o| j.owner.as_deref() == Some(o)));
+                assert!(filter.status.is_none_or(|s| j.status == s), "{j:?}");
+                assert!(filter.kind.is_none_or(|k| j.kind == k), "{j:?}");
+                assert!(filter.owner.is_none_or(|o| j.owner.as_deref() == Some(o)));
             }
             seen.extend(page.iter().map(|j| j.id.clone()));
             if page.len() < 2 {

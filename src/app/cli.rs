@@ -249,7 +249,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
         .clone()
         .unwrap_or_else(|| default_store(&canonical));
     // Every argument is checked before any work, and a refusal creates nothing.
-    if path.to_str().map_or(true, |p| p.contains(['?', '#'])) {
+    if path.to_str().is_none_or(|p| p.contains(['?', '#'])) {
         return Err(Fail::Input(format!(
             "--store {}: a path of UTF-8 without ? or #",
             path.display()
@@ -282,7 +282,7 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     // process left; a second one runs under an id of its own, so that it never takes a live
     // process's job: it follows that job's progress, and takes it over only if its lease lapses.
     let lock = std::fs::File::open(&path).ok();
-    let alone = lock.as_ref().map_or(true, |f| f.try_lock().is_ok());
+    let alone = lock.as_ref().is_none_or(|f| f.try_lock().is_ok());
     if !alone {
         config.replica_id = format!("{REPLICA}-{}", std::process::id());
         note.say(format_args!(
@@ -884,7 +884,7 @@ impl Shown {
             None => {
                 let due = self
                     .last_line
-                    .map_or(true, |t| t.elapsed() >= Duration::from_secs(1));
+                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
                 if changed && (due || job.status.is_final()) {
                     eprintln!(
                         "{computed} of {} heaps ({:.1} %): {msg}",

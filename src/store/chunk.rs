@@ -127,7 +127,7 @@ pub fn decode(
     let corrupt = |why: String| StoreError::Corrupt(format!("{what}: {why}"));
     match format {
         FORMAT_LEGACY => {
-            if data.len() % 4 != 0 || data.len() / 4 > CHUNK {
+            if !data.len().is_multiple_of(4) || data.len() / 4 > CHUNK {
                 return Err(corrupt(format!(
                     "legacy chunk of {} bytes (not a multiple of 4 up to {})",
                     data.len(),
@@ -374,7 +374,7 @@ mod tests {
         }
         corrupt(FORMAT_V2, &bad, None);
         // A new chunk read as legacy, a legacy one read as new, an unknown format.
-        let odd = if good.len() % 4 == 0 {
+        let odd = if good.len().is_multiple_of(4) {
             good.len() - 1
         } else {
             good.len()

@@ -106,7 +106,7 @@ impl WindowState {
                 return Err(corrupt("has a rare position out of range"));
             }
         }
-        let aligned = |x: u64| x % CHUNK as u64 == 0;
+        let aligned = |x: u64| x.is_multiple_of(CHUNK as u64);
         if !aligned(s.front) || !aligned(s.base) || s.base > s.computed || s.front < s.window {
             return Err(corrupt("is inconsistent"));
         }
@@ -497,7 +497,7 @@ impl Store {
                 let job_id: String = row.try_get("id")?;
                 let bytes: Vec<u8> = row.try_get("window_state")?;
                 let state = WindowState::from_bytes(&bytes, &job_id)?;
-                if best.as_ref().map_or(true, |b| state.computed > b.computed) {
+                if best.as_ref().is_none_or(|b| state.computed > b.computed) {
                     best = Some(WindowValues {
                         job_id,
                         computed: state.computed,

@@ -394,13 +394,13 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let len = (x % 48) as usize;
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 // Long integers (up to 40 digits) with separators: the too-large case.
                 let digits = 18 + (x % 23) as usize;
                 let mut text = b"[".to_vec();
                 text.extend((0..digits).map(|k| b'1' + ((x >> (k % 50)) % 9) as u8));
-                text.extend_from_slice(if x % 2 == 0 { b"]" } else { b",-7]" });
-                if x % 3 == 0 {
+                text.extend_from_slice(if x.is_multiple_of(2) { b"]" } else { b",-7]" });
+                if x.is_multiple_of(3) {
                     text.insert(1, b'-');
                 }
                 let shown = String::from_utf8_lossy(&text).into_owned();

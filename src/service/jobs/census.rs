@@ -375,7 +375,7 @@ pub async fn view(app: &AppState, store: &Store, census: Census) -> Result<Censu
         let unsolved = game.as_ref().and_then(unsolved_game);
         let window_refused = game
             .as_ref()
-            .map_or(true, |g| Engine::window_refusal(g).is_some());
+            .is_none_or(|g| Engine::window_refusal(g).is_some());
         let periodicity = job.as_ref().and_then(periodicity_of);
         let mut verification_job_id = link(code, CensusRole::Verification);
         let proved_done = job

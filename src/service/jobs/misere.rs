@@ -218,7 +218,7 @@ impl QuotientRun<'_> {
             .unwrap_or_default()
             .into_iter()
             .map(|i| i.bound)
-            .filter(|&b| b < bound && out.first().map_or(true, |s| s.0 < b))
+            .filter(|&b| b < bound && out.first().is_none_or(|s| s.0 < b))
             .max();
         if let Some(b) = below {
             if let Some(q) = self.load(|| self.store.load_quotient(game, b)).await? {
@@ -337,7 +337,7 @@ impl QuotientRun<'_> {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .take()
-                    .filter(|p| last_state.map_or(true, |h| p.bound > h))
+                    .filter(|p| last_state.is_none_or(|h| p.bound > h))
             } else {
                 None
             };
@@ -425,9 +425,7 @@ impl QuotientRun<'_> {
             Err(MisereError::Stopped { .. }) if self.shutdown.load(Ordering::SeqCst) => {
                 // Save where it got to, then give the job back to the queue.
                 let parts = engine.parts();
-                let state = last_state
-                    .map_or(true, |h| parts.bound > h)
-                    .then_some(&parts);
+                let state = last_state.is_none_or(|h| parts.bound > h).then_some(&parts);
                 let _ = self.checkpoint(state).await;
                 self.store.release_job(&self.job.id, &self.owner).await?;
                 tracing::info!(job = %self.job.id, heap = reached, "quotient job saved and released for shutdown");

@@ -132,7 +132,7 @@ pub(crate) fn p_check(
                 let w = word_add(&words[y as usize], gen.heap, 1);
                 if best
                     .as_ref()
-                    .map_or(true, |b| word_cmp(&w, b) == std::cmp::Ordering::Less)
+                    .is_none_or(|b| word_cmp(&w, b) == std::cmp::Ordering::Less)
                 {
                     best = Some(w);
                 }

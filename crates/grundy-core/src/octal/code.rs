@@ -198,7 +198,7 @@ impl Game {
             // Reduce the block to its primitive root.
             let t = block.len();
             if let Some(d) =
-                (1..t).find(|&d| t % d == 0 && (d..t).all(|i| block[i] == block[i - d]))
+                (1..t).find(|&d| t.is_multiple_of(d) && (d..t).all(|i| block[i] == block[i - d]))
             {
                 block.truncate(d);
             }

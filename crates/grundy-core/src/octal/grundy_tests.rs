@@ -240,7 +240,7 @@ fn published_p_positions_oeis_a002189() {
 fn published_sparse_values_flammenkamp() {
     let table = &FLAMMENKAMP_SPARSE[..];
     let brute = brute_grundy(232);
-    let rare = |v: u32| (v >> 1).count_ones() % 2 == 0;
+    let rare = |v: u32| (v >> 1).count_ones().is_multiple_of(2);
     let got: Vec<(usize, u32)> = (0..232)
         .filter(|&n| rare(brute[n]))
         .map(|n| (n, brute[n]))

@@ -293,7 +293,7 @@ impl Walk<'_> {
                 for c in 0..p.period {
                     self.step(Pos { u: lo, ..from })?;
                     let base = self.g(p.preperiod + c)?;
-                    if t >= base && (t - base) % p.saltus == 0 {
+                    if t >= base && (t - base).is_multiple_of(p.saltus) {
                         let r = u128::from(p.preperiod + c)
                             + u128::from(p.period) * u128::from((t - base) / p.saltus);
                         if r < u128::from(n) {

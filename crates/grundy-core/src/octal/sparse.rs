@@ -718,7 +718,7 @@ mod tests {
         assert_eq!(m, 3);
         let brute = |m: u32| {
             (0..4u32)
-                .filter(|v| (v & m).count_ones() % 2 == 0)
+                .filter(|v| (v & m).count_ones().is_multiple_of(2))
                 .map(|v| counts[v as usize])
                 .sum::<u64>()
         };

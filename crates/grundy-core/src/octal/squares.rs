@@ -162,7 +162,7 @@ fn tails<T: Cell>(
     for range in ranges {
         let ruled_out = |t: &SquareTail| {
             skip.iter()
-                .any(|&(q, m)| t.period % q == 0 && t.period <= m)
+                .any(|&(q, m)| t.period.is_multiple_of(q) && t.period <= m)
         };
         let found = if range.found.iter().any(ruled_out) {
             sweep(g, range.from, range.to, range.start, p_min, &skip)

@@ -125,7 +125,7 @@ pub struct Snapshot {
 /// Whether `value` is rare under `mask`: `popcount(value & mask)` is even.
 #[inline]
 pub fn is_rare(value: u32, mask: u32) -> bool {
-    (value & mask).count_ones() % 2 == 0
+    (value & mask).count_ones().is_multiple_of(2)
 }
 
 /// The Walsh–Hadamard transform `W[m] = Σ_v histogram[v] · (−1)^popcount(v & m)` for

@@ -26,7 +26,7 @@ fn recount(values: &[u32]) -> Option<Snapshot> {
     let rare = |m: u32| -> u64 {
         present
             .iter()
-            .filter(|&&(v, _)| (v & m).count_ones() % 2 == 0)
+            .filter(|&&(v, _)| (v & m).count_ones().is_multiple_of(2))
             .map(|&(_, c)| c)
             .sum()
     };

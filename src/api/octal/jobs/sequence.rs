@@ -165,7 +165,7 @@ pub(super) fn new_job(
     }
     let slide = crate::core::octal::SLIDE as u64;
     let window = req.window.map_or(config.job_window, |w| w.0);
-    if window == 0 || window % slide != 0 || window > config.job_max_window {
+    if window == 0 || !window.is_multiple_of(slide) || window > config.job_max_window {
         return Err(ApiError::invalid(
             "window",
             format!(

@@ -533,7 +533,7 @@ impl Engine {
                         }
                         if !far_task() {
                             spins += 1;
-                            if spins % 64 == 0 {
+                            if spins.is_multiple_of(64) {
                                 std::thread::yield_now();
                             } else {
                                 std::hint::spin_loop();
