@@ -115,10 +115,13 @@ fn main() -> ExitCode {
             // Help and version exit 0, printed whole; a bad argument 2 (clap's own codes),
             // said in one line: clap's first paragraph, without its usage and tips.
             let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
-            if e.use_stderr() {
+            // (A command given without its subcommand prints its help: whole.)
+            let help = e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand;
+            if e.use_stderr() && !help {
                 let text = e.render().to_string();
                 let first = text.split("\n\n").next().unwrap_or_default();
-                eprintln!("{}", first.split_whitespace().collect::<Vec<_>>().join(" "));
+                let line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+                eprintln!("{line} (see --help)");
             } else {
                 let _ = e.print();
             }
