@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use grundy::config::keys::{self, Scope};
 use grundy::config::Config;
 
@@ -54,6 +54,17 @@ enum Command {
     },
     /// Compute an octal game's values to N in this process: resumable, with progress.
     Octal(grundy::app::cli::OctalArgs),
+    /// List the runs `grundy octal` kept, show one again without computing, or delete one.
+    Runs(grundy::app::runs::RunsArgs),
+    /// Print the completion script of a shell, e.g. `grundy completions bash >
+    /// ~/.local/share/bash-completion/completions/grundy`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `grundy man > grundy.1 && man ./grundy.1`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -138,6 +149,20 @@ fn main() -> ExitCode {
             command: KeysCommand::New { name, scopes },
         }) => keys_new(&name, scopes),
         Some(Command::Octal(args)) => runtime().block_on(grundy::app::cli::octal(args)),
+        Some(Command::Runs(args)) => runtime().block_on(grundy::app::runs::runs(args)),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "grundy", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Some(Command::Man) => {
+            match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("grundy man: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Serve) | None => runtime().block_on(serve()),
     }
 }

@@ -589,3 +589,42 @@ fn a_second_process_on_a_run_follows_it() {
     assert_eq!(followed["job"]["attempts"], 1, "computed once: {followed}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `grundy runs` lists the runs of the stores here, shows one again from its store and deletes
+/// it; `grundy completions` and `grundy man` print a completion script and a manual page.
+#[test]
+fn runs_are_listed_shown_and_deleted_and_the_shell_helpers_print() {
+    let dir = temp_dir();
+    let out = output_within(grundy(&dir, &["octal", "0.07", "--to", "2^12", "-q"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let listed = text(&output_within(grundy(&dir, &["runs"])).stdout);
+    assert!(listed.contains("octal-0.07.db ("), "{listed}");
+    let line = listed
+        .lines()
+        .find(|l| l.contains(" 0.07 "))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        line.contains("2^12") && line.contains("periodic, preperiod 53, period 34"),
+        "{line}"
+    );
+    let id = line.split_whitespace().next().unwrap().to_owned();
+    let shown = output_within(grundy(&dir, &["runs", "show", &id]));
+    assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
+    assert!(text(&shown.stdout).contains("0.07: periodic, preperiod 53, period 34"));
+    let deleted = output_within(grundy(&dir, &["runs", "delete", &id]));
+    assert!(
+        text(&deleted.stdout).starts_with("deleted run "),
+        "{}",
+        text(&deleted.stderr)
+    );
+    let listed = text(&output_within(grundy(&dir, &["runs"])).stdout);
+    assert!(listed.contains("0 runs"), "{listed}");
+    let missing = output_within(grundy(&dir, &["runs", "show", &id]));
+    assert_eq!(missing.status.code(), Some(2));
+
+    let bash = output_within(grundy(&dir, &["completions", "bash"]));
+    assert!(text(&bash.stdout).contains("_grundy()"));
+    let man = output_within(grundy(&dir, &["man"]));
+    assert!(text(&man.stdout).contains(".TH grundy 1"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -156,7 +156,7 @@ pub fn power_name(n: u64) -> String {
 }
 
 /// "1 thread", "2 threads": `n` and its noun.
-fn plural(n: u64, noun: &str) -> String {
+pub(super) fn plural(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
@@ -165,7 +165,7 @@ fn plural(n: u64, noun: &str) -> String {
 }
 
 /// Why a run ended without its answer.
-enum Fail {
+pub(super) enum Fail {
     /// Bad input (exit 2): one line naming it.
     Input(String),
     /// Anything else (exit 1).
@@ -181,14 +181,20 @@ impl From<crate::store::StoreError> for Fail {
 /// `grundy octal CODE --to N …`: its exit code (0 done, 1 failed, 2 bad input, 130 stopped
 /// by a signal: run it again to resume).
 pub async fn octal(args: OctalArgs) -> ExitCode {
-    match run(args).await {
+    exit("grundy octal", run(args).await)
+}
+
+/// A command's exit code: its own, or 2 for bad input and 1 for anything else, said in one
+/// line on stderr.
+pub(super) fn exit(command: &str, result: Result<ExitCode, Fail>) -> ExitCode {
+    match result {
         Ok(code) => code,
         Err(Fail::Input(msg)) => {
-            eprintln!("grundy octal: {msg}");
+            eprintln!("{command}: {msg}");
             ExitCode::from(2)
         }
         Err(Fail::Other(msg)) => {
-            eprintln!("grundy octal: {msg}");
+            eprintln!("{command}: {msg}");
             ExitCode::FAILURE
         }
     }
@@ -213,7 +219,7 @@ pub fn default_store(canonical: &str) -> PathBuf {
 /// The service's configuration for one run on `path`: open access (this process only: it
 /// listens nowhere), one job worker, no quotas, checkpoints every second; `GRUNDY_JOB_PACE` as
 /// for the server.
-fn config_for(path: &Path, threads: Option<u16>) -> Result<Config, Fail> {
+pub(super) fn config_for(path: &Path, threads: Option<u16>) -> Result<Config, Fail> {
     // The checkpoint interval: a second (a stopped run redoes at most that), or
     // GRUNDY_JOB_CHECKPOINT_MS as for the server.
     let checkpoint = std::env::var("GRUNDY_JOB_CHECKPOINT_MS")
@@ -685,7 +691,7 @@ async fn send(
 }
 
 /// A GET answered 200 with JSON.
-async fn get_json(router: &axum::Router, path: &str) -> Result<Value, Fail> {
+pub(super) async fn get_json(router: &axum::Router, path: &str) -> Result<Value, Fail> {
     let (status, bytes) = call(router, Method::GET, path, None, None).await?;
     let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     if status != StatusCode::OK {
@@ -905,7 +911,7 @@ impl Shown {
 }
 
 /// The verdict, the statistics table and the histogram of heaps 0 … N−1, as text.
-fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
+pub(super) fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let p = &job["periodicity"];

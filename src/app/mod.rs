@@ -12,6 +12,7 @@
 //! too slow, no route) never reach the concurrency limit.
 
 pub mod cli; // `grundy octal CODE --to N`: the job machinery in-process, with progress on stderr
+pub mod runs; // `grundy runs`: the runs kept in `grundy octal`'s stores, listed, shown, deleted
 
 use axum::extract::Request;
 use axum::response::IntoResponse;
