@@ -628,3 +628,42 @@ fn runs_are_listed_shown_and_deleted_and_the_shell_helpers_print() {
     assert!(text(&man.stdout).contains(".TH grundy 1"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--rare` lists the rare heaps of the run and their values, as the tables give them: for
+/// `.167` to 2^20, 60 heaps under mask 3d, the last 1,303 — the same heaps the definition gives
+/// (every rare heap of `.167` lies below 2^12: those above are checked by the count).
+#[test]
+fn rare_lists_the_rare_heaps_of_the_definition() {
+    let dir = temp_dir();
+    let out = output_within(grundy(
+        &dir,
+        &["octal", "0.167", "--to", "2^20", "--rare", "--json", "-q"],
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc = json_stdout(&out);
+    let current = &doc["statistics"]["current"];
+    assert_eq!(current["rare_mask"], "3d");
+    let rare: Vec<(u64, u32)> = serde_json::from_value(doc["rare"].clone()).unwrap();
+    assert_eq!(rare.len() as u64, current["rare_count"].as_u64().unwrap());
+    assert_eq!(rare.last(), Some(&(1303, 22)));
+    let g = naive_0167(1 << 12);
+    let want: Vec<(u64, u32)> = (0..g.len())
+        .filter(|&h| (g[h] & 0x3d).count_ones().is_multiple_of(2))
+        .map(|h| (h as u64, g[h]))
+        .collect();
+    assert_eq!(rare, want);
+    // In words: after the table.
+    let out = output_within(grundy(&dir, &["octal", "0.167", "--to", "2^20", "--rare"]));
+    let words = text(&out.stdout);
+    assert!(
+        words.contains("rare heaps of heaps 0 … 1048575 under mask 3d (60 heaps):"),
+        "{words}"
+    );
+    assert!(
+        words
+            .lines()
+            .any(|l| l.split_whitespace().eq(["1303", "22"])),
+        "{words}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -66,6 +66,10 @@ pub struct OctalArgs {
     /// …/statistics answer.
     #[arg(long)]
     pub json: bool,
+    /// Also list the rare heaps and their values (rare under the mask of heaps 0 … N−1, as the
+    /// tables give them): after the table, or as "rare": [[heap, value], …] with --json.
+    #[arg(long)]
+    pub rare: bool,
     /// No progress and no notes on stderr (errors still go there).
     #[arg(long, short)]
     pub quiet: bool,
@@ -566,15 +570,24 @@ async fn run_on(
             file.display()
         ));
     }
+    let rare = if args.rare {
+        Some(rare_values(&router, &canonical, n, &statistics).await?)
+    } else {
+        None
+    };
     let mut out = std::io::stdout().lock();
     let printed = if args.json {
-        writeln!(
-            out,
-            "{}",
-            json!({"job": job_json, "statistics": statistics})
-        )
+        let mut doc = json!({"job": job_json, "statistics": statistics});
+        if let Some((_, rare)) = &rare {
+            doc["rare"] = json!(rare);
+        }
+        writeln!(out, "{doc}")
     } else {
-        write!(out, "{}", report(&canonical, n, &job_json, &statistics))
+        let mut text = report(&canonical, n, &job_json, &statistics);
+        if let Some((mask, rare)) = &rare {
+            text.push_str(&rare_table(n, *mask, rare));
+        }
+        write!(out, "{text}")
     };
     printed
         .and_then(|()| out.flush())
@@ -973,6 +986,82 @@ pub(super) fn report(canonical: &str, n: u64, job: &Value, statistics: &Value) -
         for line in cells.chunks(8) {
             let _ = writeln!(s, "  {}", line.join(", "));
         }
+    }
+    s
+}
+
+/// The rare heaps of heaps 0 … N−1 and their values, under the mask of the statistics of the
+/// whole run (`statistics.current.rare_mask`): every value read back as the values download
+/// serves it (binary), a value rare when `popcount(value & mask)` is even.
+async fn rare_values(
+    router: &axum::Router,
+    canonical: &str,
+    n: u64,
+    statistics: &Value,
+) -> Result<(u32, Vec<(u64, u32)>), Fail> {
+    let mask = statistics["current"]["rare_mask"]
+        .as_str()
+        .and_then(|m| u32::from_str_radix(m, 16).ok())
+        .ok_or_else(|| Fail::Other("the run's statistics give no rare mask".to_owned()))?;
+    let path = format!("/v1/octal/{}/values?start=0&count={n}", percent(canonical));
+    let resp = send(
+        router,
+        Method::GET,
+        &path,
+        None,
+        Some("application/octet-stream"),
+    )
+    .await?;
+    if resp.status() != StatusCode::OK {
+        return Err(Fail::Other(format!("the values: {}", resp.status())));
+    }
+    let width: usize = resp
+        .headers()
+        .get("x-grundy-value-bytes")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .filter(|w| matches!(w, 1 | 2 | 4))
+        .ok_or_else(|| Fail::Other("the values: no x-grundy-value-bytes".to_owned()))?;
+    let mut rare = Vec::new();
+    let (mut heap, mut carry) = (0u64, Vec::with_capacity(4));
+    let mut body = resp.into_body();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| Fail::Other(format!("the values: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        for &byte in data.iter() {
+            carry.push(byte);
+            if carry.len() == width {
+                let mut le = [0u8; 4];
+                le[..width].copy_from_slice(&carry);
+                let value = u32::from_le_bytes(le);
+                if crate::core::octal::statistics::is_rare(value, mask) {
+                    rare.push((heap, value));
+                }
+                heap += 1;
+                carry.clear();
+            }
+        }
+    }
+    if heap != n {
+        return Err(Fail::Other(format!("the values: {heap} read of {n}")));
+    }
+    Ok((mask, rare))
+}
+
+/// `--rare` in words: the mask, the count, then `heap value` a line.
+fn rare_table(n: u64, mask: u32, rare: &[(u64, u32)]) -> String {
+    use std::fmt::Write as _;
+    let mut s = format!(
+        "\nrare heaps of heaps 0 … {} under mask {mask:x} ({}):\n{:>16} {:>9}\n",
+        n - 1,
+        plural(rare.len() as u64, "heap"),
+        "heap",
+        "value"
+    );
+    for (heap, value) in rare {
+        let _ = writeln!(s, "{heap:>16} {value:>9}");
     }
     s
 }
