@@ -54,6 +54,11 @@ enum Command {
     },
     /// Compute an octal game's values to N in this process: resumable, with progress.
     Octal(grundy::app::cli::OctalArgs),
+    /// One value of an octal game: computed, read from its `grundy octal` store, or from a
+    /// proved period.
+    Value(grundy::app::ask::ValueArgs),
+    /// The misère quotient Q_N of an octal game (as POST /v1/octal/misere/quotient answers).
+    Misere(grundy::app::ask::MisereArgs),
     /// List the runs `grundy octal` kept, show one again without computing, or delete one.
     Runs(grundy::app::runs::RunsArgs),
     /// Print the completion script of a shell, e.g. `grundy completions bash >
@@ -149,6 +154,8 @@ fn main() -> ExitCode {
             command: KeysCommand::New { name, scopes },
         }) => keys_new(&name, scopes),
         Some(Command::Octal(args)) => runtime().block_on(grundy::app::cli::octal(args)),
+        Some(Command::Value(args)) => runtime().block_on(grundy::app::ask::value(args)),
+        Some(Command::Misere(args)) => runtime().block_on(grundy::app::ask::misere(args)),
         Some(Command::Runs(args)) => runtime().block_on(grundy::app::runs::runs(args)),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "grundy", &mut std::io::stdout());

@@ -667,3 +667,65 @@ fn rare_lists_the_rare_heaps_of_the_definition() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `grundy value` answers one value — from a proved period, computed, or from the game's
+/// store — and `grundy misere` a quotient, as the API does; out of reach is exit 2 naming the
+/// command that goes further.
+#[test]
+fn value_and_misere_answer_without_a_server() {
+    let dir = temp_dir();
+    let out = output_within(grundy(&dir, &["value", "0.07", "10^12"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // 0.07: preperiod 53, period 34: g(10^12) = g(53 + (10^12 − 53) mod 34).
+    let base = 53 + (1_000_000_000_000u64 - 53) % 34;
+    let want = grundy::core::octal::naive_values(
+        &grundy::core::octal::Game::parse("0.07").unwrap(),
+        base as usize + 1,
+        &mut || false,
+    )
+    .unwrap();
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "0.07: g(1000000000000) = {} (from the proved period 34",
+            want[base as usize]
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = output_within(grundy(&dir, &["value", "0.167", "1303", "--json"]));
+    let doc = json_stdout(&out);
+    assert_eq!(doc["value"], 22);
+    let out = output_within(grundy(&dir, &["value", "0.6", "10^11"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("grundy octal CODE --to N"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        output_within(grundy(&dir, &["value", "0.6", "-1"]))
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let out = output_within(grundy(&dir, &["misere", "0.07", "--heap", "30"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The published size: |Q_30| of 0.07 is 360 (Plambeck–Siegel).
+    assert!(
+        text(&out.stdout).starts_with("0.07: Q_30 has 360 elements"),
+        "{}",
+        text(&out.stdout)
+    );
+    let doc = json_stdout(&output_within(grundy(
+        &dir,
+        &["misere", "0.123", "--heap", "20", "--json"],
+    )));
+    assert_eq!(
+        (doc["q_size"].as_u64(), doc["p_size"].as_u64()),
+        (Some(20), Some(5))
+    );
+    // Nothing written: no store for a question.
+    assert!(files_in(&dir).is_empty(), "{:?}", files_in(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -82,7 +82,7 @@ pub struct Code {
     pub canonical: String,
 }
 
-fn game_code(text: &str) -> Result<Code, String> {
+pub(super) fn game_code(text: &str) -> Result<Code, String> {
     let game = Game::parse(text).map_err(|e| e.to_string())?;
     Ok(Code {
         text: text.to_owned(),
@@ -631,7 +631,7 @@ async fn submit(
 }
 
 /// A problem document as one line: its detail, the field named as the command line names it.
-fn refusal(status: StatusCode, problem: &Value) -> Fail {
+pub(super) fn refusal(status: StatusCode, problem: &Value) -> Fail {
     let detail = problem["detail"].as_str().unwrap_or("refused").to_owned();
     let field = problem["field"].as_str().unwrap_or_default();
     let flag = match field {
@@ -645,10 +645,15 @@ fn refusal(status: StatusCode, problem: &Value) -> Fail {
         Some(rest) if !field.is_empty() => format!("{flag}:{rest}"),
         _ => detail,
     };
-    let detail = detail.replace(
-        "; a job with \"keep\": \"window\" may go further",
-        "; give --window W to go further",
-    );
+    let detail = detail
+        .replace(
+            "; a job with \"keep\": \"window\" may go further",
+            "; give --window W to go further",
+        )
+        .replace(
+            "a job (POST /v1/octal/jobs) can compute further",
+            "grundy octal CODE --to N computes further",
+        );
     if status.is_client_error() {
         Fail::Input(detail)
     } else {
@@ -657,7 +662,7 @@ fn refusal(status: StatusCode, problem: &Value) -> Fail {
 }
 
 /// One request through the router: its status and body.
-async fn call(
+pub(super) async fn call(
     router: &axum::Router,
     method: Method,
     path: &str,
@@ -757,7 +762,7 @@ async fn write_values(
 }
 
 /// `code` percent-encoded for a path segment, but for letters, digits and `.`.
-fn percent(code: &str) -> String {
+pub(super) fn percent(code: &str) -> String {
     use std::fmt::Write as _;
     let mut enc = String::new();
     for b in code.bytes() {

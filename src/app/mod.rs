@@ -11,6 +11,7 @@
 //! formatted when the span is enabled, and requests that are refused cheaply (a body too large,
 //! too slow, no route) never reach the concurrency limit.
 
+pub mod ask; // `grundy value`, `grundy misere`: one answer of the API in-process, no server
 pub mod cli; // `grundy octal CODE --to N`: the job machinery in-process, with progress on stderr
 pub mod runs; // `grundy runs`: the runs kept in `grundy octal`'s stores, listed, shown, deleted
 
