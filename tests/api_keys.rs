@@ -958,11 +958,7 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
     let key_file = dir.join("keys");
     std::fs::write(&key_file, &file).unwrap();
     let log = dir.join("log");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::child_port();
     let base = format!("http://127.0.0.1:{port}");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
         .env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
@@ -1107,11 +1103,7 @@ async fn an_exposed_server_without_keys_says_so_at_start_up() {
     let dir = std::env::temp_dir().join(format!("grundy-keys-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("log");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::child_port();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
         .env("GRUNDY_ADDR", format!("0.0.0.0:{port}"))
         .env("GRUNDY_DATABASE_URL", "none")

@@ -283,6 +283,24 @@ fn a_run_to_completion_gives_the_histograms_of_the_definition() {
         dir.join("octal-0.167.db").exists(),
         "the default store is named after the code"
     );
+    // A range of values instead of the table: heaps 1000 … 1009, as CSV.
+    let range = output_within(grundy(
+        &dir,
+        &[
+            "octal", "0.167", "--to", "2^16", "--from", "1000", "--count", "10", "-q",
+        ],
+    ));
+    let want: String = (1000..1010).map(|h| format!("{h},{}\n", g[h])).collect();
+    assert_eq!(text(&range.stdout), format!("heap,value\n{want}"));
+    // Beyond N: refused before any work.
+    let beyond = output_within(grundy(
+        &dir,
+        &[
+            "octal", "0.167", "--to", "2^16", "--from", "65530", "--count", "10",
+        ],
+    ));
+    assert_eq!(beyond.status.code(), Some(2));
+    assert!(text(&beyond.stderr).contains("--count: heaps 65530 … 65539 lie beyond --to 65536"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

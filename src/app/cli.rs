@@ -66,6 +66,13 @@ pub struct OctalArgs {
     /// …/statistics answer.
     #[arg(long)]
     pub json: bool,
+    /// Print the values of heaps A … A+K−1 on stdout instead of the table: CSV (heap,value),
+    /// or with --json as the values download's JSON. A+K at most N.
+    #[arg(long, value_name = "A", requires = "count", value_parser = heap_index)]
+    pub from: Option<u64>,
+    /// How many values --from prints (K).
+    #[arg(long, value_name = "K", value_parser = heaps)]
+    pub count: Option<u64>,
     /// Also list the rare heaps and their values (rare under the mask of heaps 0 … N−1, as the
     /// tables give them): after the table, or as "rare": [[heap, value], …] with --json.
     #[arg(long)]
@@ -129,6 +136,14 @@ pub fn count(text: &str, most: u64, what: &str) -> Result<u64, String> {
 /// `--to N`: heaps 0 … N−1, N from 1 to 2^48.
 fn heaps(text: &str) -> Result<u64, String> {
     count(text, MAX_HEAPS, "the most heaps a run computes")
+}
+
+/// `--from A`: a heap, from 0.
+fn heap_index(text: &str) -> Result<u64, String> {
+    if text.trim() == "0" {
+        return Ok(0);
+    }
+    count(text, MAX_HEAPS - 1, "the last heap a run computes")
 }
 
 /// `--window W`: a multiple of 2^16, at most the largest window a job keeps.
@@ -267,6 +282,16 @@ async fn run(args: OctalArgs) -> Result<ExitCode, Fail> {
     }
     let config = config_for(&path, args.threads)?;
     let window = run_window(&args, &config)?;
+    if let Some(k) = args.count {
+        let a = args.from.unwrap_or(0);
+        if a.saturating_add(k) > n {
+            return Err(Fail::Input(format!(
+                "--count: heaps {a} … {} lie beyond --to {n} (heaps 0 … {})",
+                a.saturating_add(k) - 1,
+                n - 1
+            )));
+        }
+    }
     let values = match &args.values {
         Some(file) => Some((file.clone(), values_format(file)?)),
         None => None,
@@ -569,6 +594,35 @@ async fn run_on(
             n - 1,
             file.display()
         ));
+    }
+    // --from/--count: checked against N in `run`.
+    if let Some(k) = args.count {
+        let a = args.from.unwrap_or(0);
+        let accept = if args.json {
+            "application/json"
+        } else {
+            "text/csv"
+        };
+        let path = format!(
+            "/v1/octal/{}/values?start={a}&count={k}",
+            percent(&canonical)
+        );
+        let resp = send(&router, Method::GET, &path, None, Some(accept)).await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Fail::Other(format!("the values: {}", resp.status())));
+        }
+        let mut out = std::io::stdout().lock();
+        let mut body = resp.into_body();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| Fail::Other(format!("the values: {e}")))?;
+            if let Ok(data) = frame.into_data() {
+                out.write_all(&data)
+                    .map_err(|e| Fail::Other(format!("stdout: {e}")))?;
+            }
+        }
+        out.flush()
+            .map_err(|e| Fail::Other(format!("stdout: {e}")))?;
+        return Ok((ExitCode::SUCCESS, Some(summary(&job_json))));
     }
     let rare = if args.rare {
         Some(rare_values(&router, &canonical, n, &statistics).await?)

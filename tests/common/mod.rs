@@ -30,7 +30,7 @@ mod server;
 pub use in_process::{app, app_with, App};
 #[allow(unused_imports)]
 pub use server::{
-    fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, Process, Server,
+    child_port, fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, Process, Server,
 };
 
 /// The configuration tests start from (`app()`, `start()`, and `..common::config()` in a test's

@@ -107,11 +107,7 @@ pub struct Process {
 impl Process {
     /// Starts the binary with `env` on a free port and waits until /healthz answers.
     pub async fn spawn(env: &[(&str, String)]) -> Process {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = child_port();
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
         cmd.env("GRUNDY_ADDR", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn");
@@ -238,4 +234,25 @@ pub async fn fresh_postgres_url() -> String {
         .unwrap();
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap();
     format!("{base}/{name}")
+}
+
+/// A free port for a child process to listen on, below the ephemeral range (32768–60999 on
+/// Linux) and a different one for each call in this test binary. A port the OS hands out for
+/// `127.0.0.1:0` would do only until the child binds it: in between, an in-process server of
+/// another test binding `:0` may be given the same port, and the child's readiness check would
+/// then talk to that server (seen on a slow one-core run, issue 54).
+pub fn child_port() -> u16 {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let start = 20_000 + (std::process::id() % 1000) as u16 * 12;
+    let _ = NEXT.compare_exchange(0, start, Ordering::SeqCst, Ordering::SeqCst);
+    loop {
+        let port = NEXT.fetch_add(1, Ordering::SeqCst);
+        let port = 20_000 + (port - 20_000) % 12_000;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+            && std::net::TcpListener::bind(("0.0.0.0", port)).is_ok()
+        {
+            return port;
+        }
+    }
 }
