@@ -106,14 +106,17 @@ async fn router(
     Ok((super::build(state.0), state.1))
 }
 
-async fn value_of(args: ValueArgs) -> Result<ExitCode, Fail> {
-    let (router, store) = router(args.store.clone(), &args.code.canonical).await?;
-    let path = format!(
-        "/v1/octal/{}/value/{}",
-        super::cli::percent(&args.code.canonical),
-        args.heap
-    );
-    let answered = call(&router, Method::GET, &path, None, None).await;
+/// One request on [`router`]'s application, the store closed after it: the answer's JSON, or
+/// the refusal worded for the command line.
+async fn ask(
+    store: Option<PathBuf>,
+    canonical: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> Result<Value, Fail> {
+    let (router, store) = router(store, canonical).await?;
+    let answered = call(&router, method, path, body, None).await;
     if let Some(store) = store {
         store.close().await;
     }
@@ -122,6 +125,23 @@ async fn value_of(args: ValueArgs) -> Result<ExitCode, Fail> {
     if status != StatusCode::OK {
         return Err(refusal(status, &doc));
     }
+    Ok(doc)
+}
+
+async fn value_of(args: ValueArgs) -> Result<ExitCode, Fail> {
+    let path = format!(
+        "/v1/octal/{}/value/{}",
+        super::cli::percent(&args.code.canonical),
+        args.heap
+    );
+    let doc = ask(
+        args.store.clone(),
+        &args.code.canonical,
+        Method::GET,
+        &path,
+        None,
+    )
+    .await?;
     if args.json {
         println!("{doc}");
     } else {
@@ -144,24 +164,9 @@ async fn value_of(args: ValueArgs) -> Result<ExitCode, Fail> {
 }
 
 async fn quotient(args: MisereArgs) -> Result<ExitCode, Fail> {
-    let (router, store) = router(None, &args.code.canonical).await?;
     let body = json!({"code": args.code.text, "max_heap": args.heap});
-    let answered = call(
-        &router,
-        Method::POST,
-        "/v1/octal/misere/quotient",
-        Some(body),
-        None,
-    )
-    .await;
-    if let Some(store) = store {
-        store.close().await;
-    }
-    let (status, bytes) = answered?;
-    let doc: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    if status != StatusCode::OK {
-        return Err(refusal(status, &doc));
-    }
+    let path = "/v1/octal/misere/quotient";
+    let doc = ask(None, &args.code.canonical, Method::POST, path, Some(body)).await?;
     if args.json {
         println!("{doc}");
     } else {
