@@ -2,7 +2,7 @@
 //! OpenAPI document; `grundy healthcheck` asks a running server's `/healthz` (for container
 //! HEALTHCHECKs); `grundy keys new --name NAME --scope SCOPE` prints a fresh API key and its
 //! key-file line; `grundy octal CODE --to N` computes a game's values in-process, on the
-//! embedded store, with the job machinery of `POST /v1/octal/jobs` (`grundy::app::cli`).
+//! embedded store, with the job machinery of `POST /v1/octal/jobs` (`grundy::app::octal`).
 //! `--help` (`-h`, `help`) and `--version` everywhere; a bad argument exits 2.
 
 use std::process::ExitCode;
@@ -53,7 +53,10 @@ enum Command {
         command: KeysCommand,
     },
     /// Compute an octal game's values to N in this process: resumable, with progress.
-    Octal(grundy::app::cli::OctalArgs),
+    Octal(grundy::app::octal::OctalArgs),
+    /// A census of octal games to N in this process (no codes: the unsolved table), its table
+    /// printed: resumable, shared through a PostgreSQL store.
+    Census(grundy::app::census::CensusArgs),
     /// One value of an octal game: computed, read from its `grundy octal` store, or from a
     /// proved period.
     Value(grundy::app::ask::ValueArgs),
@@ -153,7 +156,8 @@ fn main() -> ExitCode {
         Some(Command::Keys {
             command: KeysCommand::New { name, scopes },
         }) => keys_new(&name, scopes),
-        Some(Command::Octal(args)) => runtime().block_on(grundy::app::cli::octal(args)),
+        Some(Command::Octal(args)) => runtime().block_on(grundy::app::octal::octal(args)),
+        Some(Command::Census(args)) => runtime().block_on(grundy::app::census::census(args)),
         Some(Command::Value(args)) => runtime().block_on(grundy::app::ask::value(args)),
         Some(Command::Misere(args)) => runtime().block_on(grundy::app::ask::misere(args)),
         Some(Command::Runs(args)) => runtime().block_on(grundy::app::runs::runs(args)),

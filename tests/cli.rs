@@ -716,7 +716,7 @@ fn value_and_misere_answer_without_a_server() {
     let out = output_within(grundy(&dir, &["value", "0.6", "10^11"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("grundy octal CODE --to N"),
+        text(&out.stderr).contains("grundy octal 0.6 --to N computes further"),
         "{}",
         text(&out.stderr)
     );
@@ -745,5 +745,116 @@ fn value_and_misere_answer_without_a_server() {
     );
     // Nothing written: no store for a question.
     assert!(files_in(&dir).is_empty(), "{:?}", files_in(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `grundy census CODE… --to N`: the census job machinery in-process — both games computed,
+/// `0.07` (Dawson's Kayles) proved periodic with the published preperiod 53 and period 34 and
+/// verified by a second run from scratch, `0.6` (Officers) without a period; its table, its
+/// JSON as the API gives it, and the same command again answering from the store.
+#[test]
+fn a_census_prints_its_table_and_is_found_again() {
+    let dir = temp_dir();
+    let out = output_within(grundy(&dir, &["census", "0.6", "0.07", "--to", "2^16"]));
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let table = text(&out.stdout);
+    assert!(table.contains("2 games to heaps 0 … 65535"), "{table}");
+    let verdict = |code: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("  {code}: ")))
+            .unwrap_or_else(|| panic!("no verdict of {code}: {table}"))
+            .to_owned()
+    };
+    let dawson = verdict("0.07");
+    assert!(dawson.contains("periodic (verified)"), "{dawson}");
+    assert!(dawson.contains("preperiod 53, period 34"), "{dawson}");
+    assert!(
+        verdict("0.6").contains("no periodicity proved in G(0..65536)"),
+        "{table}"
+    );
+    assert!(said.contains("kept in census.db"), "{said}");
+    assert!(files_in(&dir).contains(&"census.db".to_owned()));
+    assert!(
+        !files_in(&dir).iter().any(|f| f.ends_with("-wal")),
+        "{:?}",
+        files_in(&dir)
+    );
+
+    // Again: the same census, found in the store, nothing computed again.
+    let again = output_within(grundy(
+        &dir,
+        &["census", "0.07", ".6", "--to", "65536", "--json"],
+    ));
+    let said = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{said}");
+    assert!(said.contains("found in census.db"), "{said}");
+    let doc = json_stdout(&again);
+    assert_eq!(doc["status"], "done", "{doc}");
+    let games = doc["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    for g in games {
+        assert_eq!(g["status"], "done", "{g}");
+    }
+    let officers = games.iter().find(|g| g["code"] == "0.6").unwrap();
+    assert_eq!(officers["computed"], 65536);
+    assert_eq!(officers["statistics"]["n"], 65536);
+    let csv = output_within(grundy(
+        &dir,
+        &["census", "0.6", "0.07", "--to", "2^16", "--csv", "-q"],
+    ));
+    assert_eq!(csv.status.code(), Some(0));
+    assert!(text(&csv.stderr).is_empty(), "{}", text(&csv.stderr));
+    assert!(text(&csv.stdout).starts_with("code,status,n,largest_value"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A census's bad input: one line naming it, exit 2, nothing created.
+#[test]
+fn census_bad_input_is_one_line_and_creates_nothing() {
+    let dir = temp_dir();
+    for (args, needle) in [
+        (vec!["census", "0.6", "--to", "2^60"], "2^48"),
+        (
+            vec!["census", "0.6", "--to", "2^31", "--keep-all"],
+            "at most 10^9",
+        ),
+        (
+            vec!["census", "0.6", "0.8F", "--to", "2^20", "--window", "2^16"],
+            "0.8F: ",
+        ),
+        (
+            vec!["census", "0.6", "--to", "2^20", "--window", "1000"],
+            "--window",
+        ),
+        (vec!["census", "0.6", "nope", "--to", "2^10"], "nope"),
+        (
+            vec!["census", "0.6", "--to", "2^10", "--store", "nodir/c.db"],
+            "nodir",
+        ),
+    ] {
+        let out = output_within(grundy(&dir, &args));
+        let said = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert_eq!(said.trim_end().lines().count(), 1, "{args:?}: {said}");
+        assert!(said.contains(needle), "{args:?}: {said}");
+        assert!(files_in(&dir).is_empty(), "{args:?}: {:?}", files_in(&dir));
+    }
+    // The window rule's advice, followed: the game keeps every value.
+    let out = output_within(grundy(
+        &dir,
+        &[
+            "census",
+            "0.8F",
+            "--to",
+            "2^12",
+            "--keep-all",
+            "--json",
+            "-q",
+        ],
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(json_stdout(&out)["keep"], "all");
     std::fs::remove_dir_all(&dir).unwrap();
 }

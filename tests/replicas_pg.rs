@@ -231,3 +231,71 @@ async fn misere_quotients_are_computed_once_across_replicas() {
     }
     let _ = std::fs::remove_file(&keys);
 }
+
+/// `grundy census … --store postgres://…` on two processes (two machines, as far as the store
+/// can tell): the second finds the first's census and takes the games no one computes yet;
+/// the first killed -9, the second takes its games over once their leases lapse, and finishes
+/// all four to 2^22.
+#[test]
+#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+fn two_census_commands_share_a_postgres_store_and_one_killed_the_other_finishes() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let url = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(common::fresh_postgres_url());
+    let dir = std::env::temp_dir().join(format!("grundy-census-pg-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let census = |json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
+        cmd.args([
+            "census", ".161", ".014", ".034", ".172", "--to", "2^22", "-j", "2", "--threads",
+            "1", "--store", &url,
+        ])
+        .current_dir(&dir)
+        // Leases of 3 s; at most 2^16 heaps a checkpoint, so each game lasts 12.8 s at least
+        // on any machine: the first process is killed while it computes.
+        .env("GRUNDY_JOB_CHECKPOINT_MS", "200")
+        .env("GRUNDY_JOB_PACE", "65536")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        if json {
+            cmd.arg("--json");
+        }
+        cmd
+    };
+    let mut first = census(false).spawn().unwrap();
+    let mut err = BufReader::new(first.stderr.take().unwrap());
+    // Until the first process shows heaps computed.
+    loop {
+        let mut line = String::new();
+        assert!(err.read_line(&mut line).unwrap() > 0, "the first ended");
+        let computed = line
+            .split_once(" of ")
+            .filter(|(_, rest)| rest.contains(" heaps ("))
+            .and_then(|(k, _)| k.parse::<u64>().ok());
+        if computed.is_some_and(|k| k > 0) {
+            break;
+        }
+    }
+    let second = census(true).spawn().unwrap();
+    // The second process has found the census when it says so; then the first is killed.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let out = second.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("going on"), "{said}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["status"], "done", "{doc}");
+    let games = doc["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    for g in games {
+        assert_eq!(g["status"], "done", "{g}");
+        assert_eq!(g["computed"], 1u64 << 22, "{g}");
+        assert_eq!(g["statistics"]["n"], 1u64 << 22, "{g}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,16 +1,20 @@
 //! `grundy value CODE HEAP` and `grundy misere CODE --heap N`: one answer of the API in this
-//! process, without a server — the same handlers, through the same router, on the game's
-//! `grundy octal` store when there is one (a value it computed, or its proof, answers at once),
-//! else in memory.
+//! process, without a server — the same service calls as `GET /v1/octal/{code}/value/{heap}`
+//! and `POST /v1/octal/misere/quotient`, answered with the same documents (`--json`), on the
+//! game's `grundy octal` store when there is one (a value it computed, or its proof, answers
+//! at once), else in memory. Refusals are worded here, from the service's typed errors.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use axum::http::{Method, StatusCode};
-use serde_json::{json, Value};
-
-use super::cli::{call, config_for, default_store, exit, refusal, Code, Fail};
+use super::cli::{default_store, exit, Code, Fail};
+use super::documents::{heap_value_of, QuotientResponse};
+use super::store_at::{config_for, StoreAt};
+use crate::core::misere::MisereError;
+use crate::core::octal::{Game, OctalError};
+use crate::service::misere::{MisereServiceError, MAX_BOUND};
+use crate::service::octal::{Need, OctalServiceError};
 use crate::service::AppState;
 use crate::store::{inspect_sqlite_file, Store, StoreFile};
 
@@ -70,13 +74,14 @@ pub async fn misere(args: MisereArgs) -> ExitCode {
     exit("grundy misere", quotient(args).await)
 }
 
-/// A router on the game's store (if it exists and is one), else without a store; no time
-/// limit but the computation's own budgets.
-async fn router(
+/// The application on the game's store (if it exists and is one), else without a store; no
+/// time limit but the computation's own budgets.
+async fn application(
     store: Option<PathBuf>,
     canonical: &str,
-) -> Result<(axum::Router, Option<Store>), Fail> {
+) -> Result<(AppState, Option<Store>), Fail> {
     let path = store.clone().unwrap_or_else(|| default_store(canonical));
+    let at = StoreAt::File(path.clone());
     let found = match inspect_sqlite_file(&path).await {
         Ok(StoreFile::Grundy { .. }) => true,
         Ok(_) if store.is_none() => false,
@@ -89,98 +94,109 @@ async fn router(
         Err(_) if store.is_none() => false,
         Err(e) => return Err(Fail::Input(format!("--store {}: {e}", path.display()))),
     };
-    let mut config = config_for(&path, None)?;
+    let mut config = config_for(&at, None)?;
     config.octal_sync_time = Duration::from_secs(24 * 3600);
     config.job_workers = 0;
-    let state = if found {
-        let store = Store::connect(config.database_url.as_deref().unwrap_or_default())
-            .await
-            .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
-        let state = AppState::new(config);
-        state.set_store(store.clone());
-        (state, Some(store))
-    } else {
+    if !found {
         config.database_url = None;
-        (AppState::new(config), None)
-    };
-    Ok((super::build(state.0), state.1))
-}
-
-/// One request on [`router`]'s application, the store closed after it: the answer's JSON, or
-/// the refusal worded for the command line.
-async fn ask(
-    store: Option<PathBuf>,
-    canonical: &str,
-    method: Method,
-    path: &str,
-    body: Option<Value>,
-) -> Result<Value, Fail> {
-    let (router, store) = router(store, canonical).await?;
-    let answered = call(&router, method, path, body, None).await;
-    if let Some(store) = store {
-        store.close().await;
+        return Ok((AppState::new(config), None));
     }
-    let (status, bytes) = answered?;
-    let doc: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    if status != StatusCode::OK {
-        return Err(refusal(status, &doc));
-    }
-    Ok(doc)
+    let store = Store::connect(config.database_url.as_deref().unwrap_or_default())
+        .await
+        .map_err(|e| Fail::Input(format!("--store {}: {e}", path.display())))?;
+    let state = AppState::new(config);
+    state.set_store(store.clone());
+    Ok((state, Some(store)))
 }
 
 async fn value_of(args: ValueArgs) -> Result<ExitCode, Fail> {
-    let path = format!(
-        "/v1/octal/{}/value/{}",
-        super::cli::percent(&args.code.canonical),
-        args.heap
-    );
-    let doc = ask(
-        args.store.clone(),
-        &args.code.canonical,
-        Method::GET,
-        &path,
-        None,
-    )
-    .await?;
+    let game = Game::parse(&args.code.canonical).map_err(|e| Fail::Input(e.to_string()))?;
+    let (app, store) = application(args.store.clone(), &args.code.canonical).await?;
+    let heap = args.heap;
+    // As the API computes it: up to the synchronous limit (GRUNDY_OCTAL_MAX_N), stopping at
+    // a proof; a heap beyond needs the proof, or `grundy octal` to compute further.
+    let max = app.config.octal_max_n;
+    let need = Need {
+        n: usize::try_from(heap).map_or(max, |h| h.saturating_add(1).min(max)),
+        until_proved: true,
+    };
+    let answered = app
+        .octal
+        .with_solver(&game, need, move |solver| {
+            (solver.values().len(), heap_value_of(solver, heap))
+        })
+        .await;
+    if let Some(store) = store {
+        store.close().await;
+    }
+    let canonical = &args.code.canonical;
+    let doc = match answered {
+        Ok((_, Ok(doc))) => doc,
+        Ok((computed, Err(OctalError::HeapBeyondRange { .. }))) => {
+            return Err(Fail::Input(format!(
+                "HEAP: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values; grundy octal {canonical} --to N computes further"
+            )))
+        }
+        Ok((_, Err(e))) => return Err(Fail::Input(format!("HEAP: {e}"))),
+        Err(OctalServiceError::Game(e)) => return Err(Fail::Input(e.to_string())),
+        Err(e) => return Err(Fail::Other(e.to_string())),
+    };
     if args.json {
-        println!("{doc}");
+        println!("{}", serde_json::to_string(&doc).unwrap_or_default());
     } else {
-        let source = match doc["source"].as_str() {
-            Some("periodicity") => format!(
+        let source = match (doc.source.as_str(), &doc.periodicity) {
+            ("periodicity", p) => format!(
                 "from the proved period {} (preperiod {}, saltus {})",
-                doc["periodicity"]["period"],
-                doc["periodicity"]["preperiod"],
-                doc["periodicity"]["saltus"]
+                num(p.period),
+                num(p.preperiod),
+                num(p.saltus)
             ),
-            Some(other) => other.replace('_', " "),
-            None => "computed".to_owned(),
+            (other, _) => other.replace('_', " "),
         };
-        println!(
-            "{}: g({}) = {} ({source})",
-            args.code.canonical, args.heap, doc["value"]
-        );
+        println!("{canonical}: g({heap}) = {} ({source})", doc.value);
     }
     Ok(ExitCode::SUCCESS)
 }
 
+fn num(x: Option<u64>) -> String {
+    x.map_or("–".to_owned(), |x| x.to_string())
+}
+
 async fn quotient(args: MisereArgs) -> Result<ExitCode, Fail> {
-    let body = json!({"code": args.code.text, "max_heap": args.heap});
-    let path = "/v1/octal/misere/quotient";
-    let doc = ask(None, &args.code.canonical, Method::POST, path, Some(body)).await?;
+    if args.heap > MAX_BOUND {
+        return Err(Fail::Input(format!(
+            "--heap: {} is above {MAX_BOUND}",
+            args.heap
+        )));
+    }
+    let game = Game::parse(&args.code.canonical).map_err(|e| Fail::Input(e.to_string()))?;
+    let (app, _) = application(None, &args.code.canonical).await?;
+    let q = app
+        .misere
+        .quotient(&game, args.heap)
+        .await
+        .map_err(|p| match p.error {
+            MisereServiceError::Internal(e) => Fail::Other(e),
+            MisereServiceError::Engine {
+                error: MisereError::Internal { what },
+                ..
+            } => Fail::Other(format!("misère quotient: {what}")),
+            e => Fail::Input(format!("--heap: {e}")),
+        })?;
+    let doc = QuotientResponse::of(&q, 0, 0);
     if args.json {
-        println!("{doc}");
+        println!("{}", serde_json::to_string(&doc).unwrap_or_default());
     } else {
-        let tame = match doc["tame"].as_bool() {
-            Some(true) => "tame",
-            _ => "wild",
-        };
         println!(
-            "{}: Q_{} has {} elements, {} of them P-positions ({tame}); Φ(0 … {}) = {}",
-            args.code.canonical, args.heap, doc["q_size"], doc["p_size"], args.heap, doc["phi"]
+            "{}: Q_{} has {} elements, {} of them P-positions ({}); Φ(0 … {}) = {}",
+            args.code.canonical,
+            args.heap,
+            doc.q_size,
+            doc.p_size,
+            if doc.tame { "tame" } else { "wild" },
+            args.heap,
+            serde_json::to_string(&doc.phi).unwrap_or_default()
         );
-        if let Some(p) = doc["presentation"].as_str() {
-            println!("presentation: {p}");
-        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,8 +12,25 @@
 //! too slow, no route) never reach the concurrency limit.
 
 pub mod ask; // `grundy value`, `grundy misere`: one answer of the API in-process, no server
-pub mod cli; // `grundy octal CODE --to N`: the job machinery in-process, with progress on stderr
+pub mod census; // `grundy census CODE… --to N`: the census job machinery in-process, its table printed
+pub mod cli; // what the commands share: codes and counts, failures in one line, notes on stderr
+mod download; // a run's values as the download endpoint serves them: to a file, to stdout, the rare heaps
+pub mod octal; // `grundy octal CODE --to N`: the job machinery in-process, with progress on stderr
+mod progress; // a job's progress on stderr, followed as the event stream follows it
+mod report; // what a finished run prints: verdict, statistics table, histogram, rare heaps, summary
 pub mod runs; // `grundy runs`: the runs kept in `grundy octal`'s stores, listed, shown, deleted
+pub mod store_at; // `--store`: an SQLite file or a shared PostgreSQL database, checked, opened, closed whole
+
+/// The API's documents the commands print (`--json`, `--csv`, the values they read): the
+/// command line answers in the API's own wire types, built from the service's results without
+/// a request. Named here, the one place of `app/` that reaches into `api/`.
+pub(crate) mod documents {
+    pub use crate::api::octal::heap_value_of;
+    pub use crate::api::octal::jobs::census::{csv, CensusDocument, CensusGame};
+    pub use crate::api::octal::jobs::statistics::JobStatistics;
+    pub use crate::api::octal::jobs::JobResponse;
+    pub use crate::api::octal::misere::QuotientResponse;
+}
 
 use axum::extract::Request;
 use axum::response::IntoResponse;

@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::cli::{config_for, exit, get_json, plural, power_name, report, Fail};
-use crate::service::AppState;
+use super::cli::{exit, plural, power_name, Fail};
+use super::report::{documents, report};
 use crate::store::{
     inspect_sqlite_file, Job, JobKind, JobStatus, PeriodicityRecord, Store, StoreFile,
 };
@@ -72,8 +72,8 @@ async fn run(args: RunsArgs) -> Result<ExitCode, Fail> {
             print(&out)
         }
         RunsCommand::Show { id, json } => {
-            let (path, store, job) = find(&stores, &id).await?;
-            let shown = show(&path, &store, &job, json).await;
+            let (_, store, job) = find(&stores, &id).await?;
+            let shown = show(&store, &job, json).await;
             store.close().await;
             print(&shown?)
         }
@@ -254,14 +254,9 @@ fn verdict(j: &Job) -> String {
     }
 }
 
-/// A run's result again, as `grundy octal` printed it: through the same router and report.
-async fn show(path: &Path, store: &Store, job: &Job, as_json: bool) -> Result<String, Fail> {
-    let state = AppState::new(config_for(path, None)?);
-    state.set_store(store.clone());
-    let router = super::build(state);
-    let id = &job.id;
-    let job_json: Value = get_json(&router, &format!("/v1/octal/jobs/{id}")).await?;
-    let statistics = get_json(&router, &format!("/v1/octal/jobs/{id}/statistics")).await?;
+/// A run's result again, as `grundy octal` printed it: the same documents and report.
+async fn show(store: &Store, job: &Job, as_json: bool) -> Result<String, Fail> {
+    let (job_json, statistics) = documents(store, job.clone()).await?;
     Ok(if as_json {
         format!("{}\n", json!({"job": job_json, "statistics": statistics}))
     } else {

@@ -319,33 +319,49 @@ async fn heap_value(
         until_proved: true,
     };
     let canonical = game.canonical();
-    let resp = app.octal.with_solver(&game, need, move |solver| -> Result<_, ApiError> {
-        let computed = solver.values().len();
-        let value = solver.value_at(heap).map_err(|e| match e {
-            core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
-                field: "heap".into(),
-                detail: format!(
-                    "heap: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values \
-                     (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
-                ),
-            },
-            other => ApiError::invalid_field("heap", other),
-        })?;
-        // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
-        // values a request for this heap computes) or when it fits within g(0..=heap).
-        let proof = solver.periodicity().proof().copied();
-        let by_period = proof.is_some_and(|p| heap >= p.proved_at);
-        let within = if by_period { u64::MAX } else { heap.saturating_add(1) };
-        Ok(HeapValueResponse {
-            code: canonical,
-            heap,
-            value,
-            source: if by_period { "periodicity" } else { "computed" }.into(),
-            periodicity: verdict_within(solver.periodicity(), within),
+    let resp = app
+        .octal
+        .with_solver(&game, need, move |solver| {
+            let computed = solver.values().len();
+            heap_value_of(solver, heap).map_err(|e| match e {
+                core::OctalError::HeapBeyondRange { .. } => ApiError::BudgetExceeded {
+                    field: "heap".into(),
+                    detail: format!(
+                        "heap: g({heap}) is unknown: periodicity of {canonical} is not proved within the first {computed} values \
+                         (the synchronous limit, GRUNDY_OCTAL_MAX_N); a job (POST /v1/octal/jobs) can compute further"
+                    ),
+                },
+                other => ApiError::invalid_field("heap", other),
+            })
         })
-    })
-    .await??;
+        .await??;
     respond(&app, None, 0, move || Ok(resp)).await
+}
+
+/// g(`heap`) from `solver` as `GET /v1/octal/{code}/value/{heap}` answers it (and `grundy
+/// value`): a heap beyond what the solver computed needs a proved period
+/// (`OctalError::HeapBeyondRange` otherwise).
+pub fn heap_value_of(
+    solver: &core::Solver,
+    heap: u64,
+) -> Result<HeapValueResponse, core::OctalError> {
+    let value = solver.value_at(heap)?;
+    // Deterministic reporting: a proof counts when the heap needed it (heap beyond the
+    // values a request for this heap computes) or when it fits within g(0..=heap).
+    let proof = solver.periodicity().proof().copied();
+    let by_period = proof.is_some_and(|p| heap >= p.proved_at);
+    let within = if by_period {
+        u64::MAX
+    } else {
+        heap.saturating_add(1)
+    };
+    Ok(HeapValueResponse {
+        code: solver.game().canonical(),
+        heap,
+        value,
+        source: if by_period { "periodicity" } else { "computed" }.into(),
+        periodicity: verdict_within(solver.periodicity(), within),
+    })
 }
 
 /// Nim-sum and every winning move of a sum of heaps, paginated; with `"play": "misere"` the

@@ -21,6 +21,7 @@
 //! many values the proof reads. Nothing here knows HTTP.
 
 use super::kind::{JobSubmit, Submission};
+use super::request::{window_rule, JobRefusal};
 use crate::config::Config;
 use crate::core::octal::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
 use crate::core::octal::{Engine, Game, Snapshot, Statistics};
@@ -41,6 +42,11 @@ pub enum CensusError {
     Invalid {
         field: String,
         detail: String,
+    },
+    /// The job of code `codes[index]` is refused (the window rule, `request::window_rule`).
+    Code {
+        index: usize,
+        refusal: JobRefusal,
     },
     /// The census's jobs do not fit the caller's quotas (nothing was written).
     OverQuota(QuotaExceeded),
@@ -84,22 +90,10 @@ pub fn plan(codes: Option<&[String]>, template: &NewJob) -> Result<NewCensus, Ce
         let field = format!("codes[{i}]");
         let game = Game::parse(code)
             .map_err(|e| invalid(field.clone(), format!("{field}: {e} (in {code:?})")))?;
-        if let Some(window) = template.keep_window {
-            if let Some(why) = crate::service::octal::window_refusal(&game) {
-                if window < template.max_n {
-                    return Err(invalid(
-                        field.clone(),
-                        format!(
-                            "{field}: {why} (keep \"all\", give a window of at least max_n \
-                             ({}), which holds every value, or leave the code out)",
-                            template.max_n
-                        ),
-                    ));
-                }
-                // The window holds every value: the census's jobs keep all.
-                all_instead = true;
-            }
-        }
+        let mut job = template.clone();
+        window_rule(&game, &mut job).map_err(|refusal| CensusError::Code { index: i, refusal })?;
+        // The window holds every value: the census's jobs keep all.
+        all_instead |= template.keep_window.is_some() && job.keep_window.is_none();
         let c = game.canonical();
         if !canonical.contains(&c) {
             canonical.push(c);
@@ -498,10 +492,13 @@ mod tests {
             ..template()
         };
         match plan(Some(&three), &longer) {
-            Err(CensusError::Invalid { field, detail }) => {
-                assert_eq!(field, "codes[1]");
-                assert!(detail.contains("window mode"), "{detail}");
-                assert!(detail.contains("digit d1 = 8"), "{detail}");
+            Err(CensusError::Code {
+                index,
+                refusal: JobRefusal::CannotWindow { why, .. },
+            }) => {
+                assert_eq!(index, 1);
+                assert!(why.contains("window mode"), "{why}");
+                assert!(why.contains("digit d1 = 8"), "{why}");
             }
             other => panic!("{other:?}"),
         }

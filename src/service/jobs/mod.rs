@@ -35,8 +35,10 @@
 pub mod archive; // a window job's archive: the values its engine dropped, read back from the store's chunks
 pub mod census; // censuses: their members submitted together within quotas, read as a table with verified verdicts
 pub mod cpu; // a job's CPU time from /proc's per-thread counters: the slice's thread and the engine's helpers
+pub mod follow; // a job followed to its end by polling the store: the event stream and the command line's bar
 mod kind; // the interface every kind implements: its submission (written once), its run (and the seat it runs on)
 mod misere; // misère-quotient jobs: submitted (or joined), resumed from a verified quotient, checkpointed, cancelled
+pub mod request; // what a job is asked for, checked once for the API and the command line: a typed refusal, the window rule
 mod retry; // what a job worker does while the store fails: back-off, retries, the stall it shows
 mod sequence; // octal-sequence jobs: submitted, computed in slices, checkpointed, resumed, windowed
 pub mod threads; // GRUNDY_JOB_THREADS: the cores divided among the running jobs, re-balanced at each slice

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::{JobReader, JobWriter};
-use crate::api::octal::jobs::sequence::{job_request, new_job, JobRequest, KeepMode};
+use crate::api::octal::jobs::sequence::{job_request, refused, KeepMode};
 use crate::api::octal::jobs::statistics::StatisticsRow;
 use crate::api::octal::PeriodicityInfo;
 use crate::api::wire::accept::{Format, JsonOrCsv};
@@ -26,6 +26,7 @@ use crate::core::octal::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE}
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
 use crate::service::jobs::census::{self as service, CensusError, CensusView, GameRow};
+use crate::service::jobs::request::{JobAsk, Keep};
 use crate::service::AppState;
 use crate::store::{Census, CensusCounts, Store};
 
@@ -302,7 +303,7 @@ fn field(s: &str) -> String {
     }
 }
 
-fn csv(doc: &CensusDocument) -> String {
+pub fn csv(doc: &CensusDocument) -> String {
     let opt = |x: Option<String>| x.unwrap_or_default();
     let mut out = format!("{CSV_HEADER}\n");
     for g in &doc.games {
@@ -364,6 +365,16 @@ impl From<CensusError> for ApiError {
     fn from(e: CensusError) -> Self {
         match e {
             CensusError::Invalid { field, detail } => ApiError::invalid(field, detail),
+            CensusError::Code { index, refusal } => {
+                let field = format!("codes[{index}]");
+                refused(refusal, |why, max_n| {
+                    let detail = format!(
+                        "{field}: {why} (keep \"all\", give a window of at least max_n \
+                         ({max_n}), which holds every value, or leave the code out)"
+                    );
+                    ApiError::invalid(field, detail)
+                })
+            }
             CensusError::OverQuota(q) => q.into(),
             CensusError::Store(e) => e.into(),
         }
@@ -395,17 +406,15 @@ async fn create(
     JobWriter(caller): JobWriter,
     ApiJson(req): ApiJson<CensusRequest>,
 ) -> Result<Response, ApiError> {
-    let template = new_job(
-        &app.config,
-        String::new(),
-        &JobRequest {
-            code: String::new(),
-            max_n: req.max_n,
-            keep: Some(req.keep.unwrap_or(KeepMode::Window)),
-            window: req.window,
-            store_values: req.store_values,
-        },
-    )?;
+    let ask = JobAsk {
+        max_n: req.max_n.0,
+        keep: Some(req.keep.map_or(Keep::Window, Keep::from)),
+        window: req.window.map(|w| w.0),
+        store_values: req.store_values,
+    };
+    let template = ask
+        .template(&app.config)
+        .map_err(|r| refused(r, |why, _| ApiError::invalid("keep", why)))?;
     let plan = service::plan(req.codes.as_deref(), &template)?;
     let store = store(&app)?;
     let (census, _jobs) = service::create(&app, &caller, &store, plan).await?;

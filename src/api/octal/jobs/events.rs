@@ -1,11 +1,10 @@
 //! `GET /v1/octal/jobs/{id}/events`: a job's progress as Server-Sent Events.
 //!
-//! The stream polls the store for the job document (every `poll_interval`, at most 250 ms
-//! and at most half a checkpoint interval, so every checkpoint is seen) and sends
-//! `event: progress` whenever `computed` changes, then one terminal `event: done`, `failed` or
-//! `cancelled` whose data is the job document, and ends. Polling the store (rather than a
-//! notification from the worker) also follows jobs computed by other replicas. Comment
-//! heartbeats every 15 s keep proxies from closing a quiet stream.
+//! The job is followed as the command line's progress bar follows it
+//! (`crate::service::jobs::follow`: the store polled often enough to see every checkpoint,
+//! jobs of other replicas too): `event: progress` whenever `computed` changes, then one
+//! terminal `event: done`, `failed` or `cancelled` whose data is the job document, and the
+//! stream ends. Comment heartbeats every 15 s keep proxies from closing a quiet stream.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -16,20 +15,15 @@ use futures_util::Stream;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::auth::JobReader;
-use crate::api::octal::jobs::statistics::{saved, StatisticsSummary};
+use crate::api::octal::jobs::statistics::StatisticsSummary;
 use crate::api::octal::jobs::{existing, JobResponse, Progress, QuotientJobProgress};
 use crate::api::wire::doc_responses::{AuthProblems, JobNotFound, StoreUnavailable};
 use crate::api::wire::error::ApiError;
+use crate::service::jobs::follow::{poll_interval, Follow, Step};
 use crate::service::AppState;
-use crate::store::{Job, Store};
 
 /// Heartbeat interval.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
-/// How often the stream reads the job: often enough to see every checkpoint.
-fn poll_interval(checkpoint: Duration) -> Duration {
-    (checkpoint / 2).clamp(Duration::from_millis(20), Duration::from_millis(250))
-}
 
 /// Live progress of a job (Server-Sent Events).
 ///
@@ -61,89 +55,39 @@ async fn events(
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let (store, job) = existing(&app, &id, &caller).await?;
-    let watch = Watch {
-        store,
-        id,
-        next: Some(job),
-        last: None,
-        finished: false,
-        interval: poll_interval(app.config.job_checkpoint),
-    };
-    let stream = futures_util::stream::unfold(watch, |mut w| async move {
-        w.next_event().await.map(|e| (Ok(e), w))
+    let follow = Follow::new(store, job, poll_interval(app.config.job_checkpoint));
+    let stream = futures_util::stream::unfold((follow, id), |(mut f, id)| async move {
+        let event = event(f.next().await?, &id);
+        Some((Ok(event), (f, id)))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
 }
 
-/// The stream's state.
-struct Watch {
-    store: Store,
-    id: String,
-    /// A job document read but not yet reported.
-    next: Option<Job>,
-    /// The `computed` last reported.
-    last: Option<u64>,
-    finished: bool,
-    interval: Duration,
-}
-
-impl Watch {
-    /// The next event, or `None` once the terminal one was sent.
-    async fn next_event(&mut self) -> Option<Event> {
-        loop {
-            if self.finished {
-                return None;
-            }
-            let job = match self.next.take() {
-                Some(job) => job,
-                None => {
-                    tokio::time::sleep(self.interval).await;
-                    match self.store.get_job(&self.id).await {
-                        Ok(Some(job)) => job,
-                        Ok(None) => {
-                            self.finished = true;
-                            let problem = ApiError::NotFound {
-                                detail: format!("job {:?} was deleted", self.id),
-                            }
-                            .problem();
-                            let data = serde_json::to_string(&problem).unwrap_or_default();
-                            return Some(Event::default().event("error").data(data));
-                        }
-                        Err(e) => {
-                            // Keep polling: the store may come back; heartbeats go on.
-                            tracing::warn!(error = %e, job = %self.id, "job events: store read failed");
-                            continue;
-                        }
-                    }
-                }
+/// A step of following job `id` as its event.
+fn event(step: Step, id: &str) -> Event {
+    match step {
+        Step::Progress { job, statistics } => {
+            let doc = JobResponse::from(*job);
+            let event = ProgressEvent {
+                progress: doc.progress,
+                statistics: statistics.as_ref().map(StatisticsSummary::from),
+                quotient: doc.quotient,
             };
+            let data = serde_json::to_string(&event).unwrap_or_default();
+            Event::default().event("progress").data(data)
+        }
+        Step::Ended(job) => {
             let status = job.status;
-            let doc = JobResponse::from(job.clone());
-            if self.last != Some(doc.progress.computed) {
-                // Report the count first; a final job comes back for its terminal event.
-                self.last = Some(doc.progress.computed);
-                if status.is_final() {
-                    self.next = Some(job);
-                }
-                let statistics = match saved(&self.store, &self.id).await {
-                    Ok(stats) => stats
-                        .and_then(|s| s.current())
-                        .map(|s| StatisticsSummary::from(&s)),
-                    Err(_) => None,
-                };
-                let event = ProgressEvent {
-                    progress: doc.progress,
-                    statistics,
-                    quotient: doc.quotient,
-                };
-                let data = serde_json::to_string(&event).unwrap_or_default();
-                return Some(Event::default().event("progress").data(data));
+            let data = serde_json::to_string(&JobResponse::from(*job)).unwrap_or_default();
+            Event::default().event(status.as_str()).data(data)
+        }
+        Step::Deleted => {
+            let problem = ApiError::NotFound {
+                detail: format!("job {id:?} was deleted"),
             }
-            if status.is_final() {
-                self.finished = true;
-                let data = serde_json::to_string(&doc).unwrap_or_default();
-                return Some(Event::default().event(status.as_str()).data(data));
-            }
+            .problem();
+            let data = serde_json::to_string(&problem).unwrap_or_default();
+            Event::default().event("error").data(data)
         }
     }
 }

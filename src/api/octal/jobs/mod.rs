@@ -275,7 +275,7 @@ pub struct JobStall {
 
 impl JobResponse {
     /// The job as stored, with what this replica knows in memory about a stall.
-    fn with_stall(j: Job, stall: Option<Stall>) -> Self {
+    pub fn with_stall(j: Job, stall: Option<Stall>) -> Self {
         let stalled = stall.filter(|_| j.status == JobStatus::Running);
         let mut r = JobResponse::from(j);
         if let Some(s) = stalled {

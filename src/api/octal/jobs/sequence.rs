@@ -18,9 +18,10 @@ use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
 use crate::problem::Problem;
+use crate::service::jobs::request::{JobAsk, JobRefusal, Keep, WindowOption};
 use crate::service::jobs::{JobSubmit, Submission};
 use crate::service::AppState;
-use crate::store::{NewJob, SequenceJob};
+use crate::store::SequenceJob;
 
 /// Declares an octal job request: its own field, then the options every such request shares —
 /// `max_n`, `keep` and the window options `window` and `store_values`, with their rules —
@@ -106,81 +107,75 @@ pub enum KeepMode {
     Window,
 }
 
-/// Whether a request runs in window mode: as its `keep` says; without one, when it gives a
-/// window option (`window`, `store_values`).
-pub(super) fn window_mode(req: &JobRequest) -> bool {
-    match req.keep {
-        Some(keep) => keep == KeepMode::Window,
-        None => req.window.is_some() || req.store_values.is_some(),
+impl From<KeepMode> for Keep {
+    fn from(k: KeepMode) -> Self {
+        match k {
+            KeepMode::All => Keep::All,
+            KeepMode::Window => Keep::Window,
+        }
     }
 }
 
-/// The job a valid request asks for: `max_n` within the mode's limit, window options only in
-/// window mode (which they imply when `keep` is not given).
-pub(super) fn new_job(
-    config: &crate::config::Config,
-    code: String,
-    req: &JobRequest,
-) -> Result<NewJob, ApiError> {
-    let max_n = req.max_n.0;
-    let window_mode = window_mode(req);
-    let (limit, var) = if window_mode {
-        (config.job_window_max_n, "GRUNDY_JOB_WINDOW_MAX_N")
-    } else {
-        (config.job_max_n, "GRUNDY_JOB_MAX_N")
-    };
-    if max_n == 0 || max_n > limit {
-        let hint = if window_mode {
-            ""
-        } else {
-            "; a job with \"keep\": \"window\" may go further"
-        };
-        return Err(ApiError::invalid(
-            "max_n",
-            format!("max_n: {max_n} is outside 1..={limit} ({var}){hint}"),
-        ));
-    }
-    if !window_mode {
-        for (field, given) in [
-            ("window", req.window.is_some()),
-            ("store_values", req.store_values.is_some()),
-        ] {
-            if given {
-                return Err(ApiError::invalid(
-                    field,
-                    format!(
-                        "{field}: only a job with \"keep\": \"window\" takes it, and this one \
-                         says \"keep\": \"all\" (leave \"keep\" out: a {field} implies \
-                         \"keep\": \"window\")"
-                    ),
-                ));
-            }
+impl JobRequest {
+    /// What the request asks for, to check (`crate::service::jobs::request`).
+    pub(super) fn ask(&self) -> JobAsk {
+        JobAsk {
+            max_n: self.max_n.0,
+            keep: self.keep.map(Keep::from),
+            window: self.window.map(|w| w.0),
+            store_values: self.store_values,
         }
-        return Ok(NewJob {
-            code,
-            max_n,
-            keep_window: None,
-            store_values: true,
-        });
     }
-    let slide = crate::core::octal::SLIDE as u64;
-    let window = req.window.map_or(config.job_window, |w| w.0);
-    if window == 0 || !window.is_multiple_of(slide) || window > config.job_max_window {
-        return Err(ApiError::invalid(
+}
+
+/// A refused job request as a problem naming its field. `cannot_window`: the field and the
+/// advice when the game cannot run in window mode (a job names `keep`, a census the code).
+pub(super) fn refused(
+    r: JobRefusal,
+    cannot_window: impl FnOnce(String, u64) -> ApiError,
+) -> ApiError {
+    match r {
+        JobRefusal::MaxN {
+            given,
+            limit,
+            window_mode,
+        } => {
+            let (var, hint) = if window_mode {
+                ("GRUNDY_JOB_WINDOW_MAX_N", "")
+            } else {
+                (
+                    "GRUNDY_JOB_MAX_N",
+                    "; a job with \"keep\": \"window\" may go further",
+                )
+            };
+            ApiError::invalid(
+                "max_n",
+                format!("max_n: {given} is outside 1..={limit} ({var}){hint}"),
+            )
+        }
+        JobRefusal::OptionNeedsWindow(option) => {
+            let field = match option {
+                WindowOption::Window => "window",
+                WindowOption::StoreValues => "store_values",
+            };
+            ApiError::invalid(
+                field,
+                format!(
+                    "{field}: only a job with \"keep\": \"window\" takes it, and this one \
+                     says \"keep\": \"all\" (leave \"keep\" out: a {field} implies \
+                     \"keep\": \"window\")"
+                ),
+            )
+        }
+        JobRefusal::Window { given, slide, most } => ApiError::invalid(
             "window",
             format!(
-                "window: {window} must be a positive multiple of {slide} up to {} \
-                 (GRUNDY_JOB_MAX_WINDOW)",
-                config.job_max_window
+                "window: {given} must be a positive multiple of {slide} up to {most} \
+                 (GRUNDY_JOB_MAX_WINDOW)"
             ),
-        ));
+        ),
+        JobRefusal::CannotWindow { why, max_n, .. } => cannot_window(why, max_n),
     }
-    Ok(NewJob {
-        code,
-        max_n,
-        keep_window: Some(window),
-        store_values: req.store_values.unwrap_or(false),
-    })
 }
 
 /// Submit a long computation.
@@ -204,24 +199,17 @@ pub(super) async fn create(
     ApiJson(req): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
     let game = parse_code("code", &req.code)?;
-    let mut new = new_job(&app.config, game.canonical(), &req)?;
-    if let Some(window) = new.keep_window {
-        if let Some(why) = crate::service::octal::window_refusal(&game) {
-            if window < new.max_n {
-                return Err(ApiError::invalid(
-                    "keep",
-                    format!(
-                        "keep: {why}; keep \"all\", or give a window of at least max_n \
-                         ({}), which holds every value",
-                        new.max_n
-                    ),
-                ));
-            }
-            // The window holds every value: the job keeps all (and stores every value).
-            new.keep_window = None;
-            new.store_values = true;
-        }
-    }
+    let new = req.ask().job(&app.config, &game).map_err(|r| {
+        refused(r, |why, max_n| {
+            ApiError::invalid(
+                "keep",
+                format!(
+                    "keep: {why}; keep \"all\", or give a window of at least max_n \
+                     ({max_n}), which holds every value"
+                ),
+            )
+        })
+    })?;
     let store = store(&app)?;
     let id = uuid::Uuid::new_v4().to_string();
     let job = match SequenceJob::submit(&caller, &store, &new, &id).await? {

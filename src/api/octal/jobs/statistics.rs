@@ -19,7 +19,7 @@ use crate::api::wire::params::ApiPath;
 use crate::core::octal::{Snapshot, Statistics};
 use crate::problem::Problem;
 use crate::service::AppState;
-use crate::store::Store;
+use crate::store::{Job, Store};
 
 /// Declares a struct of the figures the tables give for a prefix G(0..n) — its length, the
 /// largest value and the first heap holding it, the rare mask, the rare heaps' count and the
@@ -135,6 +135,23 @@ pub struct JobStatistics {
     pub powers_of_two: Vec<StatisticsRow>,
 }
 
+impl JobStatistics {
+    /// The document of `job`'s statistics `stats` (as saved with its last checkpoint).
+    pub fn new(job: Job, stats: Option<&Statistics>) -> Self {
+        JobStatistics {
+            computed: stats.map_or(0, Statistics::len),
+            current: stats
+                .and_then(Statistics::current)
+                .map(|s| StatisticsRow::from(&s)),
+            powers_of_two: stats
+                .map(|s| s.snapshots().iter().map(StatisticsRow::from).collect())
+                .unwrap_or_default(),
+            id: job.id,
+            code: job.code,
+        }
+    }
+}
+
 /// The statistics a job saved with its last checkpoint (`None` before one).
 pub(super) async fn saved(store: &Store, id: &str) -> Result<Option<Statistics>, ApiError> {
     let Some(bytes) = store.job_statistics(id).await? else {
@@ -175,19 +192,7 @@ async fn statistics(
 ) -> Result<Response, ApiError> {
     let (store, job) = existing(&app, &id, &caller).await?;
     let stats = saved(&store, &id).await?;
-    let body = JobStatistics {
-        computed: stats.as_ref().map_or(0, Statistics::len),
-        current: stats
-            .as_ref()
-            .and_then(Statistics::current)
-            .map(|s| StatisticsRow::from(&s)),
-        powers_of_two: stats
-            .as_ref()
-            .map(|s| s.snapshots().iter().map(StatisticsRow::from).collect())
-            .unwrap_or_default(),
-        id: job.id,
-        code: job.code,
-    };
+    let body = JobStatistics::new(job, stats.as_ref());
     Ok(match format {
         Format::Csv => {
             let mut csv = String::from("n,value,count\n");
