@@ -226,12 +226,58 @@ async fn run_on(
     values: Option<(PathBuf, &'static str)>,
     note: Notes,
 ) -> Result<(ExitCode, Option<String>), Fail> {
+    let n = args.to;
+    let state = AppState::new(config);
+    state.set_store(store.clone());
+    let (job, start) = find_or_submit(store, &state, args, at, &new, note).await?;
+    let id = job.id.clone();
+
+    if job.status != JobStatus::Done {
+        let workers = Workers::start(&state);
+        state.job_notify.notify_one();
+        let checkpoint = state.config.job_checkpoint;
+        let watched = watch(store, &job, n, start, args.quiet, checkpoint).await;
+        workers.stop().await;
+        let job = store
+            .get_job(&id)
+            .await?
+            .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
+        match watched {
+            Watched::Signal => {
+                // (Said even with --quiet: where the run stopped is what the next one needs.)
+                eprintln!(
+                    "stopped at heap {} of {n}; the same command resumes there",
+                    job.computed.min(n)
+                );
+                return Ok((ExitCode::from(130), None));
+            }
+            Watched::Ended if job.status == JobStatus::Done => {}
+            Watched::Ended => {
+                return Err(Fail::Other(format!(
+                    "job {id} {}: {}",
+                    job.status.as_str(),
+                    job.error.as_deref().unwrap_or("no reason given")
+                )));
+            }
+        }
+    }
+
+    print_result(store, &state, args, &id, values, note).await
+}
+
+/// The run's job: the same run found in the store (a shorter window run extended), or
+/// submitted; and the heap its progress starts at (what the store holds of the game).
+async fn find_or_submit(
+    store: &Store,
+    state: &AppState,
+    args: &OctalArgs,
+    at: &StoreAt,
+    new: &NewJob,
+    note: Notes,
+) -> Result<(Job, u64), Fail> {
     let canonical = args.code.canonical.clone();
     let n = args.to;
     let store_values = new.keep_window.is_some() && new.store_values;
-    let state = AppState::new(config);
-    state.set_store(store.clone());
-
     // The runs of this game stored before (newest first), but those that failed or were
     // cancelled.
     let jobs: Vec<Job> = store
@@ -311,7 +357,7 @@ async fn run_on(
         None => {
             let id = uuid::Uuid::new_v4().to_string();
             let anyone = Caller::Anyone { writes: true };
-            let job = match SequenceJob::submit(&anyone, store, &new, &id).await? {
+            let job = match SequenceJob::submit(&anyone, store, new, &id).await? {
                 Submission::Created(job) | Submission::Joined(job) => *job,
                 Submission::OverQuota(q) => return Err(Fail::Other(q.detail)),
             };
@@ -336,40 +382,24 @@ async fn run_on(
             job
         }
     };
-    let id = job.id.clone();
+    Ok((job, start))
+}
 
-    if job.status != JobStatus::Done {
-        let workers = Workers::start(&state);
-        state.job_notify.notify_one();
-        let checkpoint = state.config.job_checkpoint;
-        let watched = watch(store, &job, n, start, args.quiet, checkpoint).await;
-        workers.stop().await;
-        let job = store
-            .get_job(&id)
-            .await?
-            .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
-        match watched {
-            Watched::Signal => {
-                // (Said even with --quiet: where the run stopped is what the next one needs.)
-                eprintln!(
-                    "stopped at heap {} of {n}; the same command resumes there",
-                    job.computed.min(n)
-                );
-                return Ok((ExitCode::from(130), None));
-            }
-            Watched::Ended if job.status == JobStatus::Done => {}
-            Watched::Ended => {
-                return Err(Fail::Other(format!(
-                    "job {id} {}: {}",
-                    job.status.as_str(),
-                    job.error.as_deref().unwrap_or("no reason given")
-                )));
-            }
-        }
-    }
-
+/// What a finished run prints: its values written (`--values`), a range of them
+/// (`--from`/`--count`), or the verdict and statistics (with `--rare`, the rare heaps); the
+/// exit code and the summary's CPU time and threads.
+async fn print_result(
+    store: &Store,
+    state: &AppState,
+    args: &OctalArgs,
+    id: &str,
+    values: Option<(PathBuf, &'static str)>,
+    note: Notes,
+) -> Result<(ExitCode, Option<String>), Fail> {
+    let canonical = args.code.canonical.clone();
+    let n = args.to;
     let job = store
-        .get_job(&id)
+        .get_job(id)
         .await?
         .ok_or_else(|| Fail::Other(format!("job {id} vanished from the store")))?;
     let (job_json, statistics) = documents(store, job).await?;
