@@ -20,20 +20,26 @@
 //!
 //! [`naive_values`]: super::naive::naive_values
 
-use super::archive::{Archive, Backing, ReadBacks};
-use super::bitset::{self, set};
 use super::code::Game;
-use super::dense;
 use super::error::OctalError;
-use super::rules::{Rules, Twos};
-use super::sets::SetState;
 use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
 use super::window::{Gap, Keep, View, SLIDE};
+use crate::octal::window::archive::{Archive, Backing, ReadBacks};
+use bitset::set;
+use rules::{Rules, Twos};
+use sets::SetState;
 
+pub(crate) mod bitset;
+pub(crate) mod dense;
 mod parallel;
+pub(crate) mod pool;
 mod profile;
 mod review;
+pub(crate) mod rules;
+pub(crate) mod sets;
+pub(crate) mod sparse;
+pub(crate) mod split;
 mod testing;
 #[cfg(test)]
 mod tests;

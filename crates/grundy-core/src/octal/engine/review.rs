@@ -3,7 +3,7 @@
 //! by a cost model of split pairs per heap. The values never depend on the choice.
 
 use super::{Engine, PARALLEL_FROM};
-use crate::octal::sparse::{best_mask, Sparse};
+use crate::octal::engine::sparse::{best_mask, Sparse};
 use crate::octal::values::with_cells;
 
 /// How much cheaper a pair is in a parallel dense block than in a sequential scan or in sparse

@@ -4,14 +4,14 @@
 //! resumption of an engine from a saved window.
 
 use super::{Engine, Mode, MAX_WINDOW_N, SPARSE_MAX_BITS};
-use crate::octal::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
 use crate::octal::code::Game;
+use crate::octal::engine::rules::Rules;
+use crate::octal::engine::sets::SetState;
+use crate::octal::engine::sparse::{best_mask, Sparse};
+use crate::octal::engine::split::MAX_HEAPS;
 use crate::octal::error::OctalError;
-use crate::octal::rules::Rules;
-use crate::octal::sets::SetState;
-use crate::octal::sparse::{best_mask, Sparse};
-use crate::octal::split::MAX_HEAPS;
 use crate::octal::values::{width_for, with_cells, Values};
+use crate::octal::window::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
 use crate::octal::window::{Gap, Keep, View};
 
 impl Engine {

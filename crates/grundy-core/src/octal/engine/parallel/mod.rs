@@ -45,7 +45,7 @@
 //! holds what they share (the rows). The room is the engine's (`engine.rs` owns the state the
 //! driver reads and the one-thread step it falls back to); it imports the engine above it and
 //! the mathematics of `octal/` beside it, and nothing else imports it. The thread-sharing
-//! helpers that `dense.rs` and `squares.rs` use too are `octal/pool.rs`.
+//! helpers that `dense.rs` and `squares.rs` use too are `octal/engine/pool.rs`.
 
 pub(crate) mod far_rows;
 pub(super) mod pipeline;
@@ -54,9 +54,9 @@ pub(crate) mod spine;
 mod tests;
 pub(crate) mod verify;
 
-use crate::octal::bitmarks::{self, bit};
-use crate::octal::split::{BIT_HEAPS, HEAPS};
-use crate::octal::stamps::lanes;
+use crate::octal::engine::sparse::bitmarks::{self, bit};
+use crate::octal::engine::sparse::stamps::lanes;
+use crate::octal::engine::split::{BIT_HEAPS, HEAPS};
 use crate::octal::values::Cell;
 
 /// Byte rows hold values below this (the parallel path runs while every value is).

@@ -36,12 +36,12 @@ use super::far_rows::far_rows;
 use super::spine::{self, Analyse, Spine};
 use super::verify::{self, Checks, Verdict, Verify};
 use super::{Bits, Bytes, BYTE_LIMIT};
-use crate::octal::archive::Backing;
+use crate::octal::engine::pool::with_helpers;
+use crate::octal::engine::sparse::RoundView;
 use crate::octal::engine::{Engine, Mode};
 use crate::octal::error::OctalError;
-use crate::octal::pool::with_helpers;
-use crate::octal::sparse::RoundView;
 use crate::octal::values::{with_cells, Cell, ValuesRef};
+use crate::octal::window::archive::Backing;
 
 use crate::octal::window::{Keep, View};
 
@@ -148,7 +148,7 @@ impl Engine {
             && window_ok
     }
 
-    fn plan_for(&self, sp: &crate::octal::sparse::Sparse) -> Plan {
+    fn plan_for(&self, sp: &crate::octal::engine::sparse::Sparse) -> Plan {
         if let Some((block, far)) = self.knobs.plan_override {
             // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
             // rounds: far rows made for one block size meet another).
@@ -405,7 +405,7 @@ impl Engine {
             archive,
             counts: read_backs,
         });
-        let twos: &crate::octal::rules::Twos = scan_twos;
+        let twos: &crate::octal::engine::rules::Twos = scan_twos;
         let timing = profile.is_some();
         let (new, mut out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);

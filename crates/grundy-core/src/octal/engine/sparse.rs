@@ -32,18 +32,21 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
-use super::archive::{Backing, Run};
-use super::bitmarks::bit;
-use super::error::OctalError;
-use super::rare_check::{
-    missing_list, rare_check, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
-};
 use super::rules::Twos;
 use super::split::{split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
-use super::stamps::{slot, Stamp, MARKS};
-use super::values::Cell;
-use super::window::View;
+use crate::octal::engine::sparse::bitmarks::bit;
+use crate::octal::engine::sparse::rare_check::{
+    missing_list, rare_check, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
+};
+use crate::octal::engine::sparse::stamps::{slot, Stamp, MARKS};
+use crate::octal::error::OctalError;
+use crate::octal::values::Cell;
+use crate::octal::window::archive::{Backing, Run};
+use crate::octal::window::View;
 
+pub(crate) mod bitmarks;
+pub(crate) mod rare_check;
+pub(crate) mod stamps;
 mod step;
 
 #[derive(Debug, Clone)]

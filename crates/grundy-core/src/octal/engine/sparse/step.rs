@@ -3,15 +3,17 @@
 //! while every value is below 64 ([`Sparse::step_bits`]), or read back through the archive.
 
 use super::{batchable, far_pairs, RestRanges, Sparse, HEAD_GROW, HEAD_SHRINK};
-use crate::octal::archive::Backing;
-use crate::octal::bitmarks::{self, bit};
-use crate::octal::bitset::mex;
+use crate::octal::engine::bitset::mex;
+use crate::octal::engine::rules::Twos;
+use crate::octal::engine::sparse::bitmarks::{self, bit};
+use crate::octal::engine::sparse::rare_check::{
+    rare_check, scan_read_back, BitMarker, Reads, StampMarker,
+};
+use crate::octal::engine::sparse::stamps::{self, drop_marked, slot, Stamp, MARKS};
+use crate::octal::engine::split::{allowed, split_range, BIT_HEAPS, HEAPS};
 use crate::octal::error::OctalError;
-use crate::octal::rare_check::{rare_check, scan_read_back, BitMarker, Reads, StampMarker};
-use crate::octal::rules::Twos;
-use crate::octal::split::{allowed, split_range, BIT_HEAPS, HEAPS};
-use crate::octal::stamps::{self, drop_marked, slot, Stamp, MARKS};
 use crate::octal::values::Cell;
+use crate::octal::window::archive::Backing;
 use crate::octal::window::View;
 
 impl Sparse {
