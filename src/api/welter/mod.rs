@@ -2,8 +2,6 @@
 
 pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
 pub mod explain; // POST /v1/welter/explain
-pub mod max_welter; // /v1/max-welter/*: the rightmost coin moves
-pub mod related; // /v1/antonim/*, /v1/antimatter/*: values by bounded memoised search
 
 use axum::extract::State;
 use axum::response::Response;
@@ -254,9 +252,12 @@ async fn primes(
     .await
 }
 
+/// `/v1/welter/*`: these routes, the batches' and the explanation's.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(value))
         .routes(routes!(winning_moves))
         .routes(routes!(primes))
+        .merge(batch::router())
+        .merge(explain::router())
 }
