@@ -35,9 +35,11 @@ use std::time::Instant;
 use super::far_rows::far_rows;
 use super::spine::{self, Analyse, Spine};
 use super::verify::{self, Checks, Verdict, Verify};
+use super::Workers;
 use super::{Bits, Bytes, BYTE_LIMIT};
 use crate::octal::engine::pool::with_helpers;
 use crate::octal::engine::sparse::RoundView;
+use crate::octal::engine::window::WindowState;
 use crate::octal::engine::{Engine, Mode};
 use crate::octal::error::OctalError;
 use crate::octal::values::{with_cells, Cell, ValuesRef};
@@ -127,7 +129,7 @@ impl Engine {
         let Mode::Sparse(sp) = &self.mode else {
             return false;
         };
-        let window_ok = match self.keep {
+        let window_ok = match self.window.keep {
             Keep::All => true,
             // The spine's window of values lies in the tail: two blocks back with far rows,
             // back to the largest rare position without (far rows' partners always do).
@@ -137,7 +139,7 @@ impl Engine {
                 window >= 4 * plan.block + reach + 256
             }
         };
-        (self.threads > 1 || self.profile.is_some() || sp.bits_in_use())
+        (self.workers.threads > 1 || self.workers.profile.is_some() || sp.bits_in_use())
             && self.knobs.pipeline
             && self.plan_for(sp).block >= UNIT
             && len >= self.knobs.pipeline_from
@@ -152,7 +154,7 @@ impl Engine {
         if let Some((block, far)) = self.knobs.plan_override {
             // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
             // rounds: far rows made for one block size meet another).
-            let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
+            let block = block * (1 + (self.workers.pipeline_counts.rounds % 3) as usize);
             return Plan { block, far };
         }
         let k = self.scan_twos.len().max(1);
@@ -183,11 +185,11 @@ impl Engine {
 
     /// The pool of `threads − 1` helper threads (the calling thread is the spine).
     pub(in crate::octal::engine) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
-        let want = self.threads - 1;
-        match self.pool.take() {
+        let want = self.workers.threads - 1;
+        match self.workers.pool.take() {
             Some(p) if p.current_num_threads() == want => Some(p),
             _ => {
-                let hook = self.thread_start.clone();
+                let hook = self.workers.thread_start.clone();
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(want)
                     .thread_name(|i| format!("octal-helper-{i}"))
@@ -212,7 +214,7 @@ impl Engine {
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
         // One thread: every stage on the calling thread.
-        let pool = if self.threads > 1 {
+        let pool = if self.workers.threads > 1 {
             let Some(pool) = self.take_pool() else {
                 // No threads to be had: one heap the one-thread way, and on.
                 return self.step(self.len());
@@ -241,7 +243,7 @@ impl Engine {
             (false, _) => self.pipeline_with::<Bytes<2048>>(pool.as_ref(), stop_at, should_stop),
         };
         if pool.is_some() {
-            self.pool = pool;
+            self.workers.pool = pool;
         }
         r
     }
@@ -273,7 +275,7 @@ impl Engine {
             if !stopped && !leftover {
                 stopped = should_stop();
             }
-            let review = verified >= self.next_review;
+            let review = verified >= self.review.next_review;
             let b = if stopped || leftover || review || s >= stop_at {
                 0
             } else {
@@ -297,11 +299,11 @@ impl Engine {
             }
             rows.resize(b, K::empty()); // far rows are cleared by their tasks
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
-            self.pipeline_counts.rounds += 1;
-            self.pipeline_counts.far_rounds += u64::from(split > 0);
+            self.workers.pipeline_counts.rounds += 1;
+            self.workers.pipeline_counts.far_rounds += u64::from(split > 0);
             let out = self.round::<K>(pool, pending.as_ref(), &mut verdicts, (s, &mut rows, split));
             // Commit: the checks of the block before, then the spine's block.
-            let serial_start = self.profile.as_ref().map(|_| Instant::now());
+            let serial_start = self.workers.profile.as_ref().map(|_| Instant::now());
             let failed = match pending.take() {
                 Some(p) => {
                     let failed = self.commit_checks::<K>(&p, &verdicts);
@@ -320,7 +322,7 @@ impl Engine {
             if let Mode::Sparse(sp) = &mut self.mode {
                 sp.after_checks(out.head, scans, pairs);
             }
-            if let (Some(p), Some(t)) = (self.profile.as_mut(), serial_start) {
+            if let (Some(p), Some(t)) = (self.workers.profile.as_mut(), serial_start) {
                 p.force_serial(t);
                 p.commit += t.elapsed();
             }
@@ -333,8 +335,8 @@ impl Engine {
                 continue;
             }
             let done = out.spine?;
-            self.pipeline_counts.heaps += done as u64;
-            self.pipeline_counts.leftovers += u64::from(done < b);
+            self.workers.pipeline_counts.heaps += done as u64;
+            self.workers.pipeline_counts.leftovers += u64::from(done < b);
             if b > 0 {
                 pending = (done > 0).then_some(Pending {
                     start: s,
@@ -364,7 +366,7 @@ impl Engine {
         spine_part: (usize, &mut [K::Row], usize),
     ) -> RoundOut {
         let (first, rows, split) = spine_part;
-        let gap = self.gap;
+        let gap = self.window.gap;
         let limit = 1u32 << self.vbits;
         let Engine {
             values,
@@ -372,9 +374,13 @@ impl Engine {
             scan_twos,
             rules,
             game,
-            archive,
-            read_backs,
-            profile,
+            window:
+                WindowState {
+                    archive,
+                    read_backs,
+                    ..
+                },
+            workers: Workers { profile, .. },
             ..
         } = self;
         let Mode::Sparse(sp) = mode else {
@@ -622,7 +628,7 @@ impl Engine {
                 Verdict::Common => None,
                 Verdict::Rare(v) => Some(*v),
                 Verdict::Deferred => {
-                    self.pipeline_counts.deferred += 1;
+                    self.workers.pipeline_counts.deferred += 1;
                     let c = self.value_at(n);
                     K::missing(&p.rows[i], c, &p.rare_words, &mut missing);
                     match self.check_deferred(n, &missing) {
@@ -637,7 +643,7 @@ impl Engine {
                 }
             };
             if let Some(v) = rare {
-                self.pipeline_counts.rare += 1;
+                self.workers.pipeline_counts.rare += 1;
                 self.account(p.start, n);
                 self.truncate_heaps(n);
                 self.push_value(n, v)?;
@@ -650,15 +656,19 @@ impl Engine {
 
     /// The rare check of heap n with the archive (a verifier deferred it).
     fn check_deferred(&mut self, n: usize, missing: &[u64]) -> Result<Option<u32>, OctalError> {
-        let gap = self.gap;
+        let gap = self.window.gap;
         // Only G(0..n) may be read: the values after n are not verified.
         let end = self.stored_at(n);
         let Engine {
             values,
             mode,
             scan_twos,
-            archive,
-            read_backs,
+            window:
+                WindowState {
+                    archive,
+                    read_backs,
+                    ..
+                },
             ..
         } = self;
         let Mode::Sparse(sp) = mode else {
@@ -681,7 +691,7 @@ impl Engine {
     /// Where heap n's value lies in the stored values (n in the tail when values are kept in
     /// a window).
     fn stored_at(&self, n: usize) -> usize {
-        match self.gap {
+        match self.window.gap {
             None => n,
             Some(gap) => gap.front + (n - gap.base),
         }
@@ -697,7 +707,7 @@ impl Engine {
 
     /// Heaps `from..to`, verified: their values join the counts and the sparse tables.
     fn account(&mut self, from: usize, to: usize) {
-        let (front, base) = match self.gap {
+        let (front, base) = match self.window.gap {
             None => (0, 0),
             Some(gap) => (gap.front, gap.base),
         };
