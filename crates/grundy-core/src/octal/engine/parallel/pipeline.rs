@@ -45,6 +45,7 @@ use crate::octal::error::OctalError;
 use crate::octal::values::{with_cells, Cell, ValuesRef};
 use crate::octal::window::archive::Backing;
 
+use crate::octal::engine::rules::Twos;
 use crate::octal::window::{Keep, View};
 
 /// The pipeline runs from this heap on (blocks are at most a sixteenth of the values).
@@ -119,6 +120,188 @@ struct RoundOut {
     head: usize,
     /// The rare values, per 64 from 0, this round's rows were analysed with.
     rare_words: Vec<u64>,
+}
+
+/// A part's slot: empty until its far rows are done, then the part until the spine takes it.
+type Slot<'a, K> = Mutex<Option<Part<'a, K>>>;
+
+/// The far rows of a round's block: a queue of far-row tasks any thread takes (a part each,
+/// from the block's start), and a slot per part where each task leaves its part for the spine.
+/// Without far rows every part is in its slot from the start.
+struct FarWork<'a, K: Analyse> {
+    slots: Vec<Slot<'a, K>>,
+    queue: Mutex<Vec<(usize, Part<'a, K>)>>,
+}
+
+impl<'a, K: Analyse> FarWork<'a, K> {
+    /// The block `rows` (and its heaps' `hints`) in parts of [`TASK`] heaps.
+    fn new(rows: &'a mut [K::Row], hints: &'a mut [K::Hint], split: usize) -> Self {
+        let parts: Vec<Part<'a, K>> = rows.chunks_mut(TASK).zip(hints.chunks_mut(TASK)).collect();
+        if split > 0 {
+            FarWork {
+                slots: (0..parts.len()).map(|_| Mutex::new(None)).collect(),
+                queue: Mutex::new(parts.into_iter().enumerate().rev().collect()),
+            }
+        } else {
+            FarWork {
+                slots: parts.into_iter().map(|p| Mutex::new(Some(p))).collect(),
+                queue: Mutex::new(Vec::new()),
+            }
+        }
+    }
+
+    /// One far-row task, if one is left (popped in order, from the block's start): its rows
+    /// and hints, left in the part's slot. False when none is left.
+    fn task<T: Cell>(&self, sp: &Spine<'_>, view: View<'_, T>, first: usize) -> bool {
+        let task = self.queue.lock().expect("the far-row queue").pop();
+        let Some((j, (part, hints))) = task else {
+            return false;
+        };
+        let start = first + j * TASK;
+        far_rows::<K, _>(view, sp.rare, sp.rare_vals, start, part, sp.split, sp.twos);
+        for (row, hint) in part.iter().zip(hints.iter_mut()) {
+            *hint = K::hint(row, sp.common);
+        }
+        *self.slots[j].lock().expect("a part's slot") = Some((part, hints));
+        true
+    }
+
+    /// Part `j` once its far rows are done: done by now, or done here, or (a few µs) awaited.
+    fn take<T: Cell>(
+        &self,
+        j: usize,
+        sp: &Spine<'_>,
+        view: View<'_, T>,
+        first: usize,
+    ) -> Part<'a, K> {
+        let mut spins = 0u32;
+        loop {
+            if let Some(part) = self.slots[j].lock().expect("a part's slot").take() {
+                return part;
+            }
+            if !self.task(sp, view, first) {
+                spins += 1;
+                if spins.is_multiple_of(64) {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+
+    /// The spine over the block from `first`, part by part as the far rows leave them, the
+    /// values computed appended to `window` (the values from `window.1` on). Returns how many
+    /// heaps it computed: fewer than the block where a heap's `c` reaches the value bound.
+    /// `wait`, when timed, adds the time spent on far rows or waiting for them.
+    fn spine_block<T: Cell>(
+        &self,
+        sp: &Spine<'_>,
+        view: View<'_, T>,
+        first: usize,
+        window: (&mut Vec<T>, usize),
+        far_marks: &mut Option<spine::FarMarks<'_>>,
+        mut wait: Option<&mut std::time::Duration>,
+    ) -> Result<usize, OctalError> {
+        let (win, win_base) = window;
+        let mut run = spine::Run::new::<K>(sp);
+        let mut done = 0;
+        for j in 0..self.slots.len() {
+            let wait_start = wait.is_some().then(Instant::now);
+            let (part, hints) = self.take(j, sp, view, first);
+            if let (Some(w), Some(t)) = (wait.as_deref_mut(), wait_start) {
+                *w += t.elapsed();
+            }
+            let len = part.len();
+            let start = first + j * TASK;
+            let k =
+                run.part::<K, _>(sp, view.front, start, part, hints, win, win_base, far_marks)?;
+            done = j * TASK + k;
+            if k < len {
+                break;
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// What the verifiers counted: per share (with its first heap), and the head length after the
+/// share with the last first heap (`last`).
+struct CheckCounts {
+    shares: Vec<(usize, verify::Counts)>,
+    last: usize,
+    head: usize,
+}
+
+/// A verifier's task: the first heap of a share of the pending block, its rows and verdicts.
+type CheckTask<'a, R> = (usize, &'a [R], &'a mut [Verdict]);
+
+/// The checks of the block before, in shares of [`TASK`] heaps any thread takes, and what they
+/// counted: per share (by its first heap) and the head length after the last share.
+struct CheckWork<'a, R> {
+    queue: Mutex<Vec<CheckTask<'a, R>>>,
+    result: Mutex<CheckCounts>,
+    head0: usize,
+}
+
+impl<'a, R> CheckWork<'a, R> {
+    fn new(pending: Option<&'a Pending<R>>, verdicts: &'a mut [Verdict], head0: usize) -> Self {
+        let mut tasks: Vec<CheckTask<'a, R>> = Vec::new();
+        if let Some(p) = pending {
+            for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
+                let from = i * TASK;
+                tasks.push((p.start + from, &p.rows[from..from + out.len()], out));
+            }
+        }
+        tasks.reverse(); // popped from the end: in order
+        CheckWork {
+            queue: Mutex::new(tasks),
+            result: Mutex::new(CheckCounts {
+                shares: Vec::new(),
+                last: 0,
+                head: head0,
+            }),
+            head0,
+        }
+    }
+
+    /// Checks shares until none is left.
+    fn work<K: Verify<Row = R>, T: Cell>(&self, checks: &Checks<'_, T>, rare_words: &[u64]) {
+        let mut done = Vec::new();
+        let mut last = (0usize, self.head0);
+        loop {
+            let task = self.queue.lock().expect("the task queue").pop();
+            let Some((first, task_rows, out)) = task else {
+                break;
+            };
+            let mut head = self.head0;
+            let mut counts = verify::Counts::default();
+            K::verify(
+                checks,
+                first,
+                task_rows,
+                rare_words,
+                &mut head,
+                out,
+                &mut counts,
+            );
+            done.push((first, counts));
+            if first >= last.0 {
+                last = (first, head);
+            }
+        }
+        let mut r = self.result.lock().expect("the round's counts");
+        r.shares.append(&mut done);
+        if last.0 >= r.last && last.0 > 0 {
+            (r.last, r.head) = last;
+        }
+    }
+
+    /// The counts per share and the head length.
+    fn into_counts(self) -> (Vec<(usize, verify::Counts)>, usize) {
+        let r = self.result.into_inner().expect("the round's counts");
+        (r.shares, r.head)
+    }
 }
 
 impl Engine {
@@ -357,7 +540,6 @@ impl Engine {
     /// One round (see the module docs): the far rows of the spine's block `spine.0 ..` (pairs
     /// below `spine.2`, none when it is 0) on every thread; then the spine over the block
     /// (`rows`) on this thread while the others check `pending` into `verdicts`.
-    #[allow(clippy::type_complexity)]
     fn round<K: Verify + Analyse>(
         &mut self,
         pool: Option<&rayon::ThreadPool>,
@@ -411,7 +593,17 @@ impl Engine {
             archive,
             counts: read_backs,
         });
-        let twos: &crate::octal::engine::rules::Twos = scan_twos;
+        let twos: &Twos = scan_twos;
+        let spine = Spine {
+            rare,
+            rare_vals,
+            twos,
+            ones: &rules.ones,
+            take_all: &take_all,
+            split,
+            limit,
+            common: &common,
+        };
         let timing = profile.is_some();
         let (new, mut out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
@@ -419,35 +611,9 @@ impl Engine {
             let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
             let win_base = first.saturating_sub(reach).max(view.base);
             let mut win: Vec<_> = view.tail[win_base - view.base..first - view.base].to_vec();
-            // The spine's block in parts of TASK heaps. With far rows, each part is first a
-            // far-row task for any thread, which leaves it in its slot for the spine; without,
-            // every part is in its slot from the start.
             // Each part with its heaps' hints (`Analyse::hint`), made by its far-row task.
             let mut hints = vec![K::NO_HINT; rows.len()];
-            let parts: Vec<Part<'_, K>> =
-                rows.chunks_mut(TASK).zip(hints.chunks_mut(TASK)).collect();
-            let n_parts = parts.len();
-            let (slots, far_tasks): (Vec<Mutex<Option<Part<'_, K>>>>, Vec<_>) = if split > 0 {
-                let slots = (0..n_parts).map(|_| Mutex::new(None)).collect();
-                (slots, parts.into_iter().enumerate().rev().collect())
-            } else {
-                let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
-                (slots, Vec::new())
-            };
-            let far_queue = Mutex::new(far_tasks);
-            // One far-row task, if one is left (popped in order, from the block's start).
-            let far_task = || {
-                let task = far_queue.lock().expect("the far-row queue").pop();
-                let Some((j, (part, hints))) = task else {
-                    return false;
-                };
-                far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
-                for (row, hint) in part.iter().zip(hints.iter_mut()) {
-                    *hint = K::hint(row, &common);
-                }
-                *slots[j].lock().expect("a part's slot") = Some((part, hints));
-                true
-            };
+            let far = FarWork::<K>::new(rows, &mut hints, split);
             let checks = Checks {
                 g: view,
                 probes,
@@ -456,52 +622,13 @@ impl Engine {
                 gap: twos.gap,
                 force_read_back,
             };
-            let mut tasks: Vec<(usize, &[K::Row], &mut [Verdict])> = Vec::new();
-            if let Some(p) = pending {
-                for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
-                    let from = i * TASK;
-                    tasks.push((p.start + from, &p.rows[from..from + out.len()], out));
-                }
-            }
-            tasks.reverse(); // popped from the end: in order
-            let queue = Mutex::new(tasks);
-            let result = Mutex::new((Vec::new(), 0usize, head0));
-            let checks_work = || {
-                let mut done = Vec::new();
-                let mut last = (0usize, head0);
-                loop {
-                    let task = queue.lock().expect("the task queue").pop();
-                    let Some((first, task_rows, out)) = task else {
-                        break;
-                    };
-                    let mut head = head0;
-                    let mut counts = verify::Counts::default();
-                    let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
-                    K::verify(
-                        &checks,
-                        first,
-                        task_rows,
-                        rare_words,
-                        &mut head,
-                        out,
-                        &mut counts,
-                    );
-                    done.push((first, counts));
-                    if first >= last.0 {
-                        last = (first, head);
-                    }
-                }
-                let mut r = result.lock().expect("the round's counts");
-                r.0.append(&mut done);
-                if last.0 >= r.1 && last.0 > 0 {
-                    (r.1, r.2) = last;
-                }
-            };
+            let check_work = CheckWork::new(pending, verdicts, head0);
+            let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
             // The other threads: the far rows first (the spine waits for them), then the
             // checks of the block before.
             let helper = || {
-                while far_task() {}
-                checks_work();
+                while far.task(&spine, view, first) {}
+                check_work.work::<K, _>(&checks, rare_words);
             };
             // The spine's time, and the time it spent on far rows or waiting for them.
             let mut spine_time = None;
@@ -511,73 +638,20 @@ impl Engine {
             let stage_start = timing.then(Instant::now);
             let spine_out = with_helpers(pool, &helper, || {
                 let spine_start = timing.then(Instant::now);
-                let sp = Spine {
-                    rare,
-                    rare_vals,
-                    twos,
-                    ones: &rules.ones,
-                    take_all: &take_all,
-                    split,
-                    limit,
-                    common: &common,
-                };
                 let any_far = !far_pairs.is_empty();
                 let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
                     far_pairs.pairs(view, &mut backing, n, first, twos, mark)
                 };
                 let mut far_marks: Option<spine::FarMarks<'_>> =
                     if any_far { Some(&mut far_fn) } else { None };
-                let mut run = spine::Run::new::<K>(&sp);
-                let mut out = Ok(0);
-                for (j, slot) in slots.iter().enumerate() {
-                    // The part's far rows: done by now, or done here, or (a few µs) awaited.
-                    let wait_start = timing.then(Instant::now);
-                    let mut spins = 0u32;
-                    let (part, hints) = loop {
-                        if let Some(part) = slot.lock().expect("a part's slot").take() {
-                            break part;
-                        }
-                        if !far_task() {
-                            spins += 1;
-                            if spins.is_multiple_of(64) {
-                                std::thread::yield_now();
-                            } else {
-                                std::hint::spin_loop();
-                            }
-                        }
-                    };
-                    if let Some(t) = wait_start {
-                        waited += t.elapsed();
-                    }
-                    let len = part.len();
-                    let done = run.part::<K, _>(
-                        &sp,
-                        view.front,
-                        first + j * TASK,
-                        part,
-                        hints,
-                        &mut win,
-                        win_base,
-                        &mut far_marks,
-                    );
-                    match done {
-                        Ok(k) => {
-                            out = Ok(j * TASK + k);
-                            if k < len {
-                                break;
-                            }
-                        }
-                        Err(e) => {
-                            out = Err(e);
-                            break;
-                        }
-                    }
-                }
+                let window = (&mut win, win_base);
+                let wait = timing.then_some(&mut waited);
+                let out = far.spine_block(&spine, view, first, window, &mut far_marks, wait);
                 spine_time = spine_start.map(|t| t.elapsed());
                 // A block the spine left early: far rows no one needs, but the helpers'
                 // queue must empty; then the checks.
-                while far_task() {}
-                checks_work();
+                while far.task(&spine, view, first) {}
+                check_work.work::<K, _>(&checks, rare_words);
                 out
             });
             let stage_time = stage_start.map(|t| t.elapsed());
@@ -589,7 +663,7 @@ impl Engine {
                 .iter()
                 .map(|c| c.get())
                 .collect();
-            let (counts, _, head) = result.into_inner().expect("the round's counts");
+            let (counts, head) = check_work.into_counts();
             (
                 new,
                 RoundOut {
