@@ -71,7 +71,7 @@ async fn antonim_answer(
                     AntonimError::BudgetExceeded => {
                         search_budget_problem(&app2, "position", "Antonim")
                     }
-                    other => ApiError::invalid_field("position", other),
+                    other @ AntonimError::Squares(_) => ApiError::invalid_field("position", other),
                 }
             })?;
         Ok(AntonimResponse {
