@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::compute::{respond, respond_written};
-use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::doc_responses::{BodyProblems, InvalidPosition};
 use crate::api::wire::error::ApiError;
 use crate::api::wire::fast_json::{self, WriteJson};
 use crate::api::wire::game::{Move, Outcome, Play};
@@ -198,7 +198,7 @@ async fn answer<T: WriteJson + Send + 'static>(
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
         BodyProblems,
-        (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
+        InvalidPosition,
     )
 )]
 async fn winning_moves(

@@ -107,3 +107,14 @@ pub enum SearchProblems {
     )]
     Invalid(Problem),
 }
+
+/// The 422 of an operation that reads a position of coins: an invalid position.
+#[derive(utoipa::IntoResponses)]
+pub enum InvalidPosition {
+    #[response(
+        status = 422,
+        description = "Invalid position",
+        content_type = "application/problem+json"
+    )]
+    Invalid(Problem),
+}
