@@ -138,3 +138,44 @@ fn documented_examples_match_and_near_misses_do_not() {
         assert!(!ordinal.is_match(bad), "{bad:?}");
     }
 }
+
+/// The page's reading of a code (`web/rules.js`, `parseRules`): its three patterns, as Rust
+/// regexes (the JavaScript literals `/^…$/i` are in the syntax both engines share).
+fn page_code_regexes() -> &'static [regex::Regex] {
+    static R: std::sync::OnceLock<Vec<regex::Regex>> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        let js = include_str!("../web/rules.js");
+        let body = &js[js
+            .find("export function parseRules")
+            .expect("parseRules in rules.js")..];
+        let body = &body[..body.find("\n}\n").expect("the end of parseRules")];
+        let literal = regex::Regex::new(r"/(\^[^/\n]*\$)/(i?)").unwrap();
+        let found: Vec<regex::Regex> = literal
+            .captures_iter(body)
+            .map(|c| {
+                let flags = if &c[2] == "i" { "(?i)" } else { "" };
+                full_match(&format!("{flags}{}", &c[1]))
+            })
+            .collect();
+        assert_eq!(
+            found.len(),
+            3,
+            "parseRules reads grundy, S(…) and digit codes: {found:?}"
+        );
+        found
+    })
+}
+
+proptest! {
+    /// The page reads every canonical code the server echoes back, whatever code of the
+    /// OpenAPI pattern was sent: the grammar's three writings (the parser, the pattern, the
+    /// page) fail here when they part.
+    #[test]
+    fn the_page_reads_every_canonical_code(s in proptest::string::string_regex(&unanchored(&game_code_pattern())).unwrap()) {
+        let canonical = Game::parse(&s).unwrap().canonical();
+        prop_assert!(
+            page_code_regexes().iter().any(|r| r.is_match(&canonical)),
+            "{:?} -> {:?}: web/rules.js cannot read it", s, canonical
+        );
+    }
+}

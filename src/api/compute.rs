@@ -118,3 +118,16 @@ pub fn json_response(body: Bytes) -> Response {
     *resp.headers_mut() = headers;
     resp
 }
+
+/// The 422 of a searched game (Antonim, Antimatter) whose position needs more than the
+/// compute budget, naming `field` and the budget's settings.
+pub(crate) fn search_budget_problem(app: &AppState, field: &str, game: &str) -> ApiError {
+    ApiError::BudgetExceeded {
+        field: field.to_owned(),
+        detail: format!(
+            "{field}: this {game} position needs more than the compute budget ({} steps, {} memo entries: \
+             GRUNDY_SEARCH_MAX_STEPS, GRUNDY_SEARCH_MAX_ENTRIES); no closed form is known, so only smaller positions are answered",
+            app.config.search_max_steps, app.config.search_max_entries
+        ),
+    }
+}

@@ -5,14 +5,17 @@
 // path names (every `/v1/octal/*` in `octal/`: its jobs, censuses and misère quotients too;
 // `/v1/octal/census` in `octal/jobs/`, the job kinds' shared resource); what every resource
 // speaks — errors, JSON, numbers, parameters — is in `wire/`, and only routes are outside it.
+pub mod antimatter; // /v1/antimatter/*: values by bounded memoised search
+pub mod antonim; // /v1/antonim/*: values by bounded memoised search
 pub mod auth; // API keys at the API: the job callers' extractors, 401/403/429 problems, the bearer scheme
 pub mod compute; // the one path of every compute answer: cache, compute pool, serialization
+pub mod max_welter; // /v1/max-welter/*: the rightmost coin moves
 pub mod octal; // /v1/octal/*: sequence, value, winning-moves, values; jobs/ (jobs, census); misere (quotients)
 pub mod ops; // /healthz, /readyz, /metrics
 pub mod pages; // the web pages at / and their assets
 pub mod problems; // /problems/*: one page per problem type
 pub mod transfinite; // /v1/transfinite/*
-pub mod welter; // /v1/welter/*, and the searched games: /v1/max-welter/*, /v1/antonim/*, /v1/antimatter/*
+pub mod welter; // /v1/welter/*: values, winning moves, primes, batches, explanations
 pub mod wire; // the shared wire vocabulary: errors, JSON, exact numbers, parameters, schemas
 
 // The paths the integration tests name, from before the folders.
@@ -62,18 +65,11 @@ struct ApiDoc;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(welter::router())
-        .merge(welter::batch::router())
-        .merge(welter::explain::router())
         .merge(transfinite::router())
-        .merge(welter::max_welter::router())
-        .merge(welter::related::router())
+        .merge(max_welter::router())
+        .merge(antonim::router())
+        .merge(antimatter::router())
         .merge(octal::router())
-        .merge(octal::misere::router())
-        .merge(octal::values::router())
-        .merge(octal::jobs::router())
-        .merge(octal::jobs::events::router())
-        .merge(octal::jobs::statistics::router())
-        .merge(octal::jobs::census::router())
         .merge(ops::router())
         .merge(problems::router())
 }

@@ -307,6 +307,14 @@ impl Config {
 
     /// Reads `GRUNDY_*` variables, falling back to the defaults.
     pub fn from_env() -> Result<Self, ConfigError> {
+        let cfg = Config::read_env()?.with_auth_from_env()?;
+        cfg.check()?;
+        Ok(cfg)
+    }
+
+    /// Every setting from its `GRUNDY_*` variable or the default (the API keys apart: see
+    /// `with_auth_from_env`); each value is checked only for its type here.
+    fn read_env() -> Result<Self, ConfigError> {
         let d = Config::default();
         let log_format: String = var("GRUNDY_LOG_FORMAT", "text".to_owned())?;
         let log_json = match log_format.as_str() {
@@ -407,7 +415,13 @@ impl Config {
             quota_active_jobs: var("GRUNDY_QUOTA_ACTIVE_JOBS", d.quota_active_jobs)?,
             quota_heaps_per_day: var("GRUNDY_QUOTA_HEAPS_PER_DAY", d.quota_heaps_per_day)?,
         };
-        let cfg = cfg.with_auth_from_env()?;
+        Ok(cfg)
+    }
+
+    /// The rules between and within the settings: a [`ConfigError`] names the first variable
+    /// that breaks one.
+    fn check(&self) -> Result<(), ConfigError> {
+        let cfg = self;
         if cfg.max_coins > 100_000_000 {
             return Err(ConfigError {
                 name: "GRUNDY_MAX_COINS",
@@ -515,6 +529,6 @@ impl Config {
                 reason: "must be at least 1".into(),
             });
         }
-        Ok(cfg)
+        Ok(())
     }
 }

@@ -164,63 +164,261 @@ fn replay_detector(game: &Game, values: &Values, long: bool) -> (f64, Periodicit
     (cpu_seconds() - t0, verdict)
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
-                 [--dense] [--no-long-periods] [--detector-cost] [--seconds S] [--statistics] \
-                 [--window W] [--profile]";
+/// The command line's options.
+struct Options {
+    n: usize,
+    until: bool,
+    threads: Vec<usize>,
+    naive: bool,
+    dense: bool,
+    long: bool,
+    detector_cost: bool,
+    seconds: Option<f64>,
+    statistics: bool,
+    window: Option<usize>,
+    profile: bool,
+}
+
+const USAGE: &str =
+    "usage: octal_time CODE [--n N] [--until-proved] [--threads T[,T2,...]] [--naive] \
+                     [--dense] [--no-long-periods] [--detector-cost] [--seconds S] [--statistics] \
+                     [--window W] [--profile]";
+
+/// The code and the options, or what is wrong with the command line.
+fn parse_args(args: &[String]) -> Result<(String, Options), String> {
     let Some(code) = args.get(1) else {
-        eprintln!("{usage}");
-        std::process::exit(2);
+        return Err(USAGE.to_owned());
     };
-    let mut n = 1_000_000usize;
-    let mut until = false;
-    let mut threads = vec![1usize];
-    let mut naive = false;
-    let mut dense = false;
-    let mut long = true;
-    let mut detector_cost = false;
-    let mut seconds: Option<f64> = None;
-    let mut statistics = false;
-    let mut window: Option<usize> = None;
-    let mut profile = false;
+    let mut o = Options {
+        n: 1_000_000,
+        until: false,
+        threads: vec![1],
+        naive: false,
+        dense: false,
+        long: true,
+        detector_cost: false,
+        seconds: None,
+        statistics: false,
+        window: None,
+        profile: false,
+    };
     let mut i = 2;
     while i < args.len() {
         match args[i].as_str() {
             "--n" => {
-                n = args[i + 1].replace('_', "").parse().expect("--n N");
+                o.n = args[i + 1].replace('_', "").parse().expect("--n N");
                 i += 1;
             }
             "--threads" => {
-                threads = args[i + 1]
+                o.threads = args[i + 1]
                     .split(',')
                     .map(|t| t.parse().expect("--threads T[,T2,...]"))
                     .collect();
                 i += 1;
             }
             "--window" => {
-                window = Some(args[i + 1].replace('_', "").parse().expect("--window W"));
+                o.window = Some(args[i + 1].replace('_', "").parse().expect("--window W"));
                 i += 1;
             }
-            "--statistics" => statistics = true,
-            "--profile" => profile = true,
+            "--statistics" => o.statistics = true,
+            "--profile" => o.profile = true,
             "--seconds" => {
-                seconds = Some(args[i + 1].parse().expect("--seconds S"));
+                o.seconds = Some(args[i + 1].parse().expect("--seconds S"));
                 i += 1;
             }
-            "--until-proved" => until = true,
-            "--naive" => naive = true,
-            "--dense" => dense = true,
-            "--no-long-periods" => long = false,
-            "--detector-cost" => detector_cost = true,
-            other => {
-                eprintln!("unknown argument {other}\n{usage}");
-                std::process::exit(2);
-            }
+            "--until-proved" => o.until = true,
+            "--naive" => o.naive = true,
+            "--dense" => o.dense = true,
+            "--no-long-periods" => o.long = false,
+            "--detector-cost" => o.detector_cost = true,
+            other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
         i += 1;
     }
-    let game = match Game::parse(code) {
+    Ok((code.clone(), o))
+}
+
+/// What one run computed: the values (empty in window mode), the verdict, the engine's report
+/// and the number of values.
+type RunOut = (Values, Periodicity, String, usize);
+
+/// One run by the definition (`--naive`).
+fn run_naive(game: &Game, o: &Options) -> RunOut {
+    let v = naive_values(game, o.n, &mut || false).expect("naive");
+    let verdict = grundy_core::octal::detect(game, &v[..]);
+    let len = v.len();
+    (Values::from_u32(&v), verdict, "naive".to_owned(), len)
+}
+
+/// One run of the solver on `t` threads, begun at `t0`.
+fn run_solver(game: &Game, o: &Options, t: usize, t0: Instant) -> RunOut {
+    let mut s = Solver::new(game);
+    s.engine_mut().set_threads(t);
+    s.engine_mut().set_allow_sparse(!o.dense);
+    s.detector_mut().set_long_periods(o.long);
+    if let Some(w) = o.window {
+        s.engine_mut()
+            .set_keep(Keep::Window {
+                front: w,
+                window: w,
+            })
+            .expect("--window W: a positive multiple of 65536");
+        s.engine_mut().set_archive(Box::new(FileArchive::new()));
+    }
+    if o.statistics {
+        s.engine_mut()
+            .set_statistics(Statistics::new())
+            .expect("statistics");
+    }
+    s.engine_mut().set_profile(o.profile);
+    let seconds = o.seconds;
+    let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
+    let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
+    let verdict = match s.run(o.n, o.until, &mut stop) {
+        Ok(v) => *v,
+        Err(grundy_core::octal::OctalError::Stopped { computed }) => {
+            println!("stopped after {seconds:?} s at {computed} values");
+            *s.periodicity()
+        }
+        Err(e) => panic!("run: {e}"),
+    };
+    if let Some(p) = s.engine().profile() {
+        print_profile(p, t, t0.elapsed());
+    }
+    let stats = engine_report(&s);
+    let len = s.engine().len();
+    let values = if s.engine().is_windowed() {
+        Values::new() // not G(0..len): only what was kept
+    } else {
+        s.into_values()
+    };
+    (values, verdict, stats, len)
+}
+
+/// `--profile`: the stages' times of one run.
+fn print_profile(p: &grundy_core::octal::Profile, t: usize, total: std::time::Duration) {
+    println!("{}", p.line(t, total));
+    // The serial time not in the spine, the commits or the detector: the rounds'
+    // set-up, the one-thread steps, the statistics.
+    let other = p
+        .serial(total)
+        .saturating_sub(p.spine + p.commit + p.detector);
+    println!(
+        "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2} commit_s={:.2} detector_s={:.2} other_s={:.2}",
+        p.rounds,
+        p.far_rows.as_secs_f64(),
+        p.checks.as_secs_f64(),
+        p.sweep.as_secs_f64(),
+        p.dense.as_secs_f64(),
+        p.spine.as_secs_f64(),
+        p.commit.as_secs_f64(),
+        p.detector.as_secs_f64(),
+        other.as_secs_f64()
+    );
+}
+
+/// The engine's statistics, the tables' last snapshot and the window's read-backs.
+fn engine_report(s: &Solver) -> String {
+    let mut stats = format!("{:?}", s.engine().stats());
+    if let Some(snap) = s.engine().statistics().and_then(Statistics::current) {
+        stats.push_str(&format!(
+            "\nstatistics: n={} max_value={} first_heap={} rare_mask={:x} rare_count={} \
+             last_rare_heap={:?}",
+            snap.n,
+            snap.max_value,
+            snap.max_value_first_heap,
+            snap.mask,
+            snap.rare_count,
+            snap.last_rare_heap
+        ));
+    }
+    if s.engine().is_windowed() {
+        let (front, tail, base) = s.engine().kept();
+        let r = s.engine().read_backs();
+        stats.push_str(&format!(
+            "\nwindow: kept G(0..{}) and G({base}..{}) of {} values; read back {} values \
+             in {} reads ({:.2} s), {} deep scans, {} rare positions beyond the window",
+            front.len(),
+            base + tail.len(),
+            s.engine().len(),
+            r.values,
+            r.reads,
+            r.nanos as f64 * 1e-9,
+            r.deep_scans,
+            s.engine().far_rare().len()
+        ));
+    }
+    stats
+}
+
+/// The lines of one run after its times: memory, digest, verdict, engine, detector cost.
+fn print_run(game: &Game, o: &Options, out: &RunOut, cpu: f64) {
+    let (values, verdict, stats, len) = out;
+    let len = *len;
+    println!(
+        "peak_rss={} MiB value_bytes={} ({} bytes/value stored)",
+        status_kb("VmHWM:") / 1024,
+        values.heap_bytes(),
+        values.width()
+    );
+    if values.len() == len {
+        // FNV-1a over G(0..len): equal digests, equal values (runs with other thread
+        // counts, other builds, other hosts).
+        let digest = values
+            .as_ref()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
+                (h ^ u64::from(v)).wrapping_mul(0x0100_0000_01b3)
+            });
+        println!("values: n={len} digest={digest:016x}");
+    }
+    println!("verdict: {}", verdict_text(verdict));
+    println!("engine: {stats}");
+    if o.detector_cost {
+        let (with, v1) = replay_detector(game, values, true);
+        let (without, v2) = replay_detector(game, values, false);
+        let ns = |s: f64| s * 1e9 / len.max(1) as f64;
+        println!(
+            "detector (CPU): with long-period sweep {:.1} ns/value ({}), without {:.1} ns/value \
+             ({}); computing {:.1} ns/value (CPU, detector included)",
+            ns(with),
+            verdict_text(&v1),
+            ns(without),
+            verdict_text(&v2),
+            ns(cpu)
+        );
+    }
+}
+
+/// The wall-time and critical-path ratios of every run to the first.
+fn print_speed_ups(threads: &[usize], walls: &[f64], crit: &[f64]) {
+    let ratios: Vec<String> = threads
+        .iter()
+        .zip(walls)
+        .map(|(t, w)| format!("{t}:{:.2}", walls[0] / w))
+        .collect();
+    println!("speed-up vs first run (wall): {}", ratios.join(" "));
+    let ratios: Vec<String> = threads
+        .iter()
+        .zip(crit)
+        .map(|(t, c)| format!("{t}:{:.2}", crit[0] / c))
+        .collect();
+    println!(
+        "speed-up vs first run (main-thread CPU = critical path on idle cores): {}",
+        ratios.join(" ")
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (code, o) = match parse_args(&args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let game = match Game::parse(&code) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("{e}");
@@ -230,103 +428,16 @@ fn main() {
     println!("code={} canonical={}", code, game.canonical());
     let mut walls = Vec::new();
     let mut crit = Vec::new();
-    for &t in &threads {
+    for &t in &o.threads {
         let cpu0 = cpu_seconds();
         let main0 = main_thread_cpu_seconds();
         let t0 = Instant::now();
-        let (values, verdict, stats, len) = if naive {
-            let v = naive_values(&game, n, &mut || false).expect("naive");
-            let verdict = grundy_core::octal::detect(&game, &v[..]);
-            let len = v.len();
-            (Values::from_u32(&v), verdict, "naive".to_owned(), len)
+        let out = if o.naive {
+            run_naive(&game, &o)
         } else {
-            let mut s = Solver::new(&game);
-            s.engine_mut().set_threads(t);
-            s.engine_mut().set_allow_sparse(!dense);
-            s.detector_mut().set_long_periods(long);
-            if let Some(w) = window {
-                s.engine_mut()
-                    .set_keep(Keep::Window {
-                        front: w,
-                        window: w,
-                    })
-                    .expect("--window W: a positive multiple of 65536");
-                s.engine_mut().set_archive(Box::new(FileArchive::new()));
-            }
-            if statistics {
-                s.engine_mut()
-                    .set_statistics(Statistics::new())
-                    .expect("statistics");
-            }
-            s.engine_mut().set_profile(profile);
-            let deadline = seconds.map(|s| t0 + std::time::Duration::from_secs_f64(s));
-            let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
-            let verdict = match s.run(n, until, &mut stop) {
-                Ok(v) => *v,
-                Err(grundy_core::octal::OctalError::Stopped { computed }) => {
-                    println!("stopped after {seconds:?} s at {computed} values");
-                    *s.periodicity()
-                }
-                Err(e) => panic!("run: {e}"),
-            };
-            if let Some(p) = s.engine().profile() {
-                let total = t0.elapsed();
-                println!("{}", p.line(t, total));
-                // The serial time not in the spine, the commits or the detector: the rounds'
-                // set-up, the one-thread steps, the statistics.
-                let other = p
-                    .serial(total)
-                    .saturating_sub(p.spine + p.commit + p.detector);
-                println!(
-                    "stages: rounds={} far_rows_s={:.2} checks_s={:.2} sweep_s={:.2} dense_s={:.2} spine_s={:.2} commit_s={:.2} detector_s={:.2} other_s={:.2}",
-                    p.rounds,
-                    p.far_rows.as_secs_f64(),
-                    p.checks.as_secs_f64(),
-                    p.sweep.as_secs_f64(),
-                    p.dense.as_secs_f64(),
-                    p.spine.as_secs_f64(),
-                    p.commit.as_secs_f64(),
-                    p.detector.as_secs_f64(),
-                    other.as_secs_f64()
-                );
-            }
-            let mut stats = format!("{:?}", s.engine().stats());
-            if let Some(snap) = s.engine().statistics().and_then(Statistics::current) {
-                stats.push_str(&format!(
-                    "\nstatistics: n={} max_value={} first_heap={} rare_mask={:x} rare_count={} \
-                     last_rare_heap={:?}",
-                    snap.n,
-                    snap.max_value,
-                    snap.max_value_first_heap,
-                    snap.mask,
-                    snap.rare_count,
-                    snap.last_rare_heap
-                ));
-            }
-            if s.engine().is_windowed() {
-                let (front, tail, base) = s.engine().kept();
-                let r = s.engine().read_backs();
-                stats.push_str(&format!(
-                    "\nwindow: kept G(0..{}) and G({base}..{}) of {} values; read back {} values \
-                     in {} reads ({:.2} s), {} deep scans, {} rare positions beyond the window",
-                    front.len(),
-                    base + tail.len(),
-                    s.engine().len(),
-                    r.values,
-                    r.reads,
-                    r.nanos as f64 * 1e-9,
-                    r.deep_scans,
-                    s.engine().far_rare().len()
-                ));
-            }
-            let len = s.engine().len();
-            let values = if s.engine().is_windowed() {
-                Values::new() // not G(0..len): only what was kept
-            } else {
-                s.into_values()
-            };
-            (values, verdict, stats, len)
+            run_solver(&game, &o, t, t0)
         };
+        let len = out.3;
         let wall = t0.elapsed().as_secs_f64();
         let cpu = cpu_seconds() - cpu0;
         let main = main_thread_cpu_seconds() - main0;
@@ -337,55 +448,9 @@ fn main() {
              values/s={:.0}",
             len as f64 / wall
         );
-        println!(
-            "peak_rss={} MiB value_bytes={} ({} bytes/value stored)",
-            status_kb("VmHWM:") / 1024,
-            values.heap_bytes(),
-            values.width()
-        );
-        if values.len() == len {
-            // FNV-1a over G(0..len): equal digests, equal values (runs with other thread
-            // counts, other builds, other hosts).
-            let digest = values
-                .as_ref()
-                .iter()
-                .fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
-                    (h ^ u64::from(v)).wrapping_mul(0x0100_0000_01b3)
-                });
-            println!("values: n={len} digest={digest:016x}");
-        }
-        println!("verdict: {}", verdict_text(&verdict));
-        println!("engine: {stats}");
-        if detector_cost {
-            let (with, v1) = replay_detector(&game, &values, true);
-            let (without, v2) = replay_detector(&game, &values, false);
-            let ns = |s: f64| s * 1e9 / len.max(1) as f64;
-            println!(
-                "detector (CPU): with long-period sweep {:.1} ns/value ({}), without {:.1} ns/value \
-                 ({}); computing {:.1} ns/value (CPU, detector included)",
-                ns(with),
-                verdict_text(&v1),
-                ns(without),
-                verdict_text(&v2),
-                ns(cpu)
-            );
-        }
+        print_run(&game, &o, &out, cpu);
     }
     if walls.len() > 1 {
-        let ratios: Vec<String> = threads
-            .iter()
-            .zip(&walls)
-            .map(|(t, w)| format!("{t}:{:.2}", walls[0] / w))
-            .collect();
-        println!("speed-up vs first run (wall): {}", ratios.join(" "));
-        let ratios: Vec<String> = threads
-            .iter()
-            .zip(&crit)
-            .map(|(t, c)| format!("{t}:{:.2}", crit[0] / c))
-            .collect();
-        println!(
-            "speed-up vs first run (main-thread CPU = critical path on idle cores): {}",
-            ratios.join(" ")
-        );
+        print_speed_ups(&o.threads, &walls, &crit);
     }
 }

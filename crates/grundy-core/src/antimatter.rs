@@ -28,8 +28,9 @@
 //! (41, 27, 16, 15, 14). Squares ≥ 128 use the slower vector representation (1 + 1 particles
 //! up to about 130). One kind only is Welter's game and answers instantly at any size.
 
-use crate::budget::{Budget, BudgetExceeded, MemoSearch, Mode, SearchGame};
-use crate::game::{Outcome, Play};
+use crate::budget::{Budget, BudgetExceeded};
+use crate::game::{self, Outcome, Play};
+use crate::search::{MemoSearch, Mode, SearchGame};
 use crate::welter;
 
 /// Largest accepted number of particles (both kinds together, before annihilation).
@@ -163,16 +164,8 @@ impl Position {
     }
 }
 
-/// Value, outcome and every winning move of one position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
-    /// Normal-play Sprague–Grundy value.
-    pub value: u64,
-    /// Outcome under the requested play.
-    pub outcome: Outcome,
-    /// Every move to a P-position under the requested play, ordered by `from`, `to`, particle.
-    pub moves: Vec<ParticleMove>,
-}
+/// Value, outcome and every winning move (ordered by `from`, `to`, particle) of one position.
+pub type Analysis = game::Analysis<u64, ParticleMove>;
 
 /// Number of moves from `pos` (each particle `x` reaches `x` squares minus the particles below
 /// it; plus one annihilation per pair), or `None` when it exceeds `u64`.

@@ -3,7 +3,7 @@
 //! a coin from `x` to a lower square `y` that is empty or is 0.
 //!
 //! No formula for the Sprague–Grundy value is known, so values come from a memoised mex search
-//! ([`crate::budget::MemoSearch`]) bounded by a [`Budget`]. Proved structure used:
+//! ([`crate::search::MemoSearch`]) bounded by a [`Budget`]. Proved structure used:
 //!
 //! * Coins on 0 never move and never block (0 is always a legal target), so a position is the
 //!   **set of occupied non-zero squares**; the number of coins on 0 is irrelevant.
@@ -25,21 +25,28 @@
 //! early, but they also compute the normal value). Coins on 0 cost nothing; one non-zero coin is
 //! O(1) for any square.
 
-use crate::budget::{Budget, BudgetExceeded, MemoSearch, Mode, SearchGame};
-use crate::game::{Move, Outcome, Play};
+use crate::budget::{Budget, BudgetExceeded};
+use crate::game::{self, sort_distinct, Move, Outcome, Play, SquaresError};
+use crate::search::{MemoSearch, Mode, SearchGame};
 
-/// Largest accepted number of coins (including coins on 0).
-pub const MAX_COINS: usize = 1_000_000;
+pub use crate::game::MAX_COINS;
 
 /// Invalid input, or an answer beyond the budget.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AntonimError {
-    #[error("position has {coins} coins; at most {max} are allowed")]
-    TooManyCoins { coins: usize, max: usize },
-    #[error("square {0} holds more than one coin (only square 0 may hold several)")]
-    DuplicateSquare(u64),
+    /// Too many coins, or a non-zero square listed twice.
+    #[error("{0}{note}", note = zero_may_repeat(.0))]
+    Squares(SquaresError),
     #[error("compute budget exceeded")]
     BudgetExceeded,
+}
+
+/// What Antonim adds to the shared refusal of a square listed twice.
+fn zero_may_repeat(e: &SquaresError) -> &'static str {
+    match e {
+        SquaresError::DuplicateSquare(_) => " (only square 0 may hold several)",
+        SquaresError::TooManyCoins { .. } => "",
+    }
 }
 
 impl From<BudgetExceeded> for AntonimError {
@@ -57,18 +64,9 @@ pub struct Position {
 
 impl Position {
     pub fn new(squares: &[u64]) -> Result<Self, AntonimError> {
-        if squares.len() > MAX_COINS {
-            return Err(AntonimError::TooManyCoins {
-                coins: squares.len(),
-                max: MAX_COINS,
-            });
-        }
         let mut nonzero: Vec<u64> = squares.iter().copied().filter(|&x| x != 0).collect();
         let zeros = squares.len() - nonzero.len();
-        nonzero.sort_unstable();
-        if let Some(w) = nonzero.windows(2).find(|w| w[0] == w[1]) {
-            return Err(AntonimError::DuplicateSquare(w[0]));
-        }
+        sort_distinct(squares.len(), &mut nonzero).map_err(AntonimError::Squares)?;
         Ok(Position { nonzero, zeros })
     }
 
@@ -90,16 +88,8 @@ impl Position {
     }
 }
 
-/// Value, outcome and every winning move of one position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
-    /// Normal-play Sprague–Grundy value.
-    pub value: u64,
-    /// Outcome under the requested play.
-    pub outcome: Outcome,
-    /// Every move to a P-position under the requested play, by `from` then `to` ascending.
-    pub moves: Vec<Move>,
-}
+/// Value, outcome and every winning move (by `from` then `to` ascending) of one position.
+pub type Analysis = game::Analysis<u64, Move>;
 
 /// Number of moves from `pos` (each coin `x` reaches `x` squares minus the non-zero coins below
 /// it), or `None` when it exceeds `u64`.

@@ -7,7 +7,7 @@
 //! (`octal_time`, `misere_sweep`), the benchmarks in `benches/`. The service (`grundy`)
 //! re-exports it as `grundy::core`.
 //!
-//! The rooms ([`game`] and [`budget`] are the vocabulary they share):
+//! The rooms ([`game`], [`budget`] and [`search`] are the vocabulary they share):
 //! [`welter`], [`max_welter`], [`antimatter`], [`antonim`] (the Welter family), [`ordinal`]
 //! and [`transfinite`], [`octal`] (the G-sequence engine, periodicity, winning moves),
 //! [`misere`] (misère quotients), [`explain`] (worked reasoning for an answer). The unit tests
@@ -21,6 +21,7 @@ pub mod max_welter;
 pub mod misere;
 pub mod octal;
 pub mod ordinal;
+pub mod search;
 pub mod transfinite;
 pub mod welter;
 

@@ -37,19 +37,12 @@
 //! lower coins determine the S-sets. With [`Budget::DEFAULT`] a refused value takes < 0.3 s.
 
 use crate::budget::{Budget, BudgetExceeded, FxMap, Meter};
-use crate::game::{Outcome, Play};
+use crate::game::{self, sort_distinct, Outcome, Play, SquaresError};
 
-/// Largest accepted number of coins.
-pub const MAX_COINS: usize = 1_000_000;
+pub use crate::game::MAX_COINS;
 
-/// Invalid Max-Welter input.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MaxWelterError {
-    #[error("position has {coins} coins; at most {max} are allowed")]
-    TooManyCoins { coins: usize, max: usize },
-    #[error("square {0} holds more than one coin")]
-    DuplicateSquare(u64),
-}
+/// Invalid Max-Welter input: too many coins, or a square listed twice.
+pub type MaxWelterError = SquaresError;
 
 /// A validated position: distinct squares, sorted ascending.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -60,17 +53,8 @@ pub struct Position {
 impl Position {
     /// Sorts `squares` and checks that they are distinct and not too many.
     pub fn new(squares: &[u64]) -> Result<Self, MaxWelterError> {
-        if squares.len() > MAX_COINS {
-            return Err(MaxWelterError::TooManyCoins {
-                coins: squares.len(),
-                max: MAX_COINS,
-            });
-        }
         let mut v = squares.to_vec();
-        v.sort_unstable();
-        if let Some(w) = v.windows(2).find(|w| w[0] == w[1]) {
-            return Err(MaxWelterError::DuplicateSquare(w[0]));
-        }
+        sort_distinct(squares.len(), &mut v)?;
         Ok(Position { squares: v })
     }
 
@@ -90,16 +74,10 @@ pub struct MoveRange {
     pub to_end: u64,
 }
 
-/// Everything the service reports for one position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
-    /// Normal-play Sprague–Grundy value; `None` when beyond the budget.
-    pub value: Option<u64>,
-    /// Outcome under the requested play (always exact).
-    pub outcome: Outcome,
-    /// Every winning move under the requested play (always exact), as ascending disjoint ranges.
-    pub moves: Vec<MoveRange>,
-}
+/// Everything the service reports for one position: the normal-play value (`None` when beyond
+/// the budget), and the outcome and every winning move (as ascending disjoint ranges) under the
+/// requested play, always exact.
+pub type Analysis = game::Analysis<Option<u64>, MoveRange>;
 
 /// Validate and analyse: exact outcome and winning moves, and the normal-play value within
 /// `budget`.

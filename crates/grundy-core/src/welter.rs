@@ -28,6 +28,7 @@ pub use crate::game::{Move, Outcome, Play};
 
 /// The mating function `(x|y) = 2^(ν2(x⊕y)+1) − 1` for `x ≠ y`, as `u128` because `x ≡ y`
 /// modulo `2^64` cannot happen for distinct `u64` but the doubled bound needs 65 bits at most.
+#[inline]
 pub fn mate(x: u64, y: u64) -> u128 {
     debug_assert_ne!(x, y);
     let v = (x ^ y).trailing_zeros();
@@ -259,6 +260,7 @@ fn pair_term(order: &LowBitOrder) -> u128 {
 ///
 /// The caller guarantees the coins are distinct (the API layer rejects duplicates).
 /// The result is below `2^64`: it is below `2^B` when every coin is below `2^B`.
+#[inline]
 pub fn value(coins: &[u64]) -> u64 {
     // For a handful of coins the quadratic formula beats a sort and its allocation.
     if coins.len() <= SMALL {
@@ -433,6 +435,7 @@ pub struct Analysis {
 
 /// The outcome under `play` from the value: normal play is P iff the value is 0; misère play
 /// uses the corrected Theorem 8.5 — P iff (Abacus and value 1) or (not Abacus and value 0).
+#[inline]
 pub fn outcome(value: u64, abacus: bool, play: Play) -> Outcome {
     let p = match play {
         Play::Normal => value == 0,
@@ -452,6 +455,7 @@ pub fn outcome(value: u64, abacus: bool, play: Play) -> Outcome {
 }
 
 /// Value and outcome only (no moves): O(n log n) for the sort plus O(n).
+#[inline]
 pub fn evaluate(coins: &[u64], play: Play) -> (u64, Outcome) {
     let v = value(coins);
     let abacus = match play {
@@ -526,6 +530,7 @@ pub fn analyse(coins: &[u64], play: Play) -> Analysis {
 
 /// The O(n²) animating formula, kept as the benchmark baseline and a test oracle for sizes
 /// beyond brute force.
+#[inline]
 pub fn value_quadratic(coins: &[u64]) -> u64 {
     let mut acc: u128 = 0;
     for (i, &x) in coins.iter().enumerate() {

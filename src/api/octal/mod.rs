@@ -529,11 +529,15 @@ fn parse_misere_cursor(c: &str, fp: u64) -> Result<usize, ApiError> {
     offset.parse().map_err(|_| bad("bad offset"))
 }
 
+/// `/v1/octal/*`: these routes, the misère quotients', the values' and the jobs'.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(sequence))
         .routes(routes!(heap_value))
         .routes(routes!(winning_moves))
+        .merge(misere::router())
+        .merge(values::router())
+        .merge(jobs::router())
 }
 
 #[cfg(test)]

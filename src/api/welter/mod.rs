@@ -2,8 +2,6 @@
 
 pub mod batch; // POST /v1/welter/{value,winning-moves}/batch
 pub mod explain; // POST /v1/welter/explain
-pub mod max_welter; // /v1/max-welter/*: the rightmost coin moves
-pub mod related; // /v1/antonim/*, /v1/antimatter/*: values by bounded memoised search
 
 use axum::extract::State;
 use axum::response::Response;
@@ -12,7 +10,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::compute::{respond, respond_written};
-use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::doc_responses::{BodyProblems, InvalidPosition};
 use crate::api::wire::error::ApiError;
 use crate::api::wire::fast_json::{self, WriteJson};
 use crate::api::wire::game::{Move, Outcome, Play};
@@ -200,7 +198,7 @@ async fn answer<T: WriteJson + Send + 'static>(
     responses(
         (status = 200, description = "Every winning move", body = WinningMovesResponse),
         BodyProblems,
-        (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
+        InvalidPosition,
     )
 )]
 async fn winning_moves(
@@ -254,9 +252,12 @@ async fn primes(
     .await
 }
 
+/// `/v1/welter/*`: these routes, the batches' and the explanation's.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(value))
         .routes(routes!(winning_moves))
         .routes(routes!(primes))
+        .merge(batch::router())
+        .merge(explain::router())
 }

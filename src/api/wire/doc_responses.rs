@@ -95,3 +95,26 @@ pub enum AuthProblems {
     #[response(status = 403)]
     Forbidden(#[ref_response] Forbidden),
 }
+
+/// The 422 of the searched games (Antonim, Antimatter): an invalid position, or one beyond the
+/// compute budget (`GRUNDY_SEARCH_MAX_STEPS`, `GRUNDY_SEARCH_MAX_ENTRIES`).
+#[derive(utoipa::IntoResponses)]
+pub enum SearchProblems {
+    #[response(
+        status = 422,
+        description = "Invalid position, or beyond the compute budget",
+        content_type = "application/problem+json"
+    )]
+    Invalid(Problem),
+}
+
+/// The 422 of an operation that reads a position of coins: an invalid position.
+#[derive(utoipa::IntoResponses)]
+pub enum InvalidPosition {
+    #[response(
+        status = 422,
+        description = "Invalid position",
+        content_type = "application/problem+json"
+    )]
+    Invalid(Problem),
+}

@@ -1,5 +1,5 @@
 //! A census: one job per game code — by default every game of the unsolved table
-//! (`crate::core::octal::unsolved`, Grundy's game included) — started together, owned by the
+//! (`crate::core::octal::statistics::unsolved`, Grundy's game included) — started together, owned by the
 //! caller and counted against its quotas all at once (the submission of the census-member
 //! kind, [`CensusMemberJob`], declared with its rows in the store: its [`JobSubmit`] is here;
 //! a member's job is a sequence job, run as one), and read back as a table: per game its job's
@@ -23,7 +23,7 @@
 use super::kind::{JobSubmit, Submission};
 use super::request::{window_rule, JobRefusal};
 use crate::config::Config;
-use crate::core::octal::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
+use crate::core::octal::statistics::unsolved::{unsolved_game, UnsolvedGame, UNSOLVED_GAMES};
 use crate::core::octal::{Engine, Game, Snapshot, Statistics};
 use crate::service::auth::{refused_by, submitted, Caller, QuotaExceeded, NO_OWNER};
 use crate::service::state::AppState;

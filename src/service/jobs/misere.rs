@@ -169,6 +169,97 @@ fn time_limit(bound: u64, reached: u64, limit: Duration) -> String {
     )
 }
 
+/// What the engine's thread is given: the game, the quotients it may resume from, and its
+/// limits.
+struct EngineRun {
+    game: Game,
+    sources: Vec<Source>,
+    shared: Arc<Shared>,
+    shutdown: Arc<AtomicBool>,
+    cpu: JobCpu,
+    deadline: Instant,
+    /// The job's step budget (`GRUNDY_MISERE_JOB_STEPS`), and the steps its earlier runs used.
+    max_steps: u64,
+    used_steps: u64,
+    /// The last heap to reach, and the pace (`GRUNDY_JOB_PACE`: heaps an interval).
+    bound: u64,
+    pace: Option<u64>,
+    interval: Duration,
+    id: String,
+}
+
+impl EngineRun {
+    /// On a blocking thread: resumes from the newest source that passes its check (else
+    /// starts afresh), then extends heap by heap to the bound, publishing the progress.
+    fn run(self) -> Computed {
+        let EngineRun {
+            game,
+            sources,
+            shared,
+            shutdown,
+            cpu,
+            deadline,
+            max_steps,
+            used_steps,
+            bound,
+            pace,
+            interval,
+            id,
+        } = self;
+        // The engine computes on this one thread: its CPU time is the job's until
+        // the closure returns (the thread then goes back to the blocking pool).
+        let _on_this_thread = cpu.enter();
+        let mut stop = || {
+            shared.stop.load(Ordering::Relaxed)
+                || shutdown.load(Ordering::Relaxed)
+                || Instant::now() >= deadline
+        };
+        let budget = |spent: u64| job_budget(max_steps.saturating_sub(used_steps + spent));
+        let mut engine = None;
+        for (heap, parts, what) in sources {
+            match MisereEngine::resume(&game, parts, &budget(0), &mut stop) {
+                Ok(e) => {
+                    *shared
+                        .resumed_from
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(heap);
+                    tracing::info!(job = %id, heap, from = what, "quotient job resumed from a verified quotient");
+                    engine = Some(e);
+                    break;
+                }
+                Err(e @ MisereError::Stopped { .. }) => {
+                    return (MisereEngine::new(&game), Err(e));
+                }
+                Err(e) => {
+                    tracing::warn!(job = %id, heap, from = what, error = %e, "a quotient to resume from failed its check; not used");
+                    *shared.rejected.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(format!("the {what} Q_{heap} was not used: {e}"));
+                }
+            }
+        }
+        let mut engine = engine.unwrap_or_else(|| MisereEngine::new(&game));
+        shared.publish(&engine);
+        // A paced job (`GRUNDY_JOB_PACE`): at most `pace` heaps an interval.
+        let (mut interval_end, mut heaps) = (Instant::now() + interval, 0);
+        while engine.bound() < bound {
+            if pace.is_some_and(|pace| heaps >= pace) {
+                while Instant::now() < interval_end && !stop() {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                (interval_end, heaps) = (Instant::now() + interval, 0);
+            }
+            let next = engine.bound() + 1;
+            let r = engine.extend_to(next, &budget(engine.stats().steps), &mut stop);
+            heaps += 1;
+            shared.publish(&engine);
+            if let Err(e) = r {
+                return (engine, Err(e));
+            }
+        }
+        (engine, Ok(()))
+    }
+}
+
 impl QuotientRun<'_> {
     /// A read retried while the store fails; `None` on shutdown. A stored row that does not
     /// read back (corrupt) counts as absent: it is computed again (and rewritten).
@@ -239,7 +330,7 @@ impl QuotientRun<'_> {
         saved_heap: Option<u64>,
     ) -> Result<(), StoreError> {
         let config = &self.app.config;
-        let (limit, max_steps) = (config.misere_job_time, config.misere_job_steps);
+        let max_steps = config.misere_job_steps;
         let shared = Arc::new(Shared::default());
         shared.want_state.store(true, Ordering::Release);
         // Until the engine reports, the progress stays where the job's last run left it.
@@ -254,63 +345,23 @@ impl QuotientRun<'_> {
         let (pace, interval) = (config.job_pace, config.job_checkpoint);
         let id = self.job.id.clone();
         self.computing = true;
-        let handle = {
-            let (shared, shutdown) = (shared.clone(), self.shutdown.clone());
-            let cpu = self.cpu.clone();
-            tokio::task::spawn_blocking(move || -> Computed {
-                // The engine computes on this one thread: its CPU time is the job's until
-                // the closure returns (the thread then goes back to the blocking pool).
-                let _on_this_thread = cpu.enter();
-                let mut stop = || {
-                    shared.stop.load(Ordering::Relaxed)
-                        || shutdown.load(Ordering::Relaxed)
-                        || Instant::now() >= deadline
-                };
-                let budget = |spent: u64| job_budget(max_steps.saturating_sub(used_steps + spent));
-                let mut engine = None;
-                for (heap, parts, what) in sources {
-                    match MisereEngine::resume(&game, parts, &budget(0), &mut stop) {
-                        Ok(e) => {
-                            *shared
-                                .resumed_from
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner()) = Some(heap);
-                            tracing::info!(job = %id, heap, from = what, "quotient job resumed from a verified quotient");
-                            engine = Some(e);
-                            break;
-                        }
-                        Err(e @ MisereError::Stopped { .. }) => {
-                            return (MisereEngine::new(&game), Err(e));
-                        }
-                        Err(e) => {
-                            tracing::warn!(job = %id, heap, from = what, error = %e, "a quotient to resume from failed its check; not used");
-                            *shared.rejected.lock().unwrap_or_else(|e| e.into_inner()) =
-                                Some(format!("the {what} Q_{heap} was not used: {e}"));
-                        }
-                    }
-                }
-                let mut engine = engine.unwrap_or_else(|| MisereEngine::new(&game));
-                shared.publish(&engine);
-                // A paced job (`GRUNDY_JOB_PACE`): at most `pace` heaps an interval.
-                let (mut interval_end, mut heaps) = (Instant::now() + interval, 0);
-                while engine.bound() < bound {
-                    if pace.is_some_and(|pace| heaps >= pace) {
-                        while Instant::now() < interval_end && !stop() {
-                            std::thread::sleep(Duration::from_millis(10));
-                        }
-                        (interval_end, heaps) = (Instant::now() + interval, 0);
-                    }
-                    let next = engine.bound() + 1;
-                    let r = engine.extend_to(next, &budget(engine.stats().steps), &mut stop);
-                    heaps += 1;
-                    shared.publish(&engine);
-                    if let Err(e) = r {
-                        return (engine, Err(e));
-                    }
-                }
-                (engine, Ok(()))
-            })
-        };
+        let handle = tokio::task::spawn_blocking({
+            let run = EngineRun {
+                game,
+                sources,
+                id,
+                shared: shared.clone(),
+                shutdown: self.shutdown.clone(),
+                cpu: self.cpu.clone(),
+                bound,
+                pace,
+                interval,
+                deadline,
+                max_steps,
+                used_steps,
+            };
+            move || run.run()
+        });
         let mut handle = handle;
         let mut last_state = saved_heap;
         let mut last_state_at = Instant::now();
@@ -408,6 +459,21 @@ impl QuotientRun<'_> {
             self.finish(JobStatus::Cancelled, None, None).await;
             return Ok(());
         }
+        self.end(engine, result, &shared, last_state).await
+    }
+
+    /// Ends the job after its engine stopped: done with its quotient, saved and released for
+    /// a shutdown, or failed with why.
+    async fn end(
+        &mut self,
+        engine: MisereEngine,
+        result: Result<(), MisereError>,
+        shared: &Shared,
+        last_state: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let config = &self.app.config;
+        let (limit, max_steps) = (config.misere_job_time, config.misere_job_steps);
+        let bound = self.job.max_n;
         let reached = engine.bound();
         match result {
             Ok(()) => {

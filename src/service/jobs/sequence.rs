@@ -298,11 +298,6 @@ impl JobRun for SequenceJob {
         };
         // The engine's helper threads count for the job's CPU time as they start.
         solver.engine_mut().set_thread_start(run.cpu.hook());
-        let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
-        let job_pace = app
-            .config
-            .job_pace
-            .map(|pace| usize::try_from(pace).unwrap_or(usize::MAX));
         let mut saver = Saver {
             app,
             store,
@@ -331,6 +326,35 @@ impl JobRun for SequenceJob {
                 Some(_) => {}
             }
         }
+        run.slices(solver, &mut saver).await
+    }
+}
+
+/// A job's solver as resumed, with what the store holds of it.
+struct Resumed {
+    solver: Solver,
+    /// Values of the public sequence known stored.
+    already: usize,
+    /// Whether the public sequence can be extended by this job (see [`Saver::sequence_ok`]).
+    sequence_ok: bool,
+    /// Window mode: see [`Saver::stored`] and [`Saver::report`].
+    stored: Option<Arc<AtomicU64>>,
+    report: ArchiveReport,
+}
+
+impl Run<'_> {
+    /// Computes slice after slice, saving each, until the job ends: done (every value to
+    /// `max_n`, or periodicity proved), failed, cancelled, released for shutdown, or lost.
+    async fn slices(&self, mut solver: Solver, saver: &mut Saver<'_>) -> Result<(), StoreError> {
+        let run = self;
+        let (app, store, job, owner, shutdown) =
+            (self.app, self.store, self.job, self.owner, self.shutdown);
+        let code = saver.code;
+        let max_n = usize::try_from(job.max_n).unwrap_or(usize::MAX);
+        let job_pace = app
+            .config
+            .job_pace
+            .map(|pace| usize::try_from(pace).unwrap_or(usize::MAX));
         let mut next_slice = Instant::now() + app.config.job_checkpoint;
         loop {
             let len = solver.engine().len();
@@ -344,7 +368,7 @@ impl JobRun for SequenceJob {
                         .finish(JobStatus::Done, len as u64, None, json.as_deref())
                         .await
                     {
-                        app.octal.invalidate(&code);
+                        app.octal.invalidate(code);
                     }
                 }
                 return Ok(());
@@ -419,12 +443,12 @@ impl JobRun for SequenceJob {
                     // its note kept; given back to the queue, a worker resumes it from scratch.
                     tracing::error!(job = %job.id, computed = total, error = %msg, "window job's archive damaged; starting it over from heap 0");
                     if run.rebuild(&msg).await {
-                        store.release_job(&job.id, &owner).await?;
+                        store.release_job(&job.id, owner).await?;
                     }
                     return Ok(());
                 }
                 (_, Slice::Shutdown) => {
-                    store.release_job(&job.id, &owner).await?;
+                    store.release_job(&job.id, owner).await?;
                     tracing::info!(job = %job.id, computed = total, "job checkpointed and released for shutdown");
                     return Ok(());
                 }
@@ -432,21 +456,7 @@ impl JobRun for SequenceJob {
             }
         }
     }
-}
 
-/// A job's solver as resumed, with what the store holds of it.
-struct Resumed {
-    solver: Solver,
-    /// Values of the public sequence known stored.
-    already: usize,
-    /// Whether the public sequence can be extended by this job (see [`Saver::sequence_ok`]).
-    sequence_ok: bool,
-    /// Window mode: see [`Saver::stored`] and [`Saver::report`].
-    stored: Option<Arc<AtomicU64>>,
-    report: ArchiveReport,
-}
-
-impl Run<'_> {
     /// Runs `op` on the store until it succeeds (the job marked stalled meanwhile); `None` on
     /// shutdown.
     async fn retry<T, F, Fut>(&self, op: F) -> Option<T>

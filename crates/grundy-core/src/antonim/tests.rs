@@ -145,7 +145,7 @@ fn empirical_two_and_three_coin_p_positions() {
 fn validation_and_limits() {
     assert_eq!(
         Position::new(&[0, 0, 3, 3]),
-        Err(AntonimError::DuplicateSquare(3))
+        Err(AntonimError::Squares(SquaresError::DuplicateSquare(3)))
     );
     let p = Position::new(&[5, 0, 3, 0]).unwrap();
     assert_eq!(
@@ -155,7 +155,7 @@ fn validation_and_limits() {
     let zeros = vec![0; MAX_COINS + 1];
     assert!(matches!(
         Position::new(&zeros),
-        Err(AntonimError::TooManyCoins { .. })
+        Err(AntonimError::Squares(SquaresError::TooManyCoins { .. }))
     ));
     // a million coins on 0 plus one coin: closed form, instant
     let mut many = vec![0; MAX_COINS - 1];
@@ -203,4 +203,17 @@ fn validation_and_limits() {
         (empty.value, empty.outcome, empty.moves.len()),
         (0, Outcome::P, 0)
     );
+}
+
+#[test]
+fn refusals_read_as_before_the_shared_squares_error() {
+    let dup = Position::new(&[0, 0, 3, 3]).unwrap_err().to_string();
+    assert_eq!(
+        dup,
+        "square 3 holds more than one coin (only square 0 may hold several)"
+    );
+    let dup = crate::max_welter::Position::new(&[3, 3])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(dup, "square 3 holds more than one coin");
 }

@@ -138,12 +138,32 @@ pub(crate) fn build(
     options: &OptionStore,
     meter: &mut Meter<'_>,
 ) -> Result<Candidate, MisereError> {
-    let budget: QuotientBudget = meter.budget;
-    let heaps = options.heaps();
-    let too_large =
-        |size: usize, max: usize, heap: u64| MisereError::QuotientTooLarge { heap, size, max };
-    // Transitions of every heap: the elements of its options.
-    let mut tcodes: Vec<Vec<u64>> = vec![Vec::new(); heaps];
+    let tcodes = transitions(prod, gamma, options, meter)?;
+    let found = enumerate(prod, gamma, options, &tcodes, meter)?;
+    let (class, classes) = refine(prod, gamma, options, &found, meter)?;
+    reduce(prod, gamma, options, &found, (&class, classes), meter)
+}
+
+/// The element of code `c`, listed before.
+fn lookup(index: &FxMap<u64, u32>, c: u64) -> Result<u32, MisereError> {
+    index.get(&c).copied().ok_or(MisereError::Internal {
+        what: "an option's element was not listed before its word",
+    })
+}
+
+/// The refusal of a candidate or quotient of `size` elements above `max`.
+fn too_large(size: usize, max: usize, heap: u64) -> MisereError {
+    MisereError::QuotientTooLarge { heap, size, max }
+}
+
+/// Transitions of every heap: the elements of its options (codes, sorted, distinct).
+fn transitions(
+    prod: &Product<'_>,
+    gamma: &[u64],
+    options: &OptionStore,
+    meter: &mut Meter<'_>,
+) -> Result<Vec<Vec<u64>>, MisereError> {
+    let mut tcodes: Vec<Vec<u64>> = vec![Vec::new(); options.heaps()];
     for (h, slot) in tcodes.iter_mut().enumerate().skip(1) {
         let mut t: Vec<u64> = Vec::new();
         for parts in options.iter(h) {
@@ -158,8 +178,28 @@ pub(crate) fn build(
         t.dedup();
         *slot = t;
     }
+    Ok(tcodes)
+}
 
-    // Enumeration in the order of least words, with labels.
+/// The unreduced candidate's elements in the order of least words: their codes, where each
+/// was found (`parent[y]`: the element `x`, heap `h` and power `k` with `y = x·γ(h)^k`), and
+/// their labels (P-positions).
+struct Enumeration {
+    index: FxMap<u64, u32>,
+    codes: Vec<u64>,
+    parent: Vec<(u32, u32, u32)>,
+    label: Vec<bool>,
+}
+
+/// Enumeration in the order of least words, with labels.
+fn enumerate(
+    prod: &Product<'_>,
+    gamma: &[u64],
+    options: &OptionStore,
+    tcodes: &[Vec<u64>],
+    meter: &mut Meter<'_>,
+) -> Result<Enumeration, MisereError> {
+    let budget: QuotientBudget = meter.budget;
     let mut index: FxMap<u64, u32> = FxMap::default();
     let mut codes: Vec<u64> = vec![0];
     let mut parent: Vec<(u32, u32, u32)> = vec![(0, 0, 0)];
@@ -168,12 +208,7 @@ pub(crate) fn build(
     let mut t_flat: Vec<u32> = Vec::new();
     let mut stamp: Vec<u32> = vec![u32::MAX];
     index.insert(0, 0);
-    let lookup = |index: &FxMap<u64, u32>, c: u64| {
-        index.get(&c).copied().ok_or(MisereError::Internal {
-            what: "an option's element was not listed before its word",
-        })
-    };
-    for h in 1..heaps {
+    for h in 1..options.heaps() {
         let g = gamma[h];
         if options.trivial(h) || g == 0 {
             continue;
@@ -232,11 +267,25 @@ pub(crate) fn build(
             k += 1;
         }
     }
-    drop(t_flat);
-    drop(t_off);
-    let size = codes.len();
+    Ok(Enumeration {
+        index,
+        codes,
+        parent,
+        label,
+    })
+}
 
-    // Moore's refinement with the actions of the distinct generators.
+/// Moore's refinement with the actions of the distinct generators: the class of every
+/// element, numbered by first appearance, and the number of classes.
+fn refine(
+    prod: &Product<'_>,
+    gamma: &[u64],
+    options: &OptionStore,
+    found: &Enumeration,
+    meter: &mut Meter<'_>,
+) -> Result<(Vec<u32>, usize), MisereError> {
+    let heaps = options.heaps();
+    let size = found.codes.len();
     let mut gens: Vec<u64> = (1..heaps)
         .filter(|&h| !options.trivial(h) && gamma[h] != 0)
         .map(|h| gamma[h])
@@ -247,12 +296,12 @@ pub(crate) fn build(
     for &g in &gens {
         meter.charge(size as u64)?;
         let mut a = Vec::with_capacity(size);
-        for &c in &codes {
-            a.push(lookup(&index, prod.mul(c, g))?);
+        for &c in &found.codes {
+            a.push(lookup(&found.index, prod.mul(c, g))?);
         }
         act.push(a);
     }
-    let mut class: Vec<u32> = label.iter().map(|&p| u32::from(p)).collect();
+    let mut class: Vec<u32> = found.label.iter().map(|&p| u32::from(p)).collect();
     let mut classes = renumber(&mut class);
     loop {
         let before = classes;
@@ -272,11 +321,29 @@ pub(crate) fn build(
             break;
         }
     }
-    if classes > budget.max_quotient {
-        return Err(too_large(classes, budget.max_quotient, meter.heap));
+    let max = meter.budget.max_quotient;
+    if classes > max {
+        return Err(too_large(classes, max, meter.heap));
     }
+    Ok((class, classes))
+}
 
-    // The reduced monoid: classes numbered by their first (least-word) element.
+/// The reduced monoid: classes numbered by their first (least-word) element, its table, its
+/// P-positions, the heaps' images and each class's least word.
+fn reduce(
+    prod: &Product<'_>,
+    gamma: &[u64],
+    options: &OptionStore,
+    found: &Enumeration,
+    (class, classes): (&[u32], usize),
+    meter: &mut Meter<'_>,
+) -> Result<Candidate, MisereError> {
+    let Enumeration {
+        index,
+        codes,
+        parent,
+        label,
+    } = found;
     let mut rep: Vec<usize> = vec![usize::MAX; classes];
     for (y, &c) in class.iter().enumerate() {
         if rep[c as usize] == usize::MAX {
@@ -289,17 +356,17 @@ pub(crate) fn build(
     meter.charge((classes * classes) as u64)?;
     for a in 0..classes {
         for b in a..classes {
-            let e = lookup(&index, prod.mul(codes[rep[a]], codes[rep[b]]))?;
+            let e = lookup(index, prod.mul(codes[rep[a]], codes[rep[b]]))?;
             let c = class[e as usize];
             table[a * classes + b] = c;
             table[b * classes + a] = c;
         }
     }
     let p: Vec<bool> = rep.iter().map(|&y| label[y]).collect();
-    let mut phi = vec![0u32; heaps];
+    let mut phi = vec![0u32; options.heaps()];
     for (h, slot) in phi.iter_mut().enumerate().skip(1) {
         if !options.trivial(h) {
-            *slot = class[lookup(&index, gamma[h])? as usize];
+            *slot = class[lookup(index, gamma[h])? as usize];
         }
     }
     let words = rep
@@ -320,7 +387,7 @@ pub(crate) fn build(
         p,
         phi,
         words,
-        unreduced: size,
+        unreduced: codes.len(),
     })
 }
 

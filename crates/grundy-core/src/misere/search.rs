@@ -22,9 +22,10 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::budget::{Budget, MemoSearch, Mode, SearchGame};
+use crate::budget::Budget;
 use crate::game::Outcome;
 use crate::octal::{Game, WinningMove, MAX_HEAPS};
+use crate::search::{MemoSearch, Mode, SearchGame};
 
 use super::error::MisereError;
 use super::options::{has_options, heap_options, MAX_OPTION_HEAP};

@@ -565,5 +565,4 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
 }
 
 #[cfg(test)]
-#[path = "code_tests.rs"]
 mod tests;

@@ -20,24 +20,30 @@
 //!
 //! [`naive_values`]: super::naive::naive_values
 
-use super::archive::{Archive, Backing, ReadBacks};
-use super::bitset::{self, set};
 use super::code::Game;
-use super::dense;
 use super::error::OctalError;
-use super::rules::{Rules, Twos};
-use super::sets::SetState;
 use super::statistics::Statistics;
 use super::values::{width_for, with_cells, Cell, Values, ValuesRef};
-use super::window::{Gap, Keep, View, SLIDE};
+use super::window::{Keep, View};
+use crate::octal::window::archive::Backing;
+use bitset::set;
+use rules::{Rules, Twos};
+use sets::SetState;
 
+pub(crate) mod bitset;
+pub(crate) mod dense;
 mod parallel;
+pub(crate) mod pool;
 mod profile;
 mod review;
+pub(crate) mod rules;
+pub(crate) mod sets;
+pub(crate) mod sparse;
+pub(crate) mod split;
 mod testing;
 #[cfg(test)]
 mod tests;
-mod window;
+pub(crate) mod window;
 
 use review::{Mode, SPARSE_MAX_BITS};
 
@@ -94,7 +100,6 @@ pub struct Engine {
     game: Game,
     rules: Rules,
     values: Values,
-    threads: usize,
     /// Every value so far is below `2^vbits`.
     vbits: u32,
     /// Bitset width in words: `2^(vbits+1)` bits, so XORs of values and their mex both fit.
@@ -106,39 +111,26 @@ pub struct Engine {
     scan_twos: Twos,
     mode: Mode,
     sets: Option<SetState>,
-    next_review: usize,
-    /// Rare positions when the mask was last reviewed.
-    rare_at_review: usize,
-    /// Length and scanned-pair count at the last review, and the measured rare-check scan
-    /// length per heap (sparse mode), for the cost model in `review`.
-    review_len: usize,
-    review_scanned: u64,
-    scan_per_heap: Option<f64>,
-    allow_sparse: bool,
+    /// When and how the mode and mask are reviewed, and the cost model's measurements
+    /// (`engine/review.rs`).
+    review: review::Review,
+    /// The threads, their pool and what they did (`engine/parallel/`).
+    workers: parallel::Workers,
+    /// Which values are kept, and where the dropped ones go (`engine/window.rs`).
+    window: window::WindowState,
+    /// The tables' statistics kept with the values, when asked for.
+    statistics: StatisticsState,
     /// The settings only tests change ([`testing::Knobs`]: bit marks, the pipeline on or off,
     /// from which heap and with which plan, the widest rows).
     knobs: testing::Knobs,
-    /// The pipeline's pool of helper threads (made on first use).
-    pool: Option<rayon::ThreadPool>,
-    /// Run on each helper thread as it starts ([`Engine::set_thread_start`]).
-    thread_start: Option<parallel::pipeline::ThreadStart>,
-    /// What the pipeline did (diagnostics, tests).
-    pipeline_counts: parallel::pipeline::Counts,
-    /// The stages' times, when asked for ([`Engine::set_profile`]).
-    profile: Option<Profile>,
-    /// Which values are kept (`window.rs`), and where the dropped ones were once some are.
-    keep: Keep,
-    gap: Option<Gap>,
-    /// Values dropped at a time ([`SLIDE`]; tests use less).
-    slide: usize,
-    /// The tables' statistics of G(0..len), kept with the values when asked for
-    /// ([`Engine::set_statistics`]); why they stopped, if a value outgrew them.
+}
+
+/// The tables' statistics of G(0..len), kept with the values when asked for
+/// ([`Engine::set_statistics`]); why they stopped, if a value outgrew them.
+#[derive(Debug, Default)]
+struct StatisticsState {
     stats: Option<Box<Statistics>>,
     stats_error: Option<String>,
-    /// Window mode: where dropped values go and are read back from (`archive.rs`); without
-    /// one, values are dropped for good and a heap that needs one is an error.
-    archive: Option<Box<dyn Archive>>,
-    read_backs: ReadBacks,
 }
 
 fn words_for(vbits: u32) -> usize {
@@ -168,7 +160,6 @@ impl Engine {
             game: game.clone(),
             rules,
             values: Values::new(),
-            threads,
             vbits,
             words,
             excl: vec![0; words],
@@ -176,24 +167,11 @@ impl Engine {
             scan_twos,
             mode,
             sets,
-            next_review: 256,
-            rare_at_review: 0,
-            review_len: 0,
-            review_scanned: 0,
-            scan_per_heap: None,
-            allow_sparse: true,
+            review: review::Review::new(),
+            workers: parallel::Workers::new(threads),
+            window: window::WindowState::new(),
+            statistics: StatisticsState::default(),
             knobs: testing::Knobs::default(),
-            pool: None,
-            thread_start: None,
-            pipeline_counts: parallel::pipeline::Counts::default(),
-            profile: None,
-            keep: Keep::All,
-            gap: None,
-            slide: SLIDE,
-            stats: None,
-            stats_error: None,
-            archive: None,
-            read_backs: ReadBacks::default(),
         }
     }
 
@@ -236,7 +214,7 @@ impl Engine {
         }
         values.widen_to(width_for(max));
         e.values = values;
-        e.next_review = 0;
+        e.review.next_review = 0;
         e.review();
         Ok(e)
     }
@@ -244,7 +222,7 @@ impl Engine {
     /// Sets the number of threads (1 = single-threaded): dense blocks and the sparse method's
     /// pipeline (`engine/parallel/pipeline.rs`) use them; a change takes effect at the next block.
     pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.clamp(1, MAX_THREADS);
+        self.workers.threads = threads.clamp(1, MAX_THREADS);
     }
 
     /// Value bits, exclusion words and counts for values up to `top` (an engine made from
@@ -264,45 +242,45 @@ impl Engine {
         &mut self,
         f: impl FnOnce(&Engine, Option<&rayon::ThreadPool>) -> R,
     ) -> R {
-        let pool = if self.threads > 1 {
+        let pool = if self.workers.threads > 1 {
             self.take_pool()
         } else {
             None
         };
         let r = f(self, pool.as_ref());
         if pool.is_some() {
-            self.pool = pool;
+            self.workers.pool = pool;
         }
         r
     }
 
     /// The number of threads the engine may use.
     pub fn threads(&self) -> usize {
-        self.threads
+        self.workers.threads
     }
 
     /// Runs `hook` on each helper thread the engine starts, first thing (a caller that accounts
     /// CPU time per thread learns the threads this way: the engine itself does no I/O).
     pub fn set_thread_start(&mut self, hook: std::sync::Arc<dyn Fn() + Send + Sync>) {
-        self.thread_start = Some(parallel::pipeline::ThreadStart(hook));
-        self.pool = None;
+        self.workers.thread_start = Some(parallel::pipeline::ThreadStart(hook));
+        self.workers.pool = None;
     }
 
     /// Times the pipeline's stages ([`Profile`]); on one thread the pipeline then runs too,
     /// every stage on the calling thread, so that the profile shows what more threads would
     /// share.
     pub fn set_profile(&mut self, on: bool) {
-        self.profile = on.then(Profile::default);
+        self.workers.profile = on.then(Profile::default);
     }
 
     /// The stages' times so far (with [`Engine::set_profile`]).
     pub fn profile(&self) -> Option<&Profile> {
-        self.profile.as_ref()
+        self.workers.profile.as_ref()
     }
 
     /// Adds `time` of the detector's long-period sweep (shared by the threads) to the profile.
     pub(crate) fn profile_sweep(&mut self, time: std::time::Duration, total: std::time::Duration) {
-        if let Some(p) = self.profile.as_mut() {
+        if let Some(p) = self.workers.profile.as_mut() {
             p.sweep += time;
             p.detector += total.saturating_sub(time);
         }
@@ -323,19 +301,19 @@ impl Engine {
 
     /// Which values are kept.
     pub fn keep(&self) -> Keep {
-        self.keep
+        self.window.keep
     }
 
     /// True once values were dropped (window mode past `front + window + SLIDE` values).
     pub fn is_windowed(&self) -> bool {
-        self.gap.is_some()
+        self.window.gap.is_some()
     }
 
     /// The kept values: `(front, tail, base)` with `front` = G(0..front.len()) and `tail` =
     /// G(base..len()). While every value is kept: `(all, all, 0)`.
     pub fn kept(&self) -> (ValuesRef<'_>, ValuesRef<'_>, usize) {
         let all = self.values.as_ref();
-        match self.gap {
+        match self.window.gap {
             None => (all, all, 0),
             Some(gap) => (all.slice(..gap.front), all.slice(gap.front..), gap.base),
         }
@@ -366,44 +344,44 @@ impl Engine {
             });
         }
         if let Err(e) = stats.observe_values(seen, tail.slice(seen as usize - base..)) {
-            self.stats_error = Some(e.to_string());
-            self.stats = None;
+            self.statistics.stats_error = Some(e.to_string());
+            self.statistics.stats = None;
             return Ok(());
         }
-        self.stats = Some(Box::new(stats));
-        self.stats_error = None;
+        self.statistics.stats = Some(Box::new(stats));
+        self.statistics.stats_error = None;
         Ok(())
     }
 
     /// The statistics of G(0..len), when kept ([`Engine::set_statistics`]).
     pub fn statistics(&self) -> Option<&Statistics> {
-        self.stats.as_deref()
+        self.statistics.stats.as_deref()
     }
 
     /// Why the statistics stopped being kept (a value beyond what they count).
     pub fn statistics_error(&self) -> Option<&str> {
-        self.stats_error.as_deref()
+        self.statistics.stats_error.as_deref()
     }
 
     /// Counts G(from..len) into the statistics (the values were just computed: still kept).
     fn observe_since(&mut self, from: usize) {
-        let Some(stats) = self.stats.as_deref_mut() else {
+        let Some(stats) = self.statistics.stats.as_deref_mut() else {
             return;
         };
         let all = self.values.as_ref();
-        let new = match self.gap {
+        let new = match self.window.gap {
             None => all.slice(from..),
             Some(gap) => all.slice(gap.front + (from - gap.base)..),
         };
         if let Err(e) = stats.observe_values(from as u64, new) {
-            self.stats_error = Some(e.to_string());
-            self.stats = None;
+            self.statistics.stats_error = Some(e.to_string());
+            self.statistics.stats = None;
         }
     }
 
     /// Number of computed values.
     pub fn len(&self) -> usize {
-        match self.gap {
+        match self.window.gap {
             None => self.values.len(),
             Some(gap) => gap.base + self.values.len() - gap.front,
         }
@@ -424,7 +402,13 @@ impl Engine {
         let (mode, mask, rare, scans, pairs) = match &self.mode {
             Mode::Plain => ("plain", 0, 0, 0, 0),
             Mode::Dense => ("dense", 0, 0, 0, 0),
-            Mode::Sparse(s) => ("sparse", s.mask, s.rare_count(), s.scans, s.scanned_pairs),
+            Mode::Sparse(s) => (
+                "sparse",
+                s.mask,
+                s.rare_count(),
+                s.counts.scans,
+                s.counts.scanned_pairs,
+            ),
         };
         EngineStats {
             mode,
@@ -433,7 +417,7 @@ impl Engine {
             rare_scans: scans,
             rare_scan_pairs: pairs,
             max_value: self.values.max(),
-            threads: self.threads,
+            threads: self.workers.threads,
         }
     }
 
@@ -445,7 +429,7 @@ impl Engine {
         n: usize,
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
-        let max = match self.keep {
+        let max = match self.window.keep {
             Keep::All => MAX_VALUES,
             Keep::Window { .. } => MAX_WINDOW_N,
         };
@@ -460,23 +444,23 @@ impl Engine {
             }
             self.slide()?;
             let len = self.len();
-            if len >= self.next_review {
-                if self.gap.is_some() {
+            if len >= self.review.next_review {
+                if self.window.gap.is_some() {
                     self.review_window()?;
                 } else {
                     self.review();
                 }
             }
-            let mut stop_at = n.min(self.next_review.max(len + 1));
-            if let Keep::Window { front, window } = self.keep {
+            let mut stop_at = n.min(self.review.next_review.max(len + 1));
+            if let Keep::Window { front, window } = self.window.keep {
                 // Never more than `front + window + 2·slide` values held (a slide follows) —
                 // unless the archive holds back a drop (it has not written the values yet):
                 // then a slide at a time; whoever feeds the archive bounds the lag.
                 let held = self.values.len();
                 stop_at = stop_at.min(
-                    len + (front + window + 2 * self.slide)
+                    len + (front + window + 2 * self.window.slide)
                         .saturating_sub(held)
-                        .max(self.slide),
+                        .max(self.window.slide),
                 );
             }
             let done = self.compute(len, stop_at, should_stop);
@@ -498,7 +482,7 @@ impl Engine {
         if self.pipeline_ready(len) {
             self.pipeline(stop_at, should_stop)
         } else if matches!(self.mode, Mode::Dense)
-            && (self.threads > 1 || self.profile.is_some())
+            && (self.workers.threads > 1 || self.workers.profile.is_some())
             && len >= PARALLEL_FROM
         {
             // Blocks of ≈ len/32 heaps, smaller when a block would be a long stretch of work.
@@ -541,7 +525,7 @@ impl Engine {
     /// Marks everything but the scanned two-heap digits for heap n into `self.excl`.
     fn exclude_base(&mut self, n: usize) {
         let (game, rules, sets, excl) = (&self.game, &self.rules, &self.sets, &mut self.excl[..]);
-        let gap = self.gap;
+        let gap = self.window.gap;
         with_cells!(self.values.as_ref(), |g| exclude_base_in(
             View::of(g, gap),
             game,
@@ -570,10 +554,10 @@ impl Engine {
                 bitset::mex(excl)
             }
             Mode::Sparse(sp) => {
-                let gap = self.gap;
-                let mut backing = self.archive.as_deref_mut().map(|archive| Backing {
+                let gap = self.window.gap;
+                let mut backing = self.window.archive.as_deref_mut().map(|archive| Backing {
                     archive,
-                    counts: &mut self.read_backs,
+                    counts: &mut self.window.read_backs,
                 });
                 with_cells!(self.values.as_ref(), |g| sp.step(
                     View::of(g, gap),
@@ -591,12 +575,16 @@ impl Engine {
     fn dense_block(&mut self, start: usize, end: usize) -> Result<(), OctalError> {
         let words0 = self.words;
         // One thread (a profile): phase one on the calling thread.
-        let pool = if self.threads > 1 {
+        let pool = if self.workers.threads > 1 {
             self.take_pool()
         } else {
             None
         };
-        let started = self.profile.as_ref().map(|_| std::time::Instant::now());
+        let started = self
+            .workers
+            .profile
+            .as_ref()
+            .map(|_| std::time::Instant::now());
         let twos = &self.scan_twos;
         let pre = with_cells!(self.values.as_ref(), |g| dense::phase_one(
             g,
@@ -607,9 +595,9 @@ impl Engine {
             pool.as_ref()
         ));
         if pool.is_some() {
-            self.pool = pool;
+            self.workers.pool = pool;
         }
-        if let (Some(p), Some(t)) = (self.profile.as_mut(), started) {
+        if let (Some(p), Some(t)) = (self.workers.profile.as_mut(), started) {
             p.dense += t.elapsed();
         }
         for n in start..end {
@@ -645,7 +633,7 @@ impl Engine {
             if self.vbits > SPARSE_MAX_BITS {
                 // The sparse tables hold values as u16; values this large mean no sparse
                 // space anyway.
-                if self.gap.is_some() {
+                if self.window.gap.is_some() {
                     return Err(OctalError::WindowTooSmall {
                         heap: n as u64,
                         detail: format!(
@@ -668,8 +656,8 @@ impl Engine {
         if let Mode::Sparse(sp) = &mut self.mode {
             sp.push(n, v);
             // A mask that has gone stale (many new rare positions) is reviewed early.
-            if sp.rare_count() > 2 * self.rare_at_review + 4096 {
-                self.next_review = n + 1;
+            if sp.rare_count() > 2 * self.review.rare_at_review + 4096 {
+                self.review.next_review = n + 1;
             }
         }
         Ok(())

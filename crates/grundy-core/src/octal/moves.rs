@@ -31,8 +31,8 @@
 use super::code::Game;
 use super::error::OctalError;
 use super::periodicity::{Periodicity, Proof};
-use super::value::value_at;
 use super::values::ValuesRef;
+use crate::octal::periodicity::value::value_at;
 
 /// Most heaps in one query.
 pub const MAX_HEAPS: usize = 10_000;
@@ -576,5 +576,4 @@ fn parse_cursor(c: &str, fp: u64, slots: usize) -> Result<Pos, OctalError> {
 }
 
 #[cfg(test)]
-#[path = "moves_tests.rs"]
 mod tests;

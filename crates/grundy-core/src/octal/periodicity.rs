@@ -43,10 +43,12 @@
 //! Nim `4.(3)` (which fails hypothesis (b) of Thm 6.9 although its values are known).
 
 use super::code::{Game, PartRule};
-use super::squares::square_tails;
 use super::values::{with_cells, Cell, ValuesRef};
+use crate::octal::periodicity::squares::square_tails;
 
 mod candidates;
+mod squares;
+pub mod value;
 use candidates::{candidates, Scratch};
 
 /// The theorem behind a proof.

@@ -5,8 +5,8 @@ use super::engine::Engine;
 use super::error::OctalError;
 use super::moves::{winning_moves, MovePage};
 use super::periodicity::{Detector, Periodicity};
-use super::value::value_at;
 use super::values::Values;
+use crate::octal::periodicity::value::value_at;
 
 /// A game's computation state: values, the periodicity verdict, and queries on them.
 #[derive(Debug)]

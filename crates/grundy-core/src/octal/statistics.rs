@@ -65,6 +65,8 @@
 
 use super::values::{Cell, ValuesRef};
 
+pub mod unsolved;
+
 /// The largest value [`Statistics`] accepts (2^24 − 1): the tables cost 24 bytes per value up
 /// to the largest one, so this bounds them by 384 MiB. Unsolved octal games have values in the
 /// hundreds or low thousands (`.04`: 1024 at 2^17; `.014`: 392 at 2^36).
@@ -746,5 +748,4 @@ impl Reader<'_> {
 }
 
 #[cfg(test)]
-#[path = "statistics_tests.rs"]
 mod tests;

@@ -1,13 +1,13 @@
 //! Keeping a window of the values in memory instead of all of them: bounded memory for
 //! sequences of 2^40 values and more.
 //!
-//! The rare/common method (`sparse.rs`) reads G at two kinds of places while computing G(n):
+//! The rare/common method (`engine/sparse.rs`) reads G at two kinds of places while computing G(n):
 //! the partners `r − a` of small positions `a` — the rare positions, the probes (first
 //! occurrences of common values) and the rare check's scan — which lie just behind n, and the
 //! small positions themselves, whose values are needed only by the scan. So besides the
 //! values the engine keeps two stretches in memory: the *front* G(0..F) and the *tail*
 //! G(base..n) of at least W values behind n. Everything between goes to an archive before it
-//! is dropped (`archive.rs`; on disk in a job). Then:
+//! is dropped (`window/archive.rs`; on disk in a job). Then:
 //!
 //! * every pair with a rare part below `W − k − HEAPS` (k the largest number of tokens a
 //!   two-heap split removes) is read from the tail, its partner lying there;
@@ -30,6 +30,8 @@
 //! that later gains rare positions only costs time.
 //!
 //! [`OctalError::WindowTooSmall`]: super::error::OctalError::WindowTooSmall
+
+pub mod archive;
 
 /// Which values an engine keeps in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

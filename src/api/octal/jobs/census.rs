@@ -22,7 +22,7 @@ use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
 use crate::api::wire::params::ApiPath;
-use crate::core::octal::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE};
+use crate::core::octal::statistics::unsolved::{UnsolvedGame, CZAJKA_SOURCE, ROGALSKI_SOURCE};
 use crate::problem::Problem;
 use crate::service::auth::{Caller, Listing};
 use crate::service::jobs::census::{self as service, CensusError, CensusView, GameRow};

@@ -591,8 +591,13 @@ async fn cancel(
     Ok(Json(JobResponse::with_stall(job, stall)))
 }
 
+/// `/v1/octal/jobs*` and `/v1/octal/census*`: these routes, the events', the statistics' and the
+/// censuses'.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(sequence::create, list))
         .routes(routes!(get, cancel))
+        .merge(events::router())
+        .merge(statistics::router())
+        .merge(census::router())
 }

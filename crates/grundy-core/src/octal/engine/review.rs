@@ -3,7 +3,7 @@
 //! by a cost model of split pairs per heap. The values never depend on the choice.
 
 use super::{Engine, PARALLEL_FROM};
-use crate::octal::sparse::{best_mask, Sparse};
+use crate::octal::engine::sparse::{best_mask, Sparse};
 use crate::octal::values::with_cells;
 
 /// How much cheaper a pair is in a parallel dense block than in a sequential scan or in sparse
@@ -31,7 +31,7 @@ impl Engine {
     /// Allows (default) or forbids the rare/common method (forbidding is for benchmarks and
     /// tests: the values do not depend on it).
     pub fn set_allow_sparse(&mut self, allow: bool) {
-        self.allow_sparse = allow;
+        self.review.allow_sparse = allow;
         if !allow && matches!(self.mode, Mode::Sparse(_)) {
             self.mode = Mode::Dense;
         }
@@ -57,17 +57,17 @@ impl Engine {
     /// BENCHMARKS.md, "Threads".)
     pub(super) fn review(&mut self) {
         let n = self.len();
-        self.next_review = (n + n / 2).max(256);
-        if self.gap.is_some() {
+        self.review.next_review = (n + n / 2).max(256);
+        if self.window.gap.is_some() {
             // Window mode: mode and mask are frozen (a new mask needs every value).
-            self.next_review = usize::MAX;
+            self.review.next_review = usize::MAX;
             return;
         }
         if self.scan_twos.is_empty() {
             self.mode = Mode::Plain;
             return;
         }
-        if self.vbits > SPARSE_MAX_BITS || n < 64 || !self.allow_sparse {
+        if self.vbits > SPARSE_MAX_BITS || n < 64 || !self.review.allow_sparse {
             self.mode = Mode::Dense;
             return;
         }
@@ -77,13 +77,13 @@ impl Engine {
         // threads; sparse touches every rare position plus the rare-check scan, whose length
         // is measured while in sparse mode.
         if let Mode::Sparse(sp) = &self.mode {
-            let heaps = n.saturating_sub(self.review_len).max(1);
-            self.scan_per_heap =
-                Some((sp.scanned_pairs - self.review_scanned) as f64 / heaps as f64);
+            let heaps = n.saturating_sub(self.review.review_len).max(1);
+            self.review.scan_per_heap =
+                Some((sp.counts.scanned_pairs - self.review.review_scanned) as f64 / heaps as f64);
         }
         let k = self.scan_twos.len() as f64;
-        let par = if self.threads > 1 && n >= PARALLEL_FROM {
-            0.9 * self.threads as f64
+        let par = if self.workers.threads > 1 && n >= PARALLEL_FROM {
+            0.9 * self.workers.threads as f64
         } else {
             1.0
         };
@@ -101,7 +101,8 @@ impl Engine {
         } else {
             1.0
         };
-        let sparse_cost = (rare as f64).mul_add(k, self.scan_per_heap.unwrap_or(0.0)) / sparse_par;
+        let sparse_cost =
+            (rare as f64).mul_add(k, self.review.scan_per_heap.unwrap_or(0.0)) / sparse_par;
         let keep = |cur: usize| 4 * rare >= 3 * cur; // the current mask is nearly as good
         match &self.mode {
             Mode::Sparse(sp)
@@ -114,20 +115,50 @@ impl Engine {
             }
             _ => self.mode = Mode::Dense,
         }
-        self.review_len = n;
-        self.review_scanned = match &self.mode {
-            Mode::Sparse(sp) => sp.scanned_pairs,
+        self.review.review_len = n;
+        self.review.review_scanned = match &self.mode {
+            Mode::Sparse(sp) => sp.counts.scanned_pairs,
             _ => 0,
         };
-        self.rare_at_review = match &self.mode {
+        self.review.rare_at_review = match &self.mode {
             Mode::Sparse(sp) => sp.rare_count(),
             _ => 0,
         };
         // A first try of the sparse method (its rare-check cost still unknown, taken as 0)
         // is measured over n/8 heaps rather than n/2: with threads, a wrong try idles them.
-        if matches!(self.mode, Mode::Sparse(_)) && self.scan_per_heap.is_none() && self.threads > 1
+        if matches!(self.mode, Mode::Sparse(_))
+            && self.review.scan_per_heap.is_none()
+            && self.workers.threads > 1
         {
-            self.next_review = (n + n / 8).max(256);
+            self.review.next_review = (n + n / 8).max(256);
+        }
+    }
+}
+
+/// When the mode and the mask are next reviewed, and what the cost model measured at the last
+/// review.
+#[derive(Debug)]
+pub(super) struct Review {
+    pub(super) next_review: usize,
+    /// Rare positions when the mask was last reviewed.
+    pub(super) rare_at_review: usize,
+    /// Length and scanned-pair count at the last review, and the measured rare-check scan
+    /// length per heap (sparse mode), for the cost model.
+    pub(super) review_len: usize,
+    pub(super) review_scanned: u64,
+    pub(super) scan_per_heap: Option<f64>,
+    pub(super) allow_sparse: bool,
+}
+
+impl Review {
+    pub(super) fn new() -> Review {
+        Review {
+            next_review: 256,
+            rare_at_review: 0,
+            review_len: 0,
+            review_scanned: 0,
+            scan_per_heap: None,
+            allow_sparse: true,
         }
     }
 }

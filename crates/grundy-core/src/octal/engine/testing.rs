@@ -62,7 +62,7 @@ impl Engine {
 
     /// Tests: `serial` of busy work forced into every round of the pipeline (profiling on).
     pub(crate) fn force_serial_work(&mut self, serial: std::time::Duration) {
-        let p = self.profile.get_or_insert_with(Profile::default);
+        let p = self.workers.profile.get_or_insert_with(Profile::default);
         p.forced = serial;
     }
 
@@ -86,6 +86,6 @@ impl Engine {
 
     /// Tests: what the pipeline did so far.
     pub(crate) fn pipeline_counts(&self) -> pipeline::Counts {
-        self.pipeline_counts
+        self.workers.pipeline_counts
     }
 }

@@ -4,15 +4,15 @@
 //! resumption of an engine from a saved window.
 
 use super::{Engine, Mode, MAX_WINDOW_N, SPARSE_MAX_BITS};
-use crate::octal::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
 use crate::octal::code::Game;
+use crate::octal::engine::rules::Rules;
+use crate::octal::engine::sets::SetState;
+use crate::octal::engine::sparse::{best_mask, Sparse};
+use crate::octal::engine::split::MAX_HEAPS;
 use crate::octal::error::OctalError;
-use crate::octal::rules::Rules;
-use crate::octal::sets::SetState;
-use crate::octal::sparse::{best_mask, Sparse};
-use crate::octal::split::MAX_HEAPS;
 use crate::octal::values::{width_for, with_cells, Values};
-use crate::octal::window::{Gap, Keep, View};
+use crate::octal::window::archive::{fill, Archive, Backing, ReadBacks, READ_RUN};
+use crate::octal::window::{Gap, Keep, View, SLIDE};
 
 impl Engine {
     /// Keeps every value (default) or a front and a window ([`Keep::Window`]: `front ≥ window`,
@@ -20,7 +20,7 @@ impl Engine {
     /// `front + window + SLIDE`. Changing it after values were dropped is refused.
     pub fn set_keep(&mut self, keep: Keep) -> Result<(), OctalError> {
         if let Keep::Window { front, window } = keep {
-            let slide = self.slide;
+            let slide = self.window.slide;
             if window == 0 || window % slide != 0 || front % slide != 0 || front < window {
                 return Err(OctalError::WindowTooSmall {
                     heap: self.len() as u64,
@@ -31,13 +31,13 @@ impl Engine {
                 });
             }
         }
-        if self.gap.is_some() && keep != self.keep {
+        if self.window.gap.is_some() && keep != self.window.keep {
             return Err(OctalError::WindowTooSmall {
                 heap: self.len() as u64,
                 detail: "values were already dropped; the kept values cannot change".into(),
             });
         }
-        self.keep = keep;
+        self.window.keep = keep;
         Ok(())
     }
 
@@ -84,7 +84,7 @@ impl Engine {
             });
         }
         let mut e = Engine::new(game);
-        e.keep = keep;
+        e.window.keep = keep;
         let max = front.max().max(tail.max());
         let top = counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
         if max > top || max >= 1 << 16 {
@@ -99,7 +99,7 @@ impl Engine {
         values.widen_to(width_for(top));
         values.extend_from_ref(tail.as_ref());
         e.values = values;
-        e.gap = Some(Gap { front: f, base });
+        e.window.gap = Some(Gap { front: f, base });
         if !e.scan_twos.is_empty() {
             // The rare positions and probes from the front; those beyond it as saved.
             let (words, sparse) = (e.words, &mut e.mode);
@@ -124,17 +124,17 @@ impl Engine {
     /// (`archive.rs`). Without one, dropped values are gone, and a heap whose rare check
     /// needs one of them ends the computation with [`OctalError::Archive`].
     pub fn set_archive(&mut self, archive: Box<dyn Archive>) {
-        self.archive = Some(archive);
+        self.window.archive = Some(archive);
     }
 
     /// The archive, to look at after a computation (tests, diagnostics).
     pub fn archive(&self) -> Option<&dyn Archive> {
-        self.archive.as_deref()
+        self.window.archive.as_deref()
     }
 
     /// Read-backs from the archive so far.
     pub fn read_backs(&self) -> ReadBacks {
-        self.read_backs
+        self.window.read_backs
     }
 
     /// Window mode: the rare positions beyond the window (paired through the archive), with
@@ -159,31 +159,31 @@ impl Engine {
     /// Drops values `slide` at a time in window mode instead of [`SLIDE`] (tests and
     /// experiments: windows of a few hundred values). Before [`Engine::set_keep`].
     pub fn set_slide(&mut self, slide: usize) {
-        self.slide = slide.max(1);
+        self.window.slide = slide.max(1);
     }
 
     /// Window mode: drops values once more than `front + window + SLIDE` are held, keeping
     /// the front and at least `window` behind the last one. The first drop opens the gap
     /// and freezes mode and mask ([`Engine::freeze`]).
     pub(super) fn slide(&mut self) -> Result<(), OctalError> {
-        let Keep::Window { front, window } = self.keep else {
+        let Keep::Window { front, window } = self.window.keep else {
             return Ok(());
         };
-        let front_len = self.gap.map_or(front, |gap| gap.front);
+        let front_len = self.window.gap.map_or(front, |gap| gap.front);
         let tail = self.values.len().saturating_sub(front_len);
-        if tail < window + self.slide {
+        if tail < window + self.window.slide {
             return Ok(());
         }
-        if self.gap.is_none() {
+        if self.window.gap.is_none() {
             self.last_mask_choice(window);
-            self.gap = Some(Gap { front, base: front });
+            self.window.gap = Some(Gap { front, base: front });
             if let Err(e) = self.freeze() {
-                self.gap = None;
+                self.window.gap = None;
                 return Err(e);
             }
         }
-        let mut drop = (tail - window) / self.slide * self.slide;
-        if let (Some(archive), Some(gap)) = (&mut self.archive, self.gap) {
+        let mut drop = (tail - window) / self.window.slide * self.window.slide;
+        if let (Some(archive), Some(gap)) = (&mut self.window.archive, self.window.gap) {
             // Only what the archive holds (or will, once it is written) may go.
             let dropping = self.values.as_ref().slice(front_len..front_len + drop);
             let held =
@@ -194,10 +194,11 @@ impl Engine {
                         detail,
                     })?;
             let allowed = usize::try_from(held).unwrap_or(usize::MAX);
-            drop = drop.min(allowed.saturating_sub(gap.base) / self.slide * self.slide);
+            drop =
+                drop.min(allowed.saturating_sub(gap.base) / self.window.slide * self.window.slide);
         }
         self.values.drain(front_len..front_len + drop);
-        if let Some(gap) = &mut self.gap {
+        if let Some(gap) = &mut self.window.gap {
             gap.base += drop;
         }
         Ok(())
@@ -207,7 +208,7 @@ impl Engine {
     /// window (the rare/common method or no two-heap digit at all; no full exclusion sets;
     /// every rare position below the window less the largest take), then fixes mode and mask.
     fn freeze(&mut self) -> Result<(), OctalError> {
-        let Keep::Window { front, window } = self.keep else {
+        let Keep::Window { front, window } = self.window.keep else {
             return Ok(());
         };
         let heap = self.len() as u64;
@@ -233,7 +234,7 @@ impl Engine {
         }
         // The mask is reviewed on (`review_window`) where an archive holds every value.
         let n = self.len();
-        self.next_review = (n + n / 2).max(256);
+        self.review.next_review = (n + n / 2).max(256);
         Ok(())
     }
 
@@ -245,13 +246,14 @@ impl Engine {
     /// mode's mask changes: window mode stays sparse. Without an archive the mask stays.
     pub(super) fn review_window(&mut self) -> Result<(), OctalError> {
         let n = self.len();
-        self.next_review = (n + n / 2).max(256);
-        let Keep::Window { front, window } = self.keep else {
+        self.review.next_review = (n + n / 2).max(256);
+        let Keep::Window { front, window } = self.window.keep else {
             return Ok(());
         };
         let rare_limit = self.rare_limit(window);
-        let (Some(archive), Mode::Sparse(sp)) = (self.archive.as_deref_mut(), &self.mode) else {
-            self.next_review = usize::MAX;
+        let (Some(archive), Mode::Sparse(sp)) = (self.window.archive.as_deref_mut(), &self.mode)
+        else {
+            self.review.next_review = usize::MAX;
             return Ok(());
         };
         let (mask, rare) = best_mask(&self.counts);
@@ -262,10 +264,10 @@ impl Engine {
         let mut new = Sparse::new::<u8>(mask, &[], self.words);
         new.set_limits(front.min(rare_limit), rare_limit);
         new.inherit_test_flags(sp);
-        let gap = self.gap;
+        let gap = self.window.gap;
         let mut backing = Some(Backing {
             archive,
-            counts: &mut self.read_backs,
+            counts: &mut self.window.read_backs,
         });
         let mut run = vec![0u16; READ_RUN.min(n)];
         let mut a = 0;
@@ -283,7 +285,7 @@ impl Engine {
             }
             a = end;
         }
-        self.rare_at_review = new.rare_count();
+        self.review.rare_at_review = new.rare_count();
         self.mode = Mode::Sparse(Box::new(new));
         Ok(())
     }
@@ -301,7 +303,7 @@ impl Engine {
         let (mask, rare) = best_mask(&self.counts);
         let switch = match &self.mode {
             Mode::Dense => {
-                self.allow_sparse
+                self.review.allow_sparse
                     && self.vbits <= SPARSE_MAX_BITS
                     && 4 * rare as usize <= self.len()
             }
@@ -312,7 +314,7 @@ impl Engine {
         };
         if switch {
             self.mode = Mode::Sparse(Box::new(self.new_sparse(mask)));
-            self.rare_at_review = match &self.mode {
+            self.review.rare_at_review = match &self.mode {
                 Mode::Sparse(sp) => sp.rare_count(),
                 _ => 0,
             };
@@ -329,5 +331,32 @@ impl Engine {
             .max()
             .unwrap_or(0);
         window.saturating_sub(take + MAX_HEAPS)
+    }
+}
+
+/// Which values an engine keeps in memory, where the dropped ones went, and where they are read
+/// back from.
+#[derive(Debug)]
+pub(super) struct WindowState {
+    /// Which values are kept (`octal/window.rs`), and where the dropped ones were once some are.
+    pub(super) keep: Keep,
+    pub(super) gap: Option<Gap>,
+    /// Values dropped at a time ([`SLIDE`]; tests use less).
+    pub(super) slide: usize,
+    /// Window mode: where dropped values go and are read back from (`window/archive.rs`);
+    /// without one, values are dropped for good and a heap that needs one is an error.
+    pub(super) archive: Option<Box<dyn Archive>>,
+    pub(super) read_backs: ReadBacks,
+}
+
+impl WindowState {
+    pub(super) fn new() -> WindowState {
+        WindowState {
+            keep: Keep::All,
+            gap: None,
+            slide: SLIDE,
+            archive: None,
+            read_backs: ReadBacks::default(),
+        }
     }
 }

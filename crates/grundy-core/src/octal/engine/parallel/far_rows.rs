@@ -11,8 +11,8 @@
 //! of them; each heap then adds its own few (the bounds move by one a heap).
 
 use super::RowKind;
-use crate::octal::rules::Twos;
-use crate::octal::split::split_range;
+use crate::octal::engine::rules::Twos;
+use crate::octal::engine::split::split_range;
 use crate::octal::values::Cell;
 use crate::octal::window::View;
 

@@ -45,7 +45,7 @@
 //! holds what they share (the rows). The room is the engine's (`engine.rs` owns the state the
 //! driver reads and the one-thread step it falls back to); it imports the engine above it and
 //! the mathematics of `octal/` beside it, and nothing else imports it. The thread-sharing
-//! helpers that `dense.rs` and `squares.rs` use too are `octal/pool.rs`.
+//! helpers that `dense.rs` and `squares.rs` use too are `octal/engine/pool.rs`.
 
 pub(crate) mod far_rows;
 pub(super) mod pipeline;
@@ -54,9 +54,10 @@ pub(crate) mod spine;
 mod tests;
 pub(crate) mod verify;
 
-use crate::octal::bitmarks::{self, bit};
-use crate::octal::split::{BIT_HEAPS, HEAPS};
-use crate::octal::stamps::lanes;
+use crate::octal::engine::sparse::bitmarks::{self, bit};
+use crate::octal::engine::sparse::stamps::lanes;
+use crate::octal::engine::split::{BIT_HEAPS, HEAPS};
+use crate::octal::engine::Profile;
 use crate::octal::values::Cell;
 
 /// Byte rows hold values below this (the parallel path runs while every value is).
@@ -164,6 +165,33 @@ fn byte_pairs_block<T: Cell, const N: usize>(
             for (k, row) in rows.iter_mut().enumerate() {
                 row[((x >> (16 * k)) as usize) & (N - 1)] = 1;
             }
+        }
+    }
+}
+
+/// The engine's threads: how many, the pipeline's pool of helpers (made on first use), what
+/// runs on each as it starts, what the pipeline did, and the stages' times when asked for.
+#[derive(Debug)]
+pub(crate) struct Workers {
+    pub(crate) threads: usize,
+    /// The pipeline's pool of helper threads (made on first use).
+    pub(crate) pool: Option<rayon::ThreadPool>,
+    /// Run on each helper thread as it starts ([`Engine::set_thread_start`]).
+    pub(crate) thread_start: Option<pipeline::ThreadStart>,
+    /// What the pipeline did (diagnostics, tests).
+    pub(crate) pipeline_counts: pipeline::Counts,
+    /// The stages' times, when asked for ([`Engine::set_profile`]).
+    pub(crate) profile: Option<Profile>,
+}
+
+impl Workers {
+    pub(crate) fn new(threads: usize) -> Workers {
+        Workers {
+            threads,
+            pool: None,
+            thread_start: None,
+            pipeline_counts: pipeline::Counts::default(),
+            profile: None,
         }
     }
 }

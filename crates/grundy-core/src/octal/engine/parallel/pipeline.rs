@@ -35,14 +35,17 @@ use std::time::Instant;
 use super::far_rows::far_rows;
 use super::spine::{self, Analyse, Spine};
 use super::verify::{self, Checks, Verdict, Verify};
+use super::Workers;
 use super::{Bits, Bytes, BYTE_LIMIT};
-use crate::octal::archive::Backing;
+use crate::octal::engine::pool::with_helpers;
+use crate::octal::engine::sparse::RoundView;
+use crate::octal::engine::window::WindowState;
 use crate::octal::engine::{Engine, Mode};
 use crate::octal::error::OctalError;
-use crate::octal::pool::with_helpers;
-use crate::octal::sparse::RoundView;
 use crate::octal::values::{with_cells, Cell, ValuesRef};
+use crate::octal::window::archive::Backing;
 
+use crate::octal::engine::rules::Twos;
 use crate::octal::window::{Keep, View};
 
 /// The pipeline runs from this heap on (blocks are at most a sixteenth of the values).
@@ -119,6 +122,188 @@ struct RoundOut {
     rare_words: Vec<u64>,
 }
 
+/// A part's slot: empty until its far rows are done, then the part until the spine takes it.
+type Slot<'a, K> = Mutex<Option<Part<'a, K>>>;
+
+/// The far rows of a round's block: a queue of far-row tasks any thread takes (a part each,
+/// from the block's start), and a slot per part where each task leaves its part for the spine.
+/// Without far rows every part is in its slot from the start.
+struct FarWork<'a, K: Analyse> {
+    slots: Vec<Slot<'a, K>>,
+    queue: Mutex<Vec<(usize, Part<'a, K>)>>,
+}
+
+impl<'a, K: Analyse> FarWork<'a, K> {
+    /// The block `rows` (and its heaps' `hints`) in parts of [`TASK`] heaps.
+    fn new(rows: &'a mut [K::Row], hints: &'a mut [K::Hint], split: usize) -> Self {
+        let parts: Vec<Part<'a, K>> = rows.chunks_mut(TASK).zip(hints.chunks_mut(TASK)).collect();
+        if split > 0 {
+            FarWork {
+                slots: (0..parts.len()).map(|_| Mutex::new(None)).collect(),
+                queue: Mutex::new(parts.into_iter().enumerate().rev().collect()),
+            }
+        } else {
+            FarWork {
+                slots: parts.into_iter().map(|p| Mutex::new(Some(p))).collect(),
+                queue: Mutex::new(Vec::new()),
+            }
+        }
+    }
+
+    /// One far-row task, if one is left (popped in order, from the block's start): its rows
+    /// and hints, left in the part's slot. False when none is left.
+    fn task<T: Cell>(&self, sp: &Spine<'_>, view: View<'_, T>, first: usize) -> bool {
+        let task = self.queue.lock().expect("the far-row queue").pop();
+        let Some((j, (part, hints))) = task else {
+            return false;
+        };
+        let start = first + j * TASK;
+        far_rows::<K, _>(view, sp.rare, sp.rare_vals, start, part, sp.split, sp.twos);
+        for (row, hint) in part.iter().zip(hints.iter_mut()) {
+            *hint = K::hint(row, sp.common);
+        }
+        *self.slots[j].lock().expect("a part's slot") = Some((part, hints));
+        true
+    }
+
+    /// Part `j` once its far rows are done: done by now, or done here, or (a few µs) awaited.
+    fn take<T: Cell>(
+        &self,
+        j: usize,
+        sp: &Spine<'_>,
+        view: View<'_, T>,
+        first: usize,
+    ) -> Part<'a, K> {
+        let mut spins = 0u32;
+        loop {
+            if let Some(part) = self.slots[j].lock().expect("a part's slot").take() {
+                return part;
+            }
+            if !self.task(sp, view, first) {
+                spins += 1;
+                if spins.is_multiple_of(64) {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+
+    /// The spine over the block from `first`, part by part as the far rows leave them, the
+    /// values computed appended to `window` (the values from `window.1` on). Returns how many
+    /// heaps it computed: fewer than the block where a heap's `c` reaches the value bound.
+    /// `wait`, when timed, adds the time spent on far rows or waiting for them.
+    fn spine_block<T: Cell>(
+        &self,
+        sp: &Spine<'_>,
+        view: View<'_, T>,
+        first: usize,
+        window: (&mut Vec<T>, usize),
+        far_marks: &mut Option<spine::FarMarks<'_>>,
+        mut wait: Option<&mut std::time::Duration>,
+    ) -> Result<usize, OctalError> {
+        let (win, win_base) = window;
+        let mut run = spine::Run::new::<K>(sp);
+        let mut done = 0;
+        for j in 0..self.slots.len() {
+            let wait_start = wait.is_some().then(Instant::now);
+            let (part, hints) = self.take(j, sp, view, first);
+            if let (Some(w), Some(t)) = (wait.as_deref_mut(), wait_start) {
+                *w += t.elapsed();
+            }
+            let len = part.len();
+            let start = first + j * TASK;
+            let k =
+                run.part::<K, _>(sp, view.front, start, part, hints, win, win_base, far_marks)?;
+            done = j * TASK + k;
+            if k < len {
+                break;
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// What the verifiers counted: per share (with its first heap), and the head length after the
+/// share with the last first heap (`last`).
+struct CheckCounts {
+    shares: Vec<(usize, verify::Counts)>,
+    last: usize,
+    head: usize,
+}
+
+/// A verifier's task: the first heap of a share of the pending block, its rows and verdicts.
+type CheckTask<'a, R> = (usize, &'a [R], &'a mut [Verdict]);
+
+/// The checks of the block before, in shares of [`TASK`] heaps any thread takes, and what they
+/// counted: per share (by its first heap) and the head length after the last share.
+struct CheckWork<'a, R> {
+    queue: Mutex<Vec<CheckTask<'a, R>>>,
+    result: Mutex<CheckCounts>,
+    head0: usize,
+}
+
+impl<'a, R> CheckWork<'a, R> {
+    fn new(pending: Option<&'a Pending<R>>, verdicts: &'a mut [Verdict], head0: usize) -> Self {
+        let mut tasks: Vec<CheckTask<'a, R>> = Vec::new();
+        if let Some(p) = pending {
+            for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
+                let from = i * TASK;
+                tasks.push((p.start + from, &p.rows[from..from + out.len()], out));
+            }
+        }
+        tasks.reverse(); // popped from the end: in order
+        CheckWork {
+            queue: Mutex::new(tasks),
+            result: Mutex::new(CheckCounts {
+                shares: Vec::new(),
+                last: 0,
+                head: head0,
+            }),
+            head0,
+        }
+    }
+
+    /// Checks shares until none is left.
+    fn work<K: Verify<Row = R>, T: Cell>(&self, checks: &Checks<'_, T>, rare_words: &[u64]) {
+        let mut done = Vec::new();
+        let mut last = (0usize, self.head0);
+        loop {
+            let task = self.queue.lock().expect("the task queue").pop();
+            let Some((first, task_rows, out)) = task else {
+                break;
+            };
+            let mut head = self.head0;
+            let mut counts = verify::Counts::default();
+            K::verify(
+                checks,
+                first,
+                task_rows,
+                rare_words,
+                &mut head,
+                out,
+                &mut counts,
+            );
+            done.push((first, counts));
+            if first >= last.0 {
+                last = (first, head);
+            }
+        }
+        let mut r = self.result.lock().expect("the round's counts");
+        r.shares.append(&mut done);
+        if last.0 >= r.last && last.0 > 0 {
+            (r.last, r.head) = last;
+        }
+    }
+
+    /// The counts per share and the head length.
+    fn into_counts(self) -> (Vec<(usize, verify::Counts)>, usize) {
+        let r = self.result.into_inner().expect("the round's counts");
+        (r.shares, r.head)
+    }
+}
+
 impl Engine {
     /// True when the pipeline may compute from heap `len` on: threads, a profile or (one
     /// thread) bit rows, sparse mode with the rows it supports, two-heap digits that take
@@ -127,7 +312,7 @@ impl Engine {
         let Mode::Sparse(sp) = &self.mode else {
             return false;
         };
-        let window_ok = match self.keep {
+        let window_ok = match self.window.keep {
             Keep::All => true,
             // The spine's window of values lies in the tail: two blocks back with far rows,
             // back to the largest rare position without (far rows' partners always do).
@@ -137,7 +322,7 @@ impl Engine {
                 window >= 4 * plan.block + reach + 256
             }
         };
-        (self.threads > 1 || self.profile.is_some() || sp.bits_in_use())
+        (self.workers.threads > 1 || self.workers.profile.is_some() || sp.bits_in_use())
             && self.knobs.pipeline
             && self.plan_for(sp).block >= UNIT
             && len >= self.knobs.pipeline_from
@@ -148,11 +333,11 @@ impl Engine {
             && window_ok
     }
 
-    fn plan_for(&self, sp: &crate::octal::sparse::Sparse) -> Plan {
+    fn plan_for(&self, sp: &crate::octal::engine::sparse::Sparse) -> Plan {
         if let Some((block, far)) = self.knobs.plan_override {
             // Tests: blocks of 1, 2 and 3 times the size in turn (a plan may change between
             // rounds: far rows made for one block size meet another).
-            let block = block * (1 + (self.pipeline_counts.rounds % 3) as usize);
+            let block = block * (1 + (self.workers.pipeline_counts.rounds % 3) as usize);
             return Plan { block, far };
         }
         let k = self.scan_twos.len().max(1);
@@ -183,11 +368,11 @@ impl Engine {
 
     /// The pool of `threads − 1` helper threads (the calling thread is the spine).
     pub(in crate::octal::engine) fn take_pool(&mut self) -> Option<rayon::ThreadPool> {
-        let want = self.threads - 1;
-        match self.pool.take() {
+        let want = self.workers.threads - 1;
+        match self.workers.pool.take() {
             Some(p) if p.current_num_threads() == want => Some(p),
             _ => {
-                let hook = self.thread_start.clone();
+                let hook = self.workers.thread_start.clone();
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(want)
                     .thread_name(|i| format!("octal-helper-{i}"))
@@ -212,7 +397,7 @@ impl Engine {
         should_stop: &mut dyn FnMut() -> bool,
     ) -> Result<(), OctalError> {
         // One thread: every stage on the calling thread.
-        let pool = if self.threads > 1 {
+        let pool = if self.workers.threads > 1 {
             let Some(pool) = self.take_pool() else {
                 // No threads to be had: one heap the one-thread way, and on.
                 return self.step(self.len());
@@ -241,7 +426,7 @@ impl Engine {
             (false, _) => self.pipeline_with::<Bytes<2048>>(pool.as_ref(), stop_at, should_stop),
         };
         if pool.is_some() {
-            self.pool = pool;
+            self.workers.pool = pool;
         }
         r
     }
@@ -273,7 +458,7 @@ impl Engine {
             if !stopped && !leftover {
                 stopped = should_stop();
             }
-            let review = verified >= self.next_review;
+            let review = verified >= self.review.next_review;
             let b = if stopped || leftover || review || s >= stop_at {
                 0
             } else {
@@ -297,11 +482,11 @@ impl Engine {
             }
             rows.resize(b, K::empty()); // far rows are cleared by their tasks
             let mut verdicts = vec![Verdict::Common; pending.as_ref().map_or(0, |p| p.len)];
-            self.pipeline_counts.rounds += 1;
-            self.pipeline_counts.far_rounds += u64::from(split > 0);
+            self.workers.pipeline_counts.rounds += 1;
+            self.workers.pipeline_counts.far_rounds += u64::from(split > 0);
             let out = self.round::<K>(pool, pending.as_ref(), &mut verdicts, (s, &mut rows, split));
             // Commit: the checks of the block before, then the spine's block.
-            let serial_start = self.profile.as_ref().map(|_| Instant::now());
+            let serial_start = self.workers.profile.as_ref().map(|_| Instant::now());
             let failed = match pending.take() {
                 Some(p) => {
                     let failed = self.commit_checks::<K>(&p, &verdicts);
@@ -320,7 +505,7 @@ impl Engine {
             if let Mode::Sparse(sp) = &mut self.mode {
                 sp.after_checks(out.head, scans, pairs);
             }
-            if let (Some(p), Some(t)) = (self.profile.as_mut(), serial_start) {
+            if let (Some(p), Some(t)) = (self.workers.profile.as_mut(), serial_start) {
                 p.force_serial(t);
                 p.commit += t.elapsed();
             }
@@ -333,8 +518,8 @@ impl Engine {
                 continue;
             }
             let done = out.spine?;
-            self.pipeline_counts.heaps += done as u64;
-            self.pipeline_counts.leftovers += u64::from(done < b);
+            self.workers.pipeline_counts.heaps += done as u64;
+            self.workers.pipeline_counts.leftovers += u64::from(done < b);
             if b > 0 {
                 pending = (done > 0).then_some(Pending {
                     start: s,
@@ -355,7 +540,6 @@ impl Engine {
     /// One round (see the module docs): the far rows of the spine's block `spine.0 ..` (pairs
     /// below `spine.2`, none when it is 0) on every thread; then the spine over the block
     /// (`rows`) on this thread while the others check `pending` into `verdicts`.
-    #[allow(clippy::type_complexity)]
     fn round<K: Verify + Analyse>(
         &mut self,
         pool: Option<&rayon::ThreadPool>,
@@ -364,7 +548,7 @@ impl Engine {
         spine_part: (usize, &mut [K::Row], usize),
     ) -> RoundOut {
         let (first, rows, split) = spine_part;
-        let gap = self.gap;
+        let gap = self.window.gap;
         let limit = 1u32 << self.vbits;
         let Engine {
             values,
@@ -372,9 +556,13 @@ impl Engine {
             scan_twos,
             rules,
             game,
-            archive,
-            read_backs,
-            profile,
+            window:
+                WindowState {
+                    archive,
+                    read_backs,
+                    ..
+                },
+            workers: Workers { profile, .. },
             ..
         } = self;
         let Mode::Sparse(sp) = mode else {
@@ -405,7 +593,17 @@ impl Engine {
             archive,
             counts: read_backs,
         });
-        let twos: &crate::octal::rules::Twos = scan_twos;
+        let twos: &Twos = scan_twos;
+        let spine = Spine {
+            rare,
+            rare_vals,
+            twos,
+            ones: &rules.ones,
+            take_all: &take_all,
+            split,
+            limit,
+            common: &common,
+        };
         let timing = profile.is_some();
         let (new, mut out, times) = with_cells!(values.as_ref(), |g| {
             let view = View::of(g, gap);
@@ -413,35 +611,9 @@ impl Engine {
             let reach = if split > 0 { first - split } else { max_rare } + max_u + 2 * K::HEAPS;
             let win_base = first.saturating_sub(reach).max(view.base);
             let mut win: Vec<_> = view.tail[win_base - view.base..first - view.base].to_vec();
-            // The spine's block in parts of TASK heaps. With far rows, each part is first a
-            // far-row task for any thread, which leaves it in its slot for the spine; without,
-            // every part is in its slot from the start.
             // Each part with its heaps' hints (`Analyse::hint`), made by its far-row task.
             let mut hints = vec![K::NO_HINT; rows.len()];
-            let parts: Vec<Part<'_, K>> =
-                rows.chunks_mut(TASK).zip(hints.chunks_mut(TASK)).collect();
-            let n_parts = parts.len();
-            let (slots, far_tasks): (Vec<Mutex<Option<Part<'_, K>>>>, Vec<_>) = if split > 0 {
-                let slots = (0..n_parts).map(|_| Mutex::new(None)).collect();
-                (slots, parts.into_iter().enumerate().rev().collect())
-            } else {
-                let slots = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
-                (slots, Vec::new())
-            };
-            let far_queue = Mutex::new(far_tasks);
-            // One far-row task, if one is left (popped in order, from the block's start).
-            let far_task = || {
-                let task = far_queue.lock().expect("the far-row queue").pop();
-                let Some((j, (part, hints))) = task else {
-                    return false;
-                };
-                far_rows::<K, _>(view, rare, rare_vals, first + j * TASK, part, split, twos);
-                for (row, hint) in part.iter().zip(hints.iter_mut()) {
-                    *hint = K::hint(row, &common);
-                }
-                *slots[j].lock().expect("a part's slot") = Some((part, hints));
-                true
-            };
+            let far = FarWork::<K>::new(rows, &mut hints, split);
             let checks = Checks {
                 g: view,
                 probes,
@@ -450,52 +622,13 @@ impl Engine {
                 gap: twos.gap,
                 force_read_back,
             };
-            let mut tasks: Vec<(usize, &[K::Row], &mut [Verdict])> = Vec::new();
-            if let Some(p) = pending {
-                for (i, out) in verdicts.chunks_mut(TASK).enumerate() {
-                    let from = i * TASK;
-                    tasks.push((p.start + from, &p.rows[from..from + out.len()], out));
-                }
-            }
-            tasks.reverse(); // popped from the end: in order
-            let queue = Mutex::new(tasks);
-            let result = Mutex::new((Vec::new(), 0usize, head0));
-            let checks_work = || {
-                let mut done = Vec::new();
-                let mut last = (0usize, head0);
-                loop {
-                    let task = queue.lock().expect("the task queue").pop();
-                    let Some((first, task_rows, out)) = task else {
-                        break;
-                    };
-                    let mut head = head0;
-                    let mut counts = verify::Counts::default();
-                    let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
-                    K::verify(
-                        &checks,
-                        first,
-                        task_rows,
-                        rare_words,
-                        &mut head,
-                        out,
-                        &mut counts,
-                    );
-                    done.push((first, counts));
-                    if first >= last.0 {
-                        last = (first, head);
-                    }
-                }
-                let mut r = result.lock().expect("the round's counts");
-                r.0.append(&mut done);
-                if last.0 >= r.1 && last.0 > 0 {
-                    (r.1, r.2) = last;
-                }
-            };
+            let check_work = CheckWork::new(pending, verdicts, head0);
+            let rare_words = pending.map_or(&[][..], |p| &p.rare_words);
             // The other threads: the far rows first (the spine waits for them), then the
             // checks of the block before.
             let helper = || {
-                while far_task() {}
-                checks_work();
+                while far.task(&spine, view, first) {}
+                check_work.work::<K, _>(&checks, rare_words);
             };
             // The spine's time, and the time it spent on far rows or waiting for them.
             let mut spine_time = None;
@@ -505,73 +638,20 @@ impl Engine {
             let stage_start = timing.then(Instant::now);
             let spine_out = with_helpers(pool, &helper, || {
                 let spine_start = timing.then(Instant::now);
-                let sp = Spine {
-                    rare,
-                    rare_vals,
-                    twos,
-                    ones: &rules.ones,
-                    take_all: &take_all,
-                    split,
-                    limit,
-                    common: &common,
-                };
                 let any_far = !far_pairs.is_empty();
                 let mut far_fn = |n: usize, mark: &mut dyn FnMut(u16)| {
                     far_pairs.pairs(view, &mut backing, n, first, twos, mark)
                 };
                 let mut far_marks: Option<spine::FarMarks<'_>> =
                     if any_far { Some(&mut far_fn) } else { None };
-                let mut run = spine::Run::new::<K>(&sp);
-                let mut out = Ok(0);
-                for (j, slot) in slots.iter().enumerate() {
-                    // The part's far rows: done by now, or done here, or (a few µs) awaited.
-                    let wait_start = timing.then(Instant::now);
-                    let mut spins = 0u32;
-                    let (part, hints) = loop {
-                        if let Some(part) = slot.lock().expect("a part's slot").take() {
-                            break part;
-                        }
-                        if !far_task() {
-                            spins += 1;
-                            if spins.is_multiple_of(64) {
-                                std::thread::yield_now();
-                            } else {
-                                std::hint::spin_loop();
-                            }
-                        }
-                    };
-                    if let Some(t) = wait_start {
-                        waited += t.elapsed();
-                    }
-                    let len = part.len();
-                    let done = run.part::<K, _>(
-                        &sp,
-                        view.front,
-                        first + j * TASK,
-                        part,
-                        hints,
-                        &mut win,
-                        win_base,
-                        &mut far_marks,
-                    );
-                    match done {
-                        Ok(k) => {
-                            out = Ok(j * TASK + k);
-                            if k < len {
-                                break;
-                            }
-                        }
-                        Err(e) => {
-                            out = Err(e);
-                            break;
-                        }
-                    }
-                }
+                let window = (&mut win, win_base);
+                let wait = timing.then_some(&mut waited);
+                let out = far.spine_block(&spine, view, first, window, &mut far_marks, wait);
                 spine_time = spine_start.map(|t| t.elapsed());
                 // A block the spine left early: far rows no one needs, but the helpers'
                 // queue must empty; then the checks.
-                while far_task() {}
-                checks_work();
+                while far.task(&spine, view, first) {}
+                check_work.work::<K, _>(&checks, rare_words);
                 out
             });
             let stage_time = stage_start.map(|t| t.elapsed());
@@ -583,7 +663,7 @@ impl Engine {
                 .iter()
                 .map(|c| c.get())
                 .collect();
-            let (counts, _, head) = result.into_inner().expect("the round's counts");
+            let (counts, head) = check_work.into_counts();
             (
                 new,
                 RoundOut {
@@ -622,7 +702,7 @@ impl Engine {
                 Verdict::Common => None,
                 Verdict::Rare(v) => Some(*v),
                 Verdict::Deferred => {
-                    self.pipeline_counts.deferred += 1;
+                    self.workers.pipeline_counts.deferred += 1;
                     let c = self.value_at(n);
                     K::missing(&p.rows[i], c, &p.rare_words, &mut missing);
                     match self.check_deferred(n, &missing) {
@@ -637,7 +717,7 @@ impl Engine {
                 }
             };
             if let Some(v) = rare {
-                self.pipeline_counts.rare += 1;
+                self.workers.pipeline_counts.rare += 1;
                 self.account(p.start, n);
                 self.truncate_heaps(n);
                 self.push_value(n, v)?;
@@ -650,15 +730,19 @@ impl Engine {
 
     /// The rare check of heap n with the archive (a verifier deferred it).
     fn check_deferred(&mut self, n: usize, missing: &[u64]) -> Result<Option<u32>, OctalError> {
-        let gap = self.gap;
+        let gap = self.window.gap;
         // Only G(0..n) may be read: the values after n are not verified.
         let end = self.stored_at(n);
         let Engine {
             values,
             mode,
             scan_twos,
-            archive,
-            read_backs,
+            window:
+                WindowState {
+                    archive,
+                    read_backs,
+                    ..
+                },
             ..
         } = self;
         let Mode::Sparse(sp) = mode else {
@@ -681,7 +765,7 @@ impl Engine {
     /// Where heap n's value lies in the stored values (n in the tail when values are kept in
     /// a window).
     fn stored_at(&self, n: usize) -> usize {
-        match self.gap {
+        match self.window.gap {
             None => n,
             Some(gap) => gap.front + (n - gap.base),
         }
@@ -697,7 +781,7 @@ impl Engine {
 
     /// Heaps `from..to`, verified: their values join the counts and the sparse tables.
     fn account(&mut self, from: usize, to: usize) {
-        let (front, base) = match self.gap {
+        let (front, base) = match self.window.gap {
             None => (0, 0),
             Some(gap) => (gap.front, gap.base),
         };

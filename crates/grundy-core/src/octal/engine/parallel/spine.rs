@@ -15,15 +15,15 @@
 //! without far rows, than the largest rare position).
 
 use super::{Bits, Bytes, RowKind};
+use crate::octal::engine::rules::Twos;
 use crate::octal::error::OctalError;
-use crate::octal::rules::Twos;
 use crate::octal::values::Cell;
 
 #[cfg(test)]
 mod tests {
     use super::{Analyse, Spine};
     use crate::octal::engine::parallel::{Bits, Bytes, RowKind};
-    use crate::octal::rules::Twos;
+    use crate::octal::engine::rules::Twos;
 
     fn xorshift(seed: &mut u64) -> u64 {
         *seed ^= *seed << 13;

@@ -3,7 +3,7 @@
 //! (the u16 cells take a path of their own) and every row width.
 
 use super::{Bits, Bytes, RowKind, BYTE_HEAPS};
-use crate::octal::split::BIT_HEAPS;
+use crate::octal::engine::split::BIT_HEAPS;
 use crate::octal::values::Cell;
 
 fn xorshift(seed: &mut u64) -> u64 {

@@ -11,11 +11,11 @@ use std::cell::RefCell;
 
 use super::spine::Analyse;
 use super::{Bits, Bytes, RowKind};
-use crate::octal::rare_check::{
+use crate::octal::engine::sparse::rare_check::{
     missing_list, rare_check, BitMarker, Ended, Marker, Probes, Reads, StampMarker,
 };
-use crate::octal::split::{split_range, BIT_HEAPS, HEAPS};
-use crate::octal::stamps::{self, slot, Stamp, MARKS};
+use crate::octal::engine::sparse::stamps::{self, slot, Stamp, MARKS};
+use crate::octal::engine::split::{split_range, BIT_HEAPS, HEAPS};
 use crate::octal::values::Cell;
 use crate::octal::window::View;
 

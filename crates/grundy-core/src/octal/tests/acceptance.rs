@@ -3,9 +3,9 @@
 //! periodicity prover. The slowest games (.16, .56, .376) are `#[ignore]`d here and run in
 //! release: `cargo test --release -p grundy-core --lib -- --ignored octal::`.
 
-use super::code::Game;
-use super::periodicity::{Periodicity, Theorem};
-use super::solver::Solver;
+use crate::octal::code::Game;
+use crate::octal::periodicity::{Periodicity, Theorem};
+use crate::octal::solver::Solver;
 
 const DATA: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -3,15 +3,17 @@
 //! while every value is below 64 ([`Sparse::step_bits`]), or read back through the archive.
 
 use super::{batchable, far_pairs, RestRanges, Sparse, HEAD_GROW, HEAD_SHRINK};
-use crate::octal::archive::Backing;
-use crate::octal::bitmarks::{self, bit};
-use crate::octal::bitset::mex;
+use crate::octal::engine::bitset::mex;
+use crate::octal::engine::rules::Twos;
+use crate::octal::engine::sparse::bitmarks::{self, bit};
+use crate::octal::engine::sparse::rare_check::{
+    rare_check, scan_read_back, BitMarker, Reads, StampMarker,
+};
+use crate::octal::engine::sparse::stamps::{self, drop_marked, slot, Stamp, MARKS};
+use crate::octal::engine::split::{allowed, split_range, BIT_HEAPS, HEAPS};
 use crate::octal::error::OctalError;
-use crate::octal::rare_check::{rare_check, scan_read_back, BitMarker, Reads, StampMarker};
-use crate::octal::rules::Twos;
-use crate::octal::split::{allowed, split_range, BIT_HEAPS, HEAPS};
-use crate::octal::stamps::{self, drop_marked, slot, Stamp, MARKS};
 use crate::octal::values::Cell;
+use crate::octal::window::archive::Backing;
 use crate::octal::window::View;
 
 impl Sparse {
@@ -34,22 +36,22 @@ impl Sparse {
                 self.block_pairs(n, twos, gap, |pos, vals, r| {
                     bitmarks::pairs_block(pos, vals, g.tail, r - g.base, &mut acc);
                 });
-                self.block_bits = acc;
+                self.bit_marks.block_bits = acc;
                 0
             }
             _ => {
                 self.premarked = None;
                 self.refresh_probe(n);
-                self.head = 0;
+                self.probing.head = 0;
                 let mut m = 0;
                 self.heap_pairs(n, twos, gap, |pos, vals, r| {
                     m |= bitmarks::pairs(pos, vals, g.tail, r - g.base);
                 });
-                self.block_bits[0] = m;
+                self.bit_marks.block_bits[0] = m;
                 0
             }
         };
-        let mut m = self.block_bits[j] | excl;
+        let mut m = self.bit_marks.block_bits[j] | excl;
         if self.premarked.is_some() {
             block_rest(
                 &self.rare,
@@ -62,26 +64,38 @@ impl Sparse {
                 |x| m |= bit(x),
             );
         }
-        if !self.far.is_empty() {
-            far_pairs(&mut self.far, g, backing, n, n, twos, gap, |x| m |= bit(x))?;
+        if !self.window.far.is_empty() {
+            far_pairs(&mut self.window.far, g, backing, n, n, twos, gap, |x| {
+                m |= bit(x)
+            })?;
         }
         // Least common value not excluded (64 when all below 64 are: no pair reaches 64).
-        let c = (!m & self.common_bits).trailing_zeros();
+        let c = (!m & self.bit_marks.common_bits).trailing_zeros();
         // (2) rare values below c that are not yet excluded.
         let below_c = if c >= 64 { u64::MAX } else { (1u64 << c) - 1 };
-        if self.rare_bits & below_c & !m == 0 {
-            self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
+        if self.bit_marks.rare_bits & below_c & !m == 0 {
+            self.probing.head_len = self.probing.head_len.saturating_sub(HEAD_SHRINK);
             return Ok(c);
         }
-        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.pos.len());
-        self.scans += 1;
+        self.probing.head_len =
+            (self.probing.head_len + HEAD_GROW).min(self.probing.probe.pos.len());
+        self.counts.scans += 1;
         let marker = BitMarker {
             marks: m,
-            missing: self.rare_bits & below_c & !m,
+            missing: self.bit_marks.rare_bits & below_c & !m,
         };
         let reads = Reads::direct(g, backing, self.force_read_back);
-        let (probes, scanned) = (self.probe.view(), &mut self.scanned_pairs);
-        let (_, marker) = rare_check(marker, probes, self.head, reads, n, twos, gap, scanned)?;
+        let (probes, scanned) = (self.probing.probe.view(), &mut self.counts.scanned_pairs);
+        let (_, marker) = rare_check(
+            marker,
+            probes,
+            self.probing.head,
+            reads,
+            n,
+            twos,
+            gap,
+            scanned,
+        )?;
         // Every missing value is below c: the least of them, if any, is G(n).
         Ok(if marker.missing == 0 {
             c
@@ -110,7 +124,7 @@ impl Sparse {
             r,
             from,
             hi,
-            &mut self.scanned_pairs,
+            &mut self.counts.scanned_pairs,
             |left, right| {
                 for (&x, &y) in left.iter().zip(right.iter().rev()) {
                     mark[usize::from(x ^ y)] = stamp;
@@ -136,7 +150,7 @@ impl Sparse {
         backing: &mut Option<Backing<'_>>,
     ) -> Result<u32, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
-        if self.bits {
+        if self.bit_marks.bits {
             let g = self.step_bits(g, n, twos, gap, excl[0], backing)?;
             // 64: every value below 64 is excluded, and no pair reaches 64 — only other moves.
             return Ok(if g < 64 { g } else { 64 + mex(&excl[1..]) });
@@ -170,7 +184,7 @@ impl Sparse {
             _ => {
                 self.premarked = None;
                 self.refresh_probe(n);
-                self.head = 0;
+                self.probing.head = 0;
                 self.stamp += 1;
                 let stamp = self.stamp;
                 let mut marks = std::mem::take(&mut self.marks);
@@ -197,9 +211,9 @@ impl Sparse {
                 },
             );
         }
-        if !self.far.is_empty() {
+        if !self.window.far.is_empty() {
             let mark = slot(&mut self.marks, j);
-            far_pairs(&mut self.far, g, backing, n, n, twos, gap, |x| {
+            far_pairs(&mut self.window.far, g, backing, n, n, twos, gap, |x| {
                 mark[usize::from(x)] = stamp;
             })?;
         }
@@ -235,11 +249,12 @@ impl Sparse {
         self.missing.extend_from_slice(&self.rare_list[..below_c]);
         drop_marked(&mut self.missing, mark, stamp);
         if self.missing.is_empty() {
-            self.head_len = self.head_len.saturating_sub(HEAD_SHRINK);
+            self.probing.head_len = self.probing.head_len.saturating_sub(HEAD_SHRINK);
             return Ok(c);
         }
-        self.head_len = (self.head_len + HEAD_GROW).min(self.probe.pos.len());
-        self.scans += 1;
+        self.probing.head_len =
+            (self.probing.head_len + HEAD_GROW).min(self.probing.probe.pos.len());
+        self.counts.scans += 1;
         // Every common value below c is excluded already, so only the missing rare values
         // matter (`rare_check.rs`).
         let marker = StampMarker {
@@ -248,8 +263,17 @@ impl Sparse {
             missing: &mut self.missing,
         };
         let reads = Reads::direct(g, backing, self.force_read_back);
-        let (probes, scanned) = (self.probe.view(), &mut self.scanned_pairs);
-        rare_check(marker, probes, self.head, reads, n, twos, gap, scanned)?;
+        let (probes, scanned) = (self.probing.probe.view(), &mut self.counts.scanned_pairs);
+        rare_check(
+            marker,
+            probes,
+            self.probing.head,
+            reads,
+            n,
+            twos,
+            gap,
+            scanned,
+        )?;
         // The missing list is ascending; its head (if any) is the least unexcluded value.
         Ok(self.missing.first().map_or(c, |&v| v.into()))
     }

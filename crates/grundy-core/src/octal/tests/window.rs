@@ -5,14 +5,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::archive::{Archive, MemoryArchive};
-use super::code::Game;
-use super::engine::Engine;
-use super::error::OctalError;
-use super::naive::tests::{random_code, Rng};
-use super::periodicity::{detect, Detector, Periodicity};
-use super::values::ValuesRef;
-use super::window::Keep;
+use crate::octal::code::Game;
+use crate::octal::engine::Engine;
+use crate::octal::error::OctalError;
+use crate::octal::naive::tests::{random_code, Rng};
+use crate::octal::periodicity::{detect, Detector, Periodicity};
+use crate::octal::values::ValuesRef;
+use crate::octal::window::archive::{Archive, MemoryArchive};
+use crate::octal::window::Keep;
 
 /// A [`MemoryArchive`] that a test can still look at (and hand to a resumed engine).
 #[derive(Debug, Clone, Default)]

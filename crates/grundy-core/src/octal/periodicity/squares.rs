@@ -33,14 +33,14 @@
 //! claim.
 //!
 //! **Cost.** One pass is O(D) time and O(1) memory besides the values; the detector runs it at
-//! geometrically spaced lengths ([`super::periodicity::Detector`]), so the amortised cost is a
+//! geometrically spaced lengths ([`crate::octal::periodicity::Detector`]), so the amortised cost is a
 //! few multiplications per computed value, and it runs only once there are more values than
 //! the candidate window covers. Subtraction-type games (every move leaves at most one heap, h = 1)
 //! could prove a period from a tail of `p + t` values; their long periods are found once the
 //! tail reaches 2p.
 
-use super::pool::share;
-use super::values::Cell;
+use crate::octal::engine::pool::share;
+use crate::octal::values::Cell;
 
 const P: u64 = (1 << 61) - 1;
 /// A fixed base (any value in [2, P−2] works; fixed so that results are reproducible).
@@ -334,8 +334,8 @@ fn confirm<T: Cell>(g: &[T], p: usize) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::naive::tests::Rng;
     use super::*;
+    use crate::octal::naive::tests::Rng;
 
     /// A random sequence: `pre` irregular values, then a random block of length `p` repeated.
     pub(crate) fn periodic(

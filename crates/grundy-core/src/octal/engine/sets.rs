@@ -11,9 +11,9 @@
 //!   last `t` values of `r` live in a ring indexed by `r mod t` and are updated in place.
 
 use super::bitset::{self, or_into, or_xor_translated, Rows};
-use super::error::OctalError;
 use super::rules::Rules;
-use super::values::Cell;
+use crate::octal::error::OctalError;
+use crate::octal::values::Cell;
 
 /// Working-memory cap for the rows kept here (in 64-bit words; 2^25 words = 256 MiB).
 pub(crate) const MAX_SET_WORDS: usize = 1 << 25;

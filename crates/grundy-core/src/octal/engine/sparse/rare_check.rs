@@ -10,18 +10,18 @@
 //! marked in batches and the missing set is filtered per batch.
 //!
 //! The marks are a [`Marker`]: [`BitMarker`] (a `u64` while every value is below 64) or
-//! [`StampMarker`] (a stamp array). The callers are the sequential step ([`super::sparse`])
+//! [`StampMarker`] (a stamp array). The callers are the sequential step ([`crate::octal::engine::sparse`])
 //! and the parallel verifiers (`engine/parallel/verify.rs`), which check a block's heaps after the
 //! block was computed on the assumption that every value is common; a verifier has no
 //! archive, so where a check would read one back it *defers* the heap to the sequential pass.
 
-use super::archive::{fill, Backing, READ_RUN};
 use super::bitmarks::{self, bit};
-use super::error::OctalError;
-use super::split::split_range;
 use super::stamps::{self, drop_marked, Marks, Stamp};
-use super::values::Cell;
-use super::window::View;
+use crate::octal::engine::split::split_range;
+use crate::octal::error::OctalError;
+use crate::octal::values::Cell;
+use crate::octal::window::archive::{fill, Backing, READ_RUN};
+use crate::octal::window::View;
 
 /// The most splits a scan past the kept values reads at once (two buffers of 2 MiB, while it
 /// runs).

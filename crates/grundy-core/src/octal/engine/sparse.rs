@@ -32,18 +32,21 @@
 //! engine may switch masks whenever the value statistics suggest a better one
 //! ([`best_mask`], a Walsh–Hadamard transform of the value counts).
 
-use super::archive::{Backing, Run};
-use super::bitmarks::bit;
-use super::error::OctalError;
-use super::rare_check::{
-    missing_list, rare_check, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
-};
 use super::rules::Twos;
 use super::split::{split_range, window_indices, BIT_HEAPS, HEAPS, MAX_HEAPS};
-use super::stamps::{slot, Stamp, MARKS};
-use super::values::Cell;
-use super::window::View;
+use crate::octal::engine::sparse::bitmarks::bit;
+use crate::octal::engine::sparse::rare_check::{
+    missing_list, rare_check, BitMarker, Ended, ProbeList, Probes, Reads, StampMarker,
+};
+use crate::octal::engine::sparse::stamps::{slot, Stamp, MARKS};
+use crate::octal::error::OctalError;
+use crate::octal::values::Cell;
+use crate::octal::window::archive::{Backing, Run};
+use crate::octal::window::View;
 
+pub(crate) mod bitmarks;
+pub(crate) mod rare_check;
+pub(crate) mod stamps;
 mod step;
 
 #[derive(Debug, Clone)]
@@ -64,6 +67,24 @@ pub(crate) struct Sparse {
     premarked: Option<(usize, Stamp)>,
     stamp: Stamp,
     missing: Vec<u16>,
+    /// The probe list and its head (see [`Probing`]).
+    probing: Probing,
+    /// Statistics of the rare checks (see [`ScanCounts`]).
+    pub counts: ScanCounts,
+    /// Window mode (see [`SparseWindow`]).
+    window: SparseWindow,
+    /// Tests: every rare check scans from its first split through [`fill`] (the archive for
+    /// what is not kept) instead of the probes and the kept values.
+    force_read_back: bool,
+    /// The premarked block's index bounds per digit (see [`RestRanges`]).
+    rest: Vec<RestRanges>,
+    /// Bit marks (see [`BitMarkState`]).
+    bit_marks: BitMarkState,
+}
+
+/// The probe order of the rare check and the head of it marked with each block.
+#[derive(Debug, Clone)]
+struct Probing {
     /// `firsts[v]`: the first [`PROBES_PER_VALUE`] positions with value v.
     firsts: Vec<Vec<u32>>,
     /// Probe order for the rare check (positions and their values): the first occurrence of
@@ -79,24 +100,34 @@ pub(crate) struct Sparse {
     probe_eligible: usize,
     head_len: usize,
     head: usize,
+}
+
+/// Statistics of the rare checks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScanCounts {
     /// Statistics: heaps whose rare check needed a scan beyond the premarked probe head, and
     /// total split pairs marked for rare checks (the head included, for the engine's cost
     /// model).
     pub scans: u64,
     pub scanned_pairs: u64,
-    /// Window mode (`window.rs`): probes only below `probe_limit`; rare positions at or beyond
+}
+
+/// Window mode's limits, and the rare positions beyond them.
+#[derive(Debug, Clone)]
+struct SparseWindow {
+    /// Window mode (`engine/window.rs`): probes only below `probe_limit`; rare positions at or beyond
     /// `rare_limit` (whose partners are not in the tail) are kept in `far`. Both `usize::MAX`
     /// while every value is kept.
     probe_limit: usize,
     rare_limit: usize,
     /// Rare positions at or beyond `rare_limit`, ascending, each with a run of its partners'
-    /// values read back from the archive (`archive.rs`).
+    /// values read back from the archive (`window/archive.rs`).
     far: Vec<Far>,
-    /// Tests: every rare check scans from its first split through [`fill`] (the archive for
-    /// what is not kept) instead of the probes and the kept values.
-    force_read_back: bool,
-    /// The premarked block's index bounds per digit (see [`RestRanges`]).
-    rest: Vec<RestRanges>,
+}
+
+/// Bit marks: one u64 of exclusions per heap while every value is below 64.
+#[derive(Debug, Clone)]
+struct BitMarkState {
     /// Bit marks (`bitmarks.rs`): while every value is below 64 (one word of exclusions), a
     /// heap's marks are one u64 instead of a stamp array — no stores, and the rare check's
     /// "all seen?" is one AND. `allow_bits` (tests switch it off) and `bits` (in use now).
@@ -179,25 +210,30 @@ impl Sparse {
             premarked: None,
             stamp: 0,
             missing: Vec::new(),
-            firsts: Vec::new(),
-            probe: ProbeList::default(),
-            probe_built: 0,
-            probe_dirty: true,
-            probe_eligible: 0,
-            head_len: 0,
-            head: 0,
-            scans: 0,
-            scanned_pairs: 0,
-            probe_limit: usize::MAX,
-            rare_limit: usize::MAX,
-            far: Vec::new(),
+            probing: Probing {
+                firsts: Vec::new(),
+                probe: ProbeList::default(),
+                probe_built: 0,
+                probe_dirty: true,
+                probe_eligible: 0,
+                head_len: 0,
+                head: 0,
+            },
+            counts: ScanCounts::default(),
+            window: SparseWindow {
+                probe_limit: usize::MAX,
+                rare_limit: usize::MAX,
+                far: Vec::new(),
+            },
             force_read_back: false,
             rest: Vec::new(),
-            allow_bits: true,
-            bits: false,
-            block_bits: [0; BIT_HEAPS],
-            rare_bits: 0,
-            common_bits: 0,
+            bit_marks: BitMarkState {
+                allow_bits: true,
+                bits: false,
+                block_bits: [0; BIT_HEAPS],
+                rare_bits: 0,
+                common_bits: 0,
+            },
         };
         s.widen(words);
         for (a, &v) in g.iter().enumerate() {
@@ -212,9 +248,9 @@ impl Sparse {
         RoundView {
             rare: &self.rare,
             rare_vals: &self.rare_vals,
-            probes: self.probe.view(),
-            head_probes: self.probe_eligible,
-            far: FarPairs(&mut self.far),
+            probes: self.probing.probe.view(),
+            head_probes: self.probing.probe_eligible,
+            far: FarPairs(&mut self.window.far),
         }
     }
 
@@ -236,21 +272,21 @@ impl Sparse {
 
     /// The rare check's head length (see [`HEAD_GROW`]), which the pipeline's verifiers adapt.
     pub(crate) fn head_len(&self) -> usize {
-        self.head_len
+        self.probing.head_len
     }
 
     /// Sets the head length and adds the work counts of checks made elsewhere (the verifiers).
     pub(crate) fn after_checks(&mut self, head_len: usize, scans: u64, scanned_pairs: u64) {
-        self.head_len = head_len.min(self.probe.pos.len());
-        self.scans += scans;
-        self.scanned_pairs += scanned_pairs;
+        self.probing.head_len = head_len.min(self.probing.probe.pos.len());
+        self.counts.scans += scans;
+        self.counts.scanned_pairs += scanned_pairs;
     }
 
     /// The last heap whose value is rare (0 when none): the pipeline's blocks stay well below
     /// the distance since (each new rare value costs it a block or two).
     pub(crate) fn last_rare(&self) -> usize {
         let kept = self.rare.last().map_or(0, |&a| a as usize);
-        self.far.last().map_or(kept, |f| f.pos.max(kept))
+        self.window.far.last().map_or(kept, |f| f.pos.max(kept))
     }
 
     /// The largest rare position paired from the kept values (0 when none).
@@ -286,13 +322,13 @@ impl Sparse {
     ) -> Result<Option<u32>, OctalError> {
         let (twos, gap): (&[i64], usize) = (&twos.us, twos.gap);
         let reads = Reads::direct(g, backing, self.force_read_back);
-        let probes = self.probe.view();
-        if self.bits {
+        let probes = self.probing.probe.view();
+        if self.bit_marks.bits {
             let marker = BitMarker {
                 marks: 0,
                 missing: missing[0],
             };
-            let scanned = &mut self.scanned_pairs;
+            let scanned = &mut self.counts.scanned_pairs;
             let (ended, marker) = rare_check(marker, probes, 0, reads, n, twos, gap, scanned)?;
             return Ok((ended != Ended::Found).then(|| marker.missing.trailing_zeros()));
         }
@@ -308,7 +344,7 @@ impl Sparse {
             stamp: self.stamp,
             missing: &mut self.missing,
         };
-        let scanned = &mut self.scanned_pairs;
+        let scanned = &mut self.counts.scanned_pairs;
         let (ended, _) = rare_check(marker, probes, 0, reads, n, twos, gap, scanned)?;
         Ok((ended != Ended::Found).then(|| u32::from(self.missing[0])))
     }
@@ -316,14 +352,14 @@ impl Sparse {
     /// Window mode: probes only from positions below `probe_limit`; rare positions from
     /// `rare_limit` on are paired through the archive (see `window.rs`).
     pub(crate) fn set_limits(&mut self, probe_limit: usize, rare_limit: usize) {
-        self.probe_limit = probe_limit;
-        self.rare_limit = rare_limit;
+        self.window.probe_limit = probe_limit;
+        self.window.rare_limit = rare_limit;
         // The probe list in use may hold positions beyond the new limit: rebuild it now (for
         // the heaps it was built for) and drop a premarked block that used it.
         self.premarked = None;
-        self.head = 0;
-        self.rebuild_probe(self.probe_built);
-        self.probe_dirty = true;
+        self.probing.head = 0;
+        self.rebuild_probe(self.probing.probe_built);
+        self.probing.probe_dirty = true;
         let keep = self.rare.partition_point(|&a| (a as usize) < rare_limit);
         let far: Vec<Far> = self.rare[keep..]
             .iter()
@@ -341,14 +377,18 @@ impl Sparse {
 
     /// Adds rare positions beyond the window (kept ascending, without repeats).
     fn add_far(&mut self, far: impl IntoIterator<Item = Far>) {
-        self.far.extend(far);
-        self.far.sort_by_key(|f| f.pos);
-        self.far.dedup_by_key(|f| f.pos);
+        self.window.far.extend(far);
+        self.window.far.sort_by_key(|f| f.pos);
+        self.window.far.dedup_by_key(|f| f.pos);
     }
 
     /// The rare positions beyond the window and their values (to save with a window job).
     pub(crate) fn far(&self) -> Vec<(u64, u16)> {
-        self.far.iter().map(|f| (f.pos as u64, f.val)).collect()
+        self.window
+            .far
+            .iter()
+            .map(|f| (f.pos as u64, f.val))
+            .collect()
     }
 
     /// Restores rare positions beyond the window saved by [`Sparse::far`] (resuming a window
@@ -376,18 +416,18 @@ impl Sparse {
 
     /// Rare positions: those paired from the tail and those beyond the window.
     pub(crate) fn rare_count(&self) -> usize {
-        self.rare.len() + self.far.len()
+        self.rare.len() + self.window.far.len()
     }
 
     /// Tables built again for another mask keep what a test switched on.
     pub(crate) fn inherit_test_flags(&mut self, old: &Sparse) {
         self.force_read_back = old.force_read_back;
-        self.set_bit_marks(old.allow_bits);
+        self.set_bit_marks(old.bit_marks.allow_bits);
     }
 
     /// Heaps per block: [`BIT_HEAPS`] with bit marks, [`HEAPS`] with stamps.
     fn heaps(&self) -> usize {
-        if self.bits {
+        if self.bit_marks.bits {
             BIT_HEAPS
         } else {
             HEAPS
@@ -396,17 +436,17 @@ impl Sparse {
 
     /// Whether heaps are computed with bit marks now.
     pub(crate) fn bits_in_use(&self) -> bool {
-        self.bits
+        self.bit_marks.bits
     }
 
     /// Bit marks where values allow (the default), or stamps always (tests: the path without
     /// the fast one).
     pub(crate) fn set_bit_marks(&mut self, allow: bool) {
-        self.allow_bits = allow;
+        self.bit_marks.allow_bits = allow;
         self.premarked = None;
         // The engine's exclusion width is twice the value range (`words_for`): two words
         // while every value is below 64.
-        self.bits = allow && self.rare_list.len() + self.common_list.len() <= 128;
+        self.bit_marks.bits = allow && self.rare_list.len() + self.common_list.len() <= 128;
     }
 
     /// Tests: see the field `force_read_back`.
@@ -439,9 +479,10 @@ impl Sparse {
             let low = list.iter().take_while(|&&v| v < 64);
             low.fold(0u64, |m, &v| m | bit(v))
         };
-        (self.rare_bits, self.common_bits) = (set(&self.rare_list), set(&self.common_list));
+        (self.bit_marks.rare_bits, self.bit_marks.common_bits) =
+            (set(&self.rare_list), set(&self.common_list));
         // A block premarked in one representation is not read in the other.
-        self.set_bit_marks(self.allow_bits);
+        self.set_bit_marks(self.bit_marks.allow_bits);
     }
 
     /// Records G(n) = v.
@@ -451,13 +492,13 @@ impl Sparse {
         }
         if self.is_rare(v) {
             match u32::try_from(n) {
-                Ok(pos) if n < self.rare_limit => {
+                Ok(pos) if n < self.window.rare_limit => {
                     self.rare.push(pos);
                     self.rare_vals.push(v as u16);
                 }
                 _ => {
                     // Beyond the window (or 2^32): paired through the archive from now on.
-                    self.far.push(Far {
+                    self.window.far.push(Far {
                         pos: n,
                         val: v as u16,
                         run: Run::default(),
@@ -467,61 +508,63 @@ impl Sparse {
             }
         }
         let v = v as usize;
-        if v >= self.firsts.len() {
-            self.firsts.resize(v + 1, Vec::new());
+        if v >= self.probing.firsts.len() {
+            self.probing.firsts.resize(v + 1, Vec::new());
         }
         // Positions from 2^32 on are never probes (a probe lies in the front).
-        if self.firsts[v].len() < PROBES_PER_VALUE && n <= u32::MAX as usize {
-            self.firsts[v].push(n as u32);
-            self.probe_dirty = true;
+        if self.probing.firsts[v].len() < PROBES_PER_VALUE && n <= u32::MAX as usize {
+            self.probing.firsts[v].push(n as u32);
+            self.probing.probe_dirty = true;
         }
     }
 
     /// Rebuilds the probe list when new positions are due, at most every n/16 heaps (a stale
     /// list is only slower).
     fn refresh_probe(&mut self, n: usize) {
-        if self.probe_dirty && n >= self.probe_built + 64.max(self.probe_built / 16) {
+        if self.probing.probe_dirty
+            && n >= self.probing.probe_built + 64.max(self.probing.probe_built / 16)
+        {
             self.rebuild_probe(n);
         }
     }
 
     fn rebuild_probe(&mut self, n: usize) {
-        self.probe_dirty = false;
-        self.probe.pos.clear();
-        self.probe.vals.clear();
+        self.probing.probe_dirty = false;
+        self.probing.probe.pos.clear();
+        self.probing.probe.vals.clear();
         // Positions below HEAPS go last, so that the head of the list can be marked for a
         // whole block of heaps (their partners would not all be known yet).
         let mut late = Vec::new();
         // Only positions ≤ n/2: they stay inside [1, r/2] for every later heap, so the probe
         // loop needs no range test. A probe's value is the index of its `firsts` list.
         for i in 0..PROBES_PER_VALUE {
-            for (v, list) in self.firsts.iter().enumerate() {
+            for (v, list) in self.probing.firsts.iter().enumerate() {
                 let Some(&a) = list.get(i) else {
                     continue;
                 };
-                if a as usize >= self.probe_limit {
+                if a as usize >= self.window.probe_limit {
                     continue; // not kept in window mode
                 }
                 if a as usize > n / 2 {
-                    self.probe_dirty = true; // include it once it is in range
+                    self.probing.probe_dirty = true; // include it once it is in range
                 } else if !self.is_rare(v as u32) {
                     if (a as usize) < MAX_HEAPS {
                         late.push((a, v as u16));
                     } else {
-                        self.probe.pos.push(a);
-                        self.probe.vals.push(v as u16);
+                        self.probing.probe.pos.push(a);
+                        self.probing.probe.vals.push(v as u16);
                     }
                 }
             }
         }
-        self.probe_eligible = self.probe.pos.len();
+        self.probing.probe_eligible = self.probing.probe.pos.len();
         for (a, v) in late {
-            self.probe.pos.push(a);
-            self.probe.vals.push(v);
+            self.probing.probe.pos.push(a);
+            self.probing.probe.vals.push(v);
         }
-        self.probe.min = self.probe.pos.iter().copied().min().unwrap_or(0) as usize;
-        self.probe.max = self.probe.pos.iter().copied().max().unwrap_or(0) as usize;
-        self.probe_built = n;
+        self.probing.probe.min = self.probing.probe.pos.iter().copied().min().unwrap_or(0) as usize;
+        self.probing.probe.max = self.probing.probe.pos.iter().copied().max().unwrap_or(0) as usize;
+        self.probing.probe_built = n;
     }
 
     /// Starts a block of [`Sparse::heaps`] heaps at `n` (see [`batchable`]): chooses the probe head
@@ -541,14 +584,14 @@ impl Sparse {
         // total's largest allowed smaller part they are allowed for every heap of the block.
         let in_range = twos
             .iter()
-            .all(|&u| self.probe.max <= (n - u as usize).saturating_sub(gap) / 2);
-        self.head = if in_range {
-            self.head_len.min(self.probe_eligible)
+            .all(|&u| self.probing.probe.max <= (n - u as usize).saturating_sub(gap) / 2);
+        self.probing.head = if in_range {
+            self.probing.head_len.min(self.probing.probe_eligible)
         } else {
             0
         };
         let heaps = self.heaps();
-        self.scanned_pairs += (heaps * self.head * twos.len()) as u64;
+        self.counts.scanned_pairs += (heaps * self.probing.head * twos.len()) as u64;
         self.rest.clear();
         for &u in twos {
             let r = n - u as usize;
@@ -565,10 +608,10 @@ impl Sparse {
                 w0: window.0,
                 w1: window.1,
             });
-            if self.head > 0 {
+            if self.probing.head > 0 {
                 f(
-                    &self.probe.pos[..self.head],
-                    &self.probe.vals[..self.head],
+                    &self.probing.probe.pos[..self.probing.head],
+                    &self.probing.probe.vals[..self.probing.head],
                     r,
                 );
             }

@@ -16,8 +16,8 @@
 
 use multiversion::multiversion;
 
-use super::split::BIT_HEAPS;
-use super::values::Cell;
+use crate::octal::engine::split::BIT_HEAPS;
+use crate::octal::values::Cell;
 
 /// `{x}` as a bit set (x below 64).
 #[inline(always)]

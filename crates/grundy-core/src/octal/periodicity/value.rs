@@ -1,8 +1,8 @@
 //! G(heap) for any heap size from computed values and a proved periodicity.
 
-use super::error::OctalError;
-use super::periodicity::Periodicity;
-use super::values::ValuesRef;
+use crate::octal::error::OctalError;
+use crate::octal::periodicity::Periodicity;
+use crate::octal::values::ValuesRef;
 
 /// G(heap): read from `values` when `heap < values.len()`, otherwise from the proved
 /// (arithmetico-)periodicity: with n0 = preperiod, p = period, s = saltus,

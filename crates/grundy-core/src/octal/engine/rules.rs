@@ -6,7 +6,7 @@
 //! same digit, and the engine handles the whole class at once with cumulative sets
 //! (see `sets.rs`).
 
-use super::code::Game;
+use crate::octal::code::Game;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Recurring {

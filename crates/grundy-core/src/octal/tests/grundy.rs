@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 
-use super::code::{Game, PartRule};
-use super::engine::Engine;
-use super::error::OctalError;
-use super::moves::{winning_moves, WinningMove, DEFAULT_BUDGET};
-use super::naive::naive_values;
-use super::naive::tests::{random_code, Rng};
-use super::periodicity::{detect, Periodicity};
-use super::solver::Solver;
+use crate::octal::code::{Game, PartRule};
+use crate::octal::engine::Engine;
+use crate::octal::error::OctalError;
+use crate::octal::moves::{winning_moves, WinningMove, DEFAULT_BUDGET};
+use crate::octal::naive::naive_values;
+use crate::octal::naive::tests::{random_code, Rng};
+use crate::octal::periodicity::{detect, Periodicity};
+use crate::octal::solver::Solver;
 
 /// G(0..n) of Grundy's game from the definition: mex of `G(a) ⊕ G(n−a)` over `1 ≤ a < n−a`.
 fn brute_grundy(n: usize) -> Vec<u32> {

@@ -21,11 +21,11 @@
 //! checksum, the store down for good) ends the computation with [`OctalError::Archive`], every
 //! value before it exact.
 //!
-//! [`OctalError::Archive`]: super::error::OctalError::Archive
+//! [`OctalError::Archive`]: crate::octal::error::OctalError::Archive
 
-use super::error::OctalError;
-use super::values::{Cell, ValuesRef};
-use super::window::View;
+use crate::octal::error::OctalError;
+use crate::octal::values::{Cell, ValuesRef};
+use crate::octal::window::View;
 
 /// Values per archive read (a far position's run, and each side of a rare check's scan past
 /// the kept values): 2^16 values, one stored chunk, 128 KiB as u16.
@@ -234,7 +234,7 @@ mod tests {
         kept.extend_from_slice(&all[60..]);
         let view = View::of(
             &kept[..],
-            Some(super::super::window::Gap {
+            Some(crate::octal::window::Gap {
                 front: 10,
                 base: 60,
             }),

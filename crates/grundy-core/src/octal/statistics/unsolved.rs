@@ -5,7 +5,7 @@
 //! before the point: a heap may also be split into two without removing a token) whose
 //! G-sequence is not known to be periodic — 83 rows; the document states no count of its own.
 //! For four of them it gives the statistics of `G(0..n)` computed by its analyzer
-//! ([`PublishedStatistics`]; the definitions are those of [`super::statistics`]).
+//! ([`PublishedStatistics`]; the definitions are those of [`crate::octal::statistics`]).
 //!
 //! A. Rogalski's sparse-space solver ([`ROGALSKI_SOURCE`], README and `results/`, last changed
 //! 2023-05-12) holds the published records: `.014` and `.172` to 2^36, `.034` to 2^37, `.161`
@@ -17,7 +17,7 @@
 //! Codes are written as [`Game::parse`] reads them (`0.6` for `.6`, `grundy` for Grundy's
 //! game). Pure data: nothing here computes.
 
-use super::code::Game;
+use crate::octal::code::Game;
 
 /// T. Czajka's table of unsolved games (github.com/tczajka/octal-games, `UnsolvedGames.md`).
 pub const CZAJKA_SOURCE: &str = "https://github.com/tczajka/octal-games/blob/main/UnsolvedGames.md";
@@ -58,7 +58,7 @@ pub struct Record {
     /// How many distinct values occur among heaps `1..=n` (derived from the histogram).
     pub distinct_values: u32,
     /// The fewest-rare mask of that histogram and its rare count (derived here from the
-    /// published histogram with the rule of [`super::statistics::fewest_rare_mask`]; for the
+    /// published histogram with the rule of [`crate::octal::statistics::fewest_rare_mask`]; for the
     /// prefix `G(0..n)` add 1 for heap 0 and subtract 1 when G(n) is rare). Every minimum is
     /// unique.
     pub mask: u32,

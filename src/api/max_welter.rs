@@ -10,13 +10,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::compute::respond_search;
 use crate::api::welter::PositionRequest;
-use crate::api::wire::doc_responses::BodyProblems;
+use crate::api::wire::doc_responses::{BodyProblems, InvalidPosition};
 use crate::api::wire::error::ApiError;
 use crate::api::wire::game::{Outcome, Play};
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::position::distinct_sorted;
 use crate::core::max_welter as core;
-use crate::problem::Problem;
 use crate::service::cache;
 use crate::service::AppState;
 
@@ -77,7 +76,7 @@ fn analyse(app: &AppState, req: PositionRequest) -> Result<(Vec<u64>, core::Anal
     responses(
         (status = 200, description = "The value (or null beyond the budget) and the exact outcome", body = MaxWelterValueResponse),
         BodyProblems,
-        (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
+        InvalidPosition,
     )
 )]
 async fn value(
@@ -109,7 +108,7 @@ async fn value(
     responses(
         (status = 200, description = "Every winning move as ranges", body = MaxWelterMovesResponse),
         BodyProblems,
-        (status = 422, description = "Invalid position", body = Problem, content_type = "application/problem+json"),
+        InvalidPosition,
     )
 )]
 async fn winning_moves(

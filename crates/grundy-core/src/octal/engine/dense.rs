@@ -10,7 +10,7 @@
 use super::pool::share;
 use super::rules::Twos;
 use super::split::split_range;
-use super::values::Cell;
+use crate::octal::values::Cell;
 
 /// Phase one: for heaps `start..end`, a bitset row per heap (`words` words each) with the
 /// nim-sums of the two-heap splits (digits `twos`) whose parts are both below `start`.

@@ -5,7 +5,7 @@
 use super::*;
 use crate::octal::code::Game;
 use crate::octal::engine::Engine;
-use crate::octal::unsolved::UNSOLVED_GAMES;
+use crate::octal::statistics::unsolved::UNSOLVED_GAMES;
 use crate::test_support::{random_code, Rng};
 
 /// The statistics of `values` (heaps `0..len`) from the definitions alone: every mask below

@@ -4,8 +4,8 @@
 //! when the u16 stamps wrap, every ~65,000 heaps). These are the loops that fill such arrays;
 //! `bitmarks.rs` holds the same loops for one-word sets (values below 64).
 
-use super::split::HEAPS;
-use super::values::Cell;
+use crate::octal::engine::split::HEAPS;
+use crate::octal::values::Cell;
 
 /// Entries per mark array: every nim-sum of two u16 values, so u16 indices need no bounds
 /// checks (only the low entries, up to the largest value, are ever touched or cached).

@@ -8,14 +8,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::archive::{Archive, MemoryArchive};
-use super::code::{Game, PartRule};
-use super::engine::{Engine, Profile};
-use super::naive::naive_values;
-use super::naive::tests::{random_code, Rng};
-use super::statistics::Statistics;
-use super::values::ValuesRef;
-use super::window::Keep;
+use crate::octal::code::{Game, PartRule};
+use crate::octal::engine::{Engine, Profile};
+use crate::octal::naive::naive_values;
+use crate::octal::naive::tests::{random_code, Rng};
+use crate::octal::statistics::Statistics;
+use crate::octal::values::ValuesRef;
+use crate::octal::window::archive::{Archive, MemoryArchive};
+use crate::octal::window::Keep;
 
 /// G(0..n) on one thread, the pipeline off.
 fn one_thread(game: &Game, n: usize) -> Vec<u32> {
