@@ -1,6 +1,6 @@
 //! The vocabulary every coin game shares: the rules of play, who wins, and a move of one coin.
 //! Welter's game, Max-Welter, Antonim, Antimatter and the explanations all speak it; the HTTP
-//! layer has its own serialisable mirror (`api::common`).
+//! layer has its own serialisable mirror (`api::wire::game`).
 
 /// A winning (or targeted) move: slide the coin on `from` down to `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
