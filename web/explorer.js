@@ -6,7 +6,7 @@
 // Values come from GET /v1/octal/{code}/values as little-endian binary when the server has that
 // endpoint (feature-detected from /openapi.json), else from POST /v1/octal/sequence (JSON).
 
-import { byId, el, clear, show, setError, fmt } from './dom.js';
+import { byId, el, clear, show, setError, fmt, withBreaks } from './dom.js';
 import { post, get, raw, seg, features, message } from './api.js';
 import { drawPlot } from './plot.js';
 import { initQuotient, quotientRoute } from './quotient.js';

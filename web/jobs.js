@@ -208,7 +208,7 @@ function showStats(box, s) {
   const canvas = el('canvas', { class: 'histogram wide', role: 'img', id: 'job-histogram',
     'aria-label': `Histogram of the values of ${s.code} for heaps 0 … ${fmt(c.n - 1)}: how many heaps have each value g, 0 to ${c.max_value} (${c.histogram.length} values), on a log scale` });
   const caption = el('p', { class: 'small', id: 'job-histogram-caption',
-    text: `How many heaps n < ${fmt(c.n)} have each value g = 0 … ${c.max_value} (heights on a log scale, so that rare values show).` });
+    text: `How many heaps n < ${fmt(c.n)} have each value g = 0 … ${c.max_value} (heights on a log scale, so that values few heaps have still show).` });
   clear(box).append(
     el('h3', { text: `Statistics of g(0) … g(${fmt(c.n - 1)})` }),
     el('dl', { class: 'facts' },
