@@ -415,3 +415,66 @@ async fn every_request_shown_is_served() {
     }
     assert!(sent >= 30, "only {sent} requests sent");
 }
+
+/// How many heaps a `--to` of a shown command asks for: digits, `10^k` or `2^k`.
+fn heaps(to: &str) -> Option<u64> {
+    if let Some(k) = to.strip_prefix("10^") {
+        return 10u64.checked_pow(k.parse().ok()?);
+    }
+    if let Some(k) = to.strip_prefix("2^") {
+        return 2u64.checked_pow(k.parse().ok()?);
+    }
+    to.parse().ok()
+}
+
+/// Every `grundy …` command of README's and the guide's `sh` blocks runs and exits 0, in one
+/// fresh folder in the order shown (a run, then `grundy runs` listing it): the commands a
+/// researcher copies. Left out: runs beyond 2^20 heaps (minutes of a machine; `grundy octal`'s
+/// own tests cover their flags), the key walkthrough (`scripts/readme-keys.sh` runs it) and the
+/// server itself.
+#[test]
+fn every_grundy_command_shown_runs() {
+    let dir = std::env::temp_dir().join(format!("grundy-doc-commands-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut ran = Vec::new();
+    for (doc, text) in documents() {
+        let mut in_sh = false;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.starts_with("```") {
+                in_sh = line == "```sh";
+                continue;
+            }
+            let Some(rest) = line.strip_prefix("grundy ").filter(|_| in_sh) else {
+                continue;
+            };
+            let command = rest.split(" #").next().unwrap().trim();
+            if command.contains(['>', '&', '|', '$']) || command.starts_with("keys") {
+                continue;
+            }
+            let args: Vec<&str> = command.split_whitespace().collect();
+            if let Some(at) = args.iter().position(|a| *a == "--to") {
+                if heaps(args[at + 1]).is_none_or(|n| n > 1 << 20) {
+                    continue;
+                }
+            }
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+                .args(&args)
+                .current_dir(&dir)
+                .env("RUST_LOG", "warn")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{doc} line {}: grundy {command} exited {}: {}",
+                i + 1,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ran.push(command.to_owned());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ran.len() >= 8, "only {ran:?}");
+    assert!(ran.iter().any(|c| c.starts_with("octal")) && ran.iter().any(|c| c == "runs"));
+}
