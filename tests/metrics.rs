@@ -16,8 +16,9 @@ use serde_json::json;
 /// code registers (`src/`).
 fn named_metrics() -> BTreeSet<String> {
     let name = regex::Regex::new(r"grundy_[a-z0-9_]*[a-z0-9]").unwrap();
-    // Words of that shape that are not metrics: the engine crate, and test-only strings.
-    let not_metrics = ["grundy_core", "grundy_nope", "grundy_secret"];
+    // Words of that shape that are not metrics: the engine crate, a test binary
+    // (`tests/grundy_api.rs`), and test-only strings.
+    let not_metrics = ["grundy_core", "grundy_api", "grundy_nope", "grundy_secret"];
     let mut texts = vec![std::fs::read_to_string("README.md").unwrap()];
     for entry in std::fs::read_dir("docs").unwrap() {
         let path = entry.unwrap().path();
