@@ -230,7 +230,7 @@ function renderVerdict() {
     const at = [];
     for (let i = 0; i < X.values.length && at.length < 8; i += 1) if (X.values[i] === v) at.push(i);
     const c = X.counts.get(v);
-    ui.rareList.append(el('li', {}, el('span', { class: 'swatch rare', 'aria-hidden': 'true' }),
+    ui.rareList.append(el('li', {}, el('span', { class: 'swatch uncommon', 'aria-hidden': 'true' }),
       `${v}: ${fmt(c)} time${c === 1 ? '' : 's'}, at n = ${at.join(', ')}${c > at.length ? ', …' : ''}`));
   }
   if (X.rare.size > 24) ui.rareList.append(el('li', { text: `… and ${X.rare.size - 24} more: ${rare.slice(24, 200).join(', ')}${X.rare.size > 200 ? ', …' : ''}` }));
@@ -355,7 +355,7 @@ export function initExplorer() {
     result: byId('ex-result'), canvas: byId('ex-canvas'), caption: byId('ex-caption'), from: byId('ex-from'), to: byId('ex-to'),
     canonical: byId('ex-canonical'), standard: byId('ex-standard'), periodicity: byId('ex-periodicity'),
     preperiod: byId('ex-preperiod'), period: byId('ex-period'), saltus: byId('ex-saltus'), proved: byId('ex-proved'),
-    theorem: byId('ex-theorem'), source: byId('ex-source'), rareRule: byId('ex-rare-rule'), rareList: byId('ex-rare'),
+    theorem: byId('ex-theorem'), source: byId('ex-source'), rareRule: byId('ex-uncommon-rule'), rareList: byId('ex-uncommon'),
     dlNote: byId('ex-dl-note'), values: byId('ex-values'),
   });
   defaults.code = ui.code.value;
