@@ -7,8 +7,12 @@
 # (0.07 verified by a second run, 0.6 with its histogram), opens every kind of address directly
 # (#explore?code=…&n=…&misere=…, #jobs/{id} and #census/{id} of real ones, live while they run,
 # deleted ones, another key's census, bad parameters) and walks back through them, checks the
-# census table's width at 1400 px and at phone width, opens /docs, and repeats at phone width; the
-# browser console must stay free of errors. Screenshots go to ci-artifacts/screenshots/.
+# census table's width at 1400 px and at phone width (its caption whole), a job ended by a proof
+# (done, a full bar) and one without (no period up to N), the Jobs page's page number in the
+# address (restored on load), one meaning of "rare" (the explorer's frequency view is "uncommon"),
+# the job histogram's axes, and that no word is broken across lines; opens /docs, and repeats at
+# phone width; the browser console must stay free of errors. Screenshots go to
+# ci-artifacts/screenshots/ (docs/img/pages.png, README's picture, is 00-readme-pages.png).
 #
 #   scripts/browser-check.sh                 # release build (CI); ~2 min after the build
 #   BROWSER_PROFILE=debug scripts/browser-check.sh

@@ -209,3 +209,69 @@ async fn api_and_docs_keep_working_with_their_own_headers() {
     // A page-less path is still a 404 problem.
     assert_problem(&s.get("/nothing-here").await, 404, "/nothing-here");
 }
+
+/// Issue 56, what the pages' sources must keep (the browser check, `scripts/browser-check.sh`,
+/// sees the pages themselves): words break only between words — `overflow-wrap: anywhere` is
+/// for code (`.mono`) alone; "rare" means the tables' rare mask on every page, so the explorer's
+/// frequency view is named "uncommon"; the Jobs page keeps its page number in the address.
+#[test]
+fn pages_sources_keep_words_whole_and_one_meaning_of_rare() {
+    let css = std::fs::read_to_string("web/style.css").unwrap();
+    for rule in css.split('}') {
+        if rule.contains("overflow-wrap: anywhere") {
+            let selector = rule.split('{').next().unwrap_or("");
+            let selector = selector.rsplit("*/").next().unwrap_or(selector).trim();
+            assert!(
+                selector.split(',').all(|s| s.contains(".mono")),
+                "overflow-wrap: anywhere outside code: {selector}"
+            );
+        }
+    }
+    let explorer = std::fs::read_to_string("web/explorer.js").unwrap();
+    let index = std::fs::read_to_string("web/index.html").unwrap();
+    let explore_section = index
+        .split("<section id=\"explore\"")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("the explorer's section in web/index.html");
+    for (what, text) in [("web/index.html #explore", explore_section)] {
+        assert!(
+            !text.to_lowercase().contains(">rare") && text.contains("Uncommon values"),
+            "{what}: the explorer's frequency view is named uncommon, not rare"
+        );
+    }
+    // Strings the explorer shows (template literals and quoted text), not its identifiers.
+    let code = explorer.lines().filter(|l| {
+        let t = l.trim_start();
+        !t.starts_with("//") && !t.starts_with('*') && !t.starts_with("/*")
+    });
+    for line in code.filter(|l| l.contains('`') || l.contains('\'')) {
+        // What is interpolated (`${X.rare.size}`) is code, not text.
+        let line_text = regex::Regex::new(r"\$\{[^}]*\}")
+            .unwrap()
+            .replace_all(line, "");
+        let shown: String = line_text
+            .split(['`', '\''])
+            .skip(1)
+            .step_by(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            !shown.to_lowercase().contains("rare"),
+            "web/explorer.js shows \"rare\": {line}"
+        );
+    }
+    let jobs = std::fs::read_to_string("web/jobs.js").unwrap();
+    assert!(
+        jobs.contains("page: page > 1 ? page : ''"),
+        "the Jobs page's page number in its address"
+    );
+    assert!(
+        jobs.contains("done — proved"),
+        "a job ended by a proof says so"
+    );
+    assert!(
+        jobs.contains("no period up to"),
+        "a finished job without a proof says how far"
+    );
+}

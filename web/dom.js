@@ -31,6 +31,19 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * `text` as nodes with a line-break opportunity (`<wbr>`) after each slash: a path such as
+ * "GET /v1/octal/{code}/values" wraps between its segments, never inside a word.
+ */
+export function withBreaks(text) {
+  const out = [];
+  String(text).split(/(?<=\/)/).forEach((part, i) => {
+    if (i > 0) out.push(document.createElement('wbr'));
+    out.push(document.createTextNode(part));
+  });
+  return out;
+}
+
 /** Removes every child of `node`. */
 export function clear(node) {
   node.replaceChildren();

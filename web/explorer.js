@@ -1,12 +1,12 @@
 // The octal explorer: a code's G-sequence for n up to 10^6, plotted, with the periodicity
-// verdict and its theorem, rare values and downloads; and the game's misère quotient
+// verdict and its theorem, uncommon values and downloads; and the game's misère quotient
 // (quotient.js). What is shown is the address `#explore?code=0.137&n=5000&misere=20`: opening it
 // plots (and computes the quotient) with no click, and the forms, once used, rewrite it.
 //
 // Values come from GET /v1/octal/{code}/values as little-endian binary when the server has that
 // endpoint (feature-detected from /openapi.json), else from POST /v1/octal/sequence (JSON).
 
-import { byId, el, clear, show, setError, fmt } from './dom.js';
+import { byId, el, clear, show, setError, fmt, withBreaks } from './dom.js';
 import { post, get, raw, seg, features, message } from './api.js';
 import { drawPlot } from './plot.js';
 import { initQuotient, quotientRoute } from './quotient.js';
@@ -17,7 +17,8 @@ export const MAX_N = 1000000;
 const DEFAULT_N = 1000;
 /** Values per binary request (a quarter of that when the server refuses a range this large). */
 const CHUNK = 1 << 16;
-/** A value is rare when it occurs less often than this share of the average value's count. */
+/** A value is uncommon when it occurs less often than this share of the average value's count
+ * ("rare" is kept for the tables' rare mask, on the Jobs and Census pages). */
 const RARE_SHARE = 0.05;
 
 const ui = {};
@@ -188,7 +189,8 @@ export function explorerRoute(params, { again = false } = {}) {
   quotientRoute(code, mText, { again });
 }
 
-/** Values whose count is below RARE_SHARE of the average count (none for fewer than 100 heaps). */
+/** Uncommon values: those whose count is below RARE_SHARE of the average count (none for
+ * fewer than 100 heaps). */
 function rareValues(values) {
   const counts = new Map();
   for (const v of values) counts.set(v, (counts.get(v) || 0) + 1);
@@ -215,20 +217,20 @@ function renderVerdict() {
   ui.saltus.textContent = proved ? String(p.saltus) : '—';
   ui.proved.textContent = proved ? `g(0) … g(${fmt(p.proved_at - 1)}) (${fmt(p.proved_at)} values)` : '—';
   ui.theorem.textContent = proved ? p.theorem || '—' : '—';
-  ui.source.textContent = X.source;
+  clear(ui.source).append(...withBreaks(X.source));
   ui.result.dataset.preperiod = proved ? String(p.preperiod) : '';
   ui.result.dataset.period = proved ? String(p.period) : '';
 
   clear(ui.rareList);
   ui.rareRule.textContent = X.values.length < 100
-    ? 'Rare values are looked for from 100 heaps on.'
-    : `Values occurring less than ${RARE_SHARE * 100}% as often as the average value (${X.counts.size} distinct values), ringed in the plot.`;
+    ? 'Uncommon values are looked for from 100 heaps on.'
+    : `Uncommon values: those occurring less than ${RARE_SHARE * 100}% as often as the average value (${X.counts.size} distinct values), ringed in the plot.`;
   const rare = [...X.rare].sort((a, b) => a - b);
   for (const v of rare.slice(0, 24)) {
     const at = [];
     for (let i = 0; i < X.values.length && at.length < 8; i += 1) if (X.values[i] === v) at.push(i);
     const c = X.counts.get(v);
-    ui.rareList.append(el('li', {}, el('span', { class: 'swatch rare', 'aria-hidden': 'true' }),
+    ui.rareList.append(el('li', {}, el('span', { class: 'swatch uncommon', 'aria-hidden': 'true' }),
       `${v}: ${fmt(c)} time${c === 1 ? '' : 's'}, at n = ${at.join(', ')}${c > at.length ? ', …' : ''}`));
   }
   if (X.rare.size > 24) ui.rareList.append(el('li', { text: `… and ${X.rare.size - 24} more: ${rare.slice(24, 200).join(', ')}${X.rare.size > 200 ? ', …' : ''}` }));
@@ -262,7 +264,7 @@ function redraw() {
     perColumn > 1 ? ` Each pixel column shows every value of about ${fmt(Math.round(perColumn))} heaps.` : '',
     marks.preperiodShown ? ' Dashed line: end of the preperiod.' : '',
     marks.periodShown ? ' Shaded: the first period.' : '',
-    X.rare.size ? ' Rings: rare values.' : '',
+    X.rare.size ? ' Rings: uncommon values.' : '',
   );
   ui.from.value = String(X.start);
   ui.to.value = String(X.end);
@@ -353,7 +355,7 @@ export function initExplorer() {
     result: byId('ex-result'), canvas: byId('ex-canvas'), caption: byId('ex-caption'), from: byId('ex-from'), to: byId('ex-to'),
     canonical: byId('ex-canonical'), standard: byId('ex-standard'), periodicity: byId('ex-periodicity'),
     preperiod: byId('ex-preperiod'), period: byId('ex-period'), saltus: byId('ex-saltus'), proved: byId('ex-proved'),
-    theorem: byId('ex-theorem'), source: byId('ex-source'), rareRule: byId('ex-rare-rule'), rareList: byId('ex-rare'),
+    theorem: byId('ex-theorem'), source: byId('ex-source'), rareRule: byId('ex-uncommon-rule'), rareList: byId('ex-uncommon'),
     dlNote: byId('ex-dl-note'), values: byId('ex-values'),
   });
   defaults.code = ui.code.value;

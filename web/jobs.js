@@ -6,8 +6,8 @@
 //
 // The list pages through every job, PAGE at a time, newest first (*Older* / *Newer*, by the
 // list's cursors), and says how many there are in all (the list's `total`); it is filtered by
-// status and by kind (the list's `status` and `kind`), filters kept in the address
-// (`#jobs?status=cancelled&kind=sequence`).
+// status and by kind (the list's `status` and `kind`); filters and page number are kept in the
+// address (`#jobs?status=cancelled&kind=sequence&page=2`), so a reload or a link shows that page.
 //
 // Addresses (route.js): `#jobs` is the list, each job a link to `#jobs/{id}`, which shows that
 // job alone — progress, verdict, the statistics of its values (GET /v1/octal/jobs/{id}/statistics,
@@ -50,6 +50,8 @@ const filters = { status: '', kind: '' };
 let cursors = [''];
 /** The cursor of the page after the one shown (null: it is the last). */
 let nextCursor = null;
+/** The page of the list the address names (`#jobs?page=3`; 1: the first): refresh() walks to it. */
+let wanted = 1;
 let keyBox = { needKey() {}, showOwner() {} };
 
 /** Shows `err`; a 401 (the server has keys) opens the key box instead. */
@@ -84,8 +86,19 @@ function quotientText(d) {
   return bits.join(' · ');
 }
 
-function verdictText(p) {
-  if (!p || !p.status || p.status === 'unknown') return 'periodicity not proved (yet)';
+/** Whether an octal-sequence job's document carries a proved periodicity. */
+function provedPeriodic(d) {
+  const p = d.periodicity;
+  return !!p && (p.status === 'periodic' || p.status === 'arithmetic-periodic');
+}
+
+/** What an octal-sequence job's card says of periodicity: proved, none up to where it got, or not yet. */
+function verdictText(d) {
+  const p = d.periodicity;
+  if (!provedPeriodic(d)) {
+    const computed = d.progress ? d.progress.computed : 0;
+    return FINAL.has(d.status) ? `no period up to ${fmt(computed)}` : 'periodicity not proved yet';
+  }
   return `${p.status}: preperiod ${p.preperiod}, period ${p.period}${p.saltus ? `, saltus ${p.saltus}` : ''} — ${p.theorem || 'proved'}`;
 }
 
@@ -129,12 +142,17 @@ function makeCard(doc, { alone = false } = {}) {
     } else {
       clear(title).append(el('a', { href: address('jobs', { id: next.id }), class: 'mono', 'aria-label': `Job ${name} (${next.id})`, text: name }), badge);
     }
+    // A job ended early by a proof is done: its bar is full (the rest of max_n follows from the period).
+    const provedEarly = !quotient && next.status === 'done' && provedPeriodic(next);
     bar.max = max;
-    bar.value = Math.min(computed, max);
+    bar.value = provedEarly ? max : Math.min(computed, max);
     const pct = Math.min(100, (100 * computed) / max);
+    const arith = provedEarly && next.periodicity.status === 'arithmetic-periodic';
     barLabel.textContent = quotient
       ? `heap ${fmt(computed)} of ${fmt(next.max_n)} verified`
-      : `${fmt(computed)} of ${fmt(next.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
+      : provedEarly
+        ? `done — proved ${arith ? 'arithmetic-periodic' : 'periodic'} at heap ${fmt(computed)}`
+        : `${fmt(computed)} of ${fmt(next.max_n)} values (${pct.toFixed(pct < 10 ? 1 : 0)}%)`;
     const rate = next.progress && next.progress.heaps_per_second;
     const eta = next.progress && next.progress.eta_seconds;
     const bits = [`id ${next.id}`];
@@ -146,7 +164,7 @@ function makeCard(doc, { alone = false } = {}) {
     if (next.attempts > 1) bits.push(`attempt ${next.attempts}`);
     if (next.error) bits.push(`error: ${next.error}`);
     meta.textContent = bits.join(' · ');
-    verdict.textContent = quotient ? quotientText(next) : verdictText(next.periodicity);
+    verdict.textContent = quotient ? quotientText(next) : verdictText(next);
     cancel.textContent = final ? 'Delete' : 'Cancel';
     cancel.setAttribute('aria-label', `${final ? 'Delete' : 'Cancel'} job ${name} (${next.id})`);
     if (quotient) {
@@ -187,8 +205,10 @@ function showStats(box, s) {
     return;
   }
   const fact = (term, value, id) => el('div', {}, el('dt', { text: term }), el('dd', { text: value, id }));
-  const canvas = el('canvas', { class: 'histogram wide', role: 'img',
-    'aria-label': `Histogram of the values of ${s.code} for heaps 0 … ${fmt(c.n - 1)}: ${c.histogram.length} values, 0 to ${c.max_value}` });
+  const canvas = el('canvas', { class: 'histogram wide', role: 'img', id: 'job-histogram',
+    'aria-label': `Histogram of the values of ${s.code} for heaps 0 … ${fmt(c.n - 1)}: how many heaps have each value g, 0 to ${c.max_value} (${c.histogram.length} values), on a log scale` });
+  const caption = el('p', { class: 'small', id: 'job-histogram-caption',
+    text: `How many heaps n < ${fmt(c.n)} have each value g = 0 … ${c.max_value} (heights on a log scale, so that values few heaps have still show).` });
   clear(box).append(
     el('h3', { text: `Statistics of g(0) … g(${fmt(c.n - 1)})` }),
     el('dl', { class: 'facts' },
@@ -197,8 +217,8 @@ function showStats(box, s) {
       fact('Rare mask', c.rare_mask, 'job-stats-mask'),
       fact('Rare values', fmt(c.rare_count), 'job-stats-rare'),
       fact('Last rare heap', fmt(c.last_rare_heap), 'job-stats-last')),
-    canvas);
-  drawHistogram(canvas, c.histogram);
+    canvas, caption);
+  drawHistogram(canvas, c.histogram, { axes: true });
 }
 
 /** Follows a job until it is final: its event stream if the server has one, else polling. */
@@ -284,9 +304,22 @@ function listNoun(n) {
   return words.join(' ');
 }
 
-/** The list's address for the filters `f`. */
-function listAddress(f) {
-  return address('jobs', { params: { status: f.status, kind: f.kind } });
+/** The list's address for the filters `f` and the page `page` (1, the first, is left out). */
+function listAddress(f, page = 1) {
+  return address('jobs', { params: { status: f.status, kind: f.kind, page: page > 1 ? page : '' } });
+}
+
+/** The page an address's parameters name (1 when none or not a page number). */
+function pageParam(params) {
+  const n = Number(params.get('page'));
+  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+}
+
+/** The address shown says the page shown (a page past the end became the last one), with no new history entry. */
+function showPageInAddress() {
+  const at = listAddress(filters, cursors.length);
+  if (location.hash !== at) history.replaceState(history.state, '', new URL(at, location.href).href);
+  ui.back.setAttribute('href', at);
 }
 
 function listPath() {
@@ -300,13 +333,23 @@ function listPath() {
 
 async function refresh() {
   setError(ui.error, '');
-  const asked = listPath();
   try {
+    // An address naming a later page (a link, a reload): the pages before it are walked through
+    // for their cursors (the list pages by cursor, newest first).
+    while (cursors.length < wanted) {
+      const walked = listPath();
+      const before = await get(walked);
+      if (routeId !== null || !shown || walked !== listPath()) return; // another address or page meanwhile
+      if (!before.next_cursor) { wanted = cursors.length; break; }
+      cursors.push(before.next_cursor);
+    }
+    const asked = listPath();
     const page = await get(asked);
     if (routeId !== null || !shown || asked !== listPath()) return; // another address or page meanwhile
     if (!page.jobs.length && cursors.length > 1) {
       // The page emptied (its jobs deleted meanwhile): the one before it.
       cursors.pop();
+      wanted = cursors.length;
       refresh();
       return;
     }
@@ -341,6 +384,7 @@ async function refresh() {
     ui.older.disabled = !nextCursor;
     ui.list.dataset.total = String(total);
     ui.list.dataset.page = String(cursors.length);
+    showPageInAddress();
     keyBox.showOwner(page);
     for (const doc of page.jobs) watch(jobs.get(doc.id));
   } catch (err) {
@@ -348,19 +392,12 @@ async function refresh() {
   }
 }
 
-/** The next (older) or previous (newer) page of the list. */
+/** The next (older) or previous (newer) page of the list: its address (`#jobs?page=N`), a new history entry. */
 function turn(older) {
-  if (older) {
-    if (!nextCursor) return;
-    cursors.push(nextCursor);
-  } else {
-    if (cursors.length === 1) return;
-    cursors.pop();
-  }
-  nextCursor = null;
+  if (older ? !nextCursor : cursors.length === 1) return;
   ui.older.disabled = true;
   ui.newer.disabled = true;
-  refresh();
+  go(listAddress(filters, cursors.length + (older ? 1 : -1)));
 }
 
 /** Shows the job `id` alone (`#jobs/{id}`), live until it is final. */
@@ -497,12 +534,18 @@ export function jobsRoute(id, { again = false, params = new URLSearchParams() } 
       notice = `No such filter (${[status && `status “${status}”`, kind && `kind “${kind}”`].filter(Boolean).join(', ')}): every job is listed.`;
     }
     const next = known ? { status, kind } : { status: '', kind: '' };
-    if (next.status !== filters.status || next.kind !== filters.kind || again) cursors = [''];
+    if (next.status !== filters.status || next.kind !== filters.kind || again) { cursors = ['']; nextCursor = null; }
     Object.assign(filters, next);
+    // The page the address names: back to one walked through, the next one (Older), or a later
+    // one that refresh() walks to.
+    wanted = known ? pageParam(params) : 1;
+    if (wanted < cursors.length) cursors = cursors.slice(0, wanted);
+    else if (wanted === cursors.length + 1 && nextCursor) cursors.push(nextCursor);
+    nextCursor = null; // refresh() reads it again for the page shown
     ui.filterStatus.value = filters.status;
     ui.filterKind.value = filters.kind;
     ui.filterForm.hidden = false;
-    ui.back.setAttribute('href', listAddress(filters));
+    ui.back.setAttribute('href', listAddress(filters, wanted));
     // The keyboard focus was in the job shown alone (its Delete, the link back): the page's heading takes it.
     if (ui.detail.contains(document.activeElement)) byId('jobs-h').focus();
     stopDetail();

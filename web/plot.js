@@ -120,7 +120,7 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   }
   ctx.putImageData(img, x0, y0);
 
-  // Rare values on top, as rings big enough to see among a million dots.
+  // Uncommon values (opts.rare) on top, as rings big enough to see among a million dots.
   if (opts.rare && opts.rare.size) {
     ctx.strokeStyle = c.rare;
     ctx.fillStyle = c.rare;
@@ -166,10 +166,12 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
 }
 
 /**
- * Draws a value histogram (`counts[v]`: heaps with value v) as bars on a small canvas, heights
- * on a log scale so that rare values stay visible beside common ones.
+ * Draws a value histogram (`counts[v]`: heaps with value v) as bars, heights on a log scale so
+ * that rare values stay visible beside common ones. `axes`: with axes, ticks and their labels
+ * ("value g" across, "heaps (log scale)" up: the job's histogram); without, a bare sparkline (a
+ * census table's cell).
  */
-export function drawHistogram(canvas, counts) {
+export function drawHistogram(canvas, counts, { axes = false } = {}) {
   const dpr = window.devicePixelRatio || 1;
   const cssW = Math.max(80, canvas.clientWidth || 160);
   const cssH = Math.max(24, canvas.clientHeight || 40);
@@ -178,15 +180,57 @@ export function drawHistogram(canvas, counts) {
   const ctx = canvas.getContext('2d');
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   const c = colours(canvas);
-  ctx.strokeStyle = c.line;
-  ctx.strokeRect(0.5, 0.5, canvas.width - 1, canvas.height - 1);
+  const font = 11;
+  // The plot area: the whole canvas for a sparkline, inside the axes' margins otherwise.
+  const m = axes ? { left: 52, right: 10, top: 18, bottom: 30 } : { left: 0, right: 0, top: 0, bottom: 0 };
+  const x0 = Math.round(m.left * dpr);
+  const y0 = Math.round(m.top * dpr);
+  const W = canvas.width - Math.round((m.left + m.right) * dpr);
+  const H = canvas.height - Math.round((m.top + m.bottom) * dpr);
+  if (!axes) {
+    ctx.strokeStyle = c.line;
+    ctx.strokeRect(0.5, 0.5, canvas.width - 1, canvas.height - 1);
+  }
   if (!counts || counts.length === 0) return;
-  const top = Math.log1p(Math.max(...counts));
-  const w = canvas.width / counts.length;
+  const most = Math.max(...counts);
+  const top = Math.log1p(most);
+  const w = W / counts.length;
+  const heightOf = (n) => (top > 0 ? (Math.log1p(n) / top) * (H - 2) : 0);
   ctx.fillStyle = c.dot;
   counts.forEach((n, v) => {
     if (n <= 0) return;
-    const h = Math.max(1, Math.round((Math.log1p(n) / top) * (canvas.height - 2)));
-    ctx.fillRect(Math.floor(v * w), canvas.height - 1 - h, Math.max(1, Math.floor(w) - (w > 3 ? 1 : 0)), h);
+    const h = Math.max(1, Math.round(heightOf(n)));
+    ctx.fillRect(x0 + Math.floor(v * w), y0 + H - 1 - h, Math.max(1, Math.floor(w) - (w > 3 ? 1 : 0)), h);
   });
+  if (!axes) return;
+  ctx.strokeStyle = c.fg;
+  ctx.fillStyle = c.fg;
+  ctx.lineWidth = Math.max(1, dpr);
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x0, y0 + H);
+  ctx.lineTo(x0 + W, y0 + H);
+  ctx.stroke();
+  ctx.font = `${font * dpr}px system-ui, sans-serif`;
+  // Across: the values, each tick under its bar's middle.
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const v of niceTicks(0, counts.length - 1, Math.max(2, Math.floor(cssW / 70)))) {
+    const x = x0 + (v + 0.5) * w;
+    ctx.fillRect(x, y0 + H, Math.max(1, dpr), 4 * dpr);
+    ctx.fillText(String(v), x, y0 + H + 5 * dpr);
+  }
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText('value g', x0 + W, canvas.height - 1 * dpr);
+  // Up: heap counts at powers of ten (the scale is logarithmic).
+  ctx.textBaseline = 'middle';
+  for (let p = 1; p <= most; p *= 10) {
+    const y = y0 + H - 1 - heightOf(p);
+    ctx.fillRect(x0 - 4 * dpr, y, 4 * dpr, Math.max(1, dpr));
+    ctx.fillText(p.toLocaleString('en-US'), x0 - 6 * dpr, y);
+  }
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'top';
+  ctx.fillText('heaps (log scale)', 2 * dpr, 2 * dpr);
 }

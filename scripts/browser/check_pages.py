@@ -153,6 +153,33 @@ def inked(css):
         "let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n;", css)
 
 
+def broken_words(scope="main"):
+    """Words broken across two lines in what is shown under `scope`: every run of two or more
+    letters of a visible text node (code, `.mono`, is allowed to break anywhere and left out)
+    whose range spans more than one line. [] when none."""
+    return D.execute_script("""
+        const out = [];
+        const walker = document.createTreeWalker(document.querySelector(arguments[0]), NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const host = n.parentElement;
+          if (!host || host.closest('.mono, code, pre, script, style, canvas, [hidden], select, option, textarea')) continue;
+          if (!host.getClientRects().length) continue; // not shown
+          for (const m of n.data.matchAll(/[A-Za-z]{2,}/g)) {
+            const r = document.createRange();
+            r.setStart(n, m.index);
+            r.setEnd(n, m.index + m[0].length);
+            const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+            if (tops.size > 1) out.push(`${m[0]} in "${n.data.slice(0, 80)}"`);
+          }
+        }
+        return out;""", scope)
+
+
+def assert_no_broken_words(where):
+    bad = broken_words()
+    assert not bad, f"{where}: words broken mid-word: {bad[:5]}"
+
+
 STATE = {}  # ids made by earlier checks for the later ones
 
 
@@ -445,6 +472,20 @@ def check_explorer():
     assert q("#ex-canvas").get_attribute("data-marked-period") == "34"
     assert "preperiod" in q("#ex-canvas").get_attribute("aria-label")
     full_shot("08-explorer-0.07-zoomed")
+    # README's picture (docs/img/pages.png): the explorer with the preperiod and a period marked.
+    size = D.get_window_size()
+    D.set_window_size(1280, 1250)
+    D.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.3)
+    shot("00-readme-pages")
+    D.set_window_size(size["width"], size["height"])
+    # One meaning of "rare" across the pages: the tables' rare mask (Jobs, Census). The
+    # explorer's under-5 % frequency view is "uncommon values".
+    explore_text = q("#explore").text
+    assert "Uncommon values" in explore_text, "the explorer's frequency view is named uncommon values"
+    assert "rare" not in explore_text.lower(), "the explorer says rare for what is not the tables' rare mask"
+    assert "rare" not in text("#ex-caption").lower(), text("#ex-caption")
+    assert_no_broken_words("the explorer at 1280 px")
     return f"preperiod {per['preperiod']}, period 34, values via {text('#ex-source')}"
 
 
@@ -649,7 +690,22 @@ def check_jobs_paging_and_filters():
         q("#jobs-older").click()
     assert seen == all_ids and len(seen) == total, (len(seen), total)
     assert pages == (total + 49) // 50
+    # The page number is in the address: a reload (a link, a bookmark) shows the same page.
+    assert here() == f"#jobs?page={pages}", here()
     shot("09c-jobs-last-page")
+    open_address(f"#jobs?page={pages}")
+    wait(lambda: q("#job-list").get_attribute("data-page") == str(pages), 30, f"page {pages} restored on load")
+    assert jobs_page_ids() == all_ids[50 * (pages - 1): 50 * pages], "the restored page is the API's"
+    assert q("#jobs-newer").get_attribute("disabled") is None, "a newer page than the restored one"
+    q("#jobs-newer").click()
+    wait(lambda: q("#job-list").get_attribute("data-page") == str(pages - 1), 30, "the page before")
+    assert here() == ("#jobs" if pages == 2 else f"#jobs?page={pages - 1}"), here()
+    D.back()
+    wait(lambda: q("#job-list").get_attribute("data-page") == str(pages), 30, "back: the last page again")
+    # A page past the end: the last one, and the address says so.
+    open_address("#jobs?page=999")
+    wait(lambda: q("#job-list").get_attribute("data-page") == str(pages) and here() == f"#jobs?page={pages}", 30,
+         "a page past the end shows the last one")
     q("#jobs-newer").click()
     wait(lambda: q("#job-list").get_attribute("data-page") == str(pages - 1), 30, "the page before")
     # Filters: status, then kind; the address follows; the count is the filter's.
@@ -773,7 +829,15 @@ def check_job_addresses():
     assert text("#job-stats-mask") == stats["rare_mask"], text("#job-stats-mask")
     assert text("#job-stats-rare") == f"{stats['rare_count']:,}", text("#job-stats-rare")
     assert inked("#job-stats canvas") > 50, "the job's histogram is drawn"
+    assert_histogram_axes()
+    # 0.6 to 20,000 is done without a proof: the verdict says how far no period was found.
+    doc = api_json("GET", f"/v1/octal/jobs/{job_id}")
+    if doc["periodicity"]["status"] == "unknown":
+        want = f"no period up to {doc['progress']['computed']:,}"
+        assert want in q(card).text, (want, q(card).text)
+        assert "not proved (yet)" not in q(card).text, q(card).text
     assert job_id in D.title, D.title
+    assert_no_broken_words("a job's address at 1280 px")
     full_shot("17-address-job")
     # Plot: the explorer's address of the job's values; back returns to the job.
     q(card).find_element(By.XPATH, ".//button[normalize-space(.)='Plot']").click()
@@ -815,6 +879,51 @@ def check_job_addresses():
     shot("19-address-job-deleted")
     refusals_only([404], "a deleted job's address")
     return f"job {job_id[:8]}: statistics n {stats['n']:,}; running job followed, cancelled, deleted"
+
+
+def assert_histogram_axes():
+    """The job's histogram has axes with labels: ink in the margins left of and under the bars
+    (tick labels), a caption naming what it counts, and a description for screen readers."""
+    c = q("#job-histogram")
+    assert c.size["height"] >= 100, f"the histogram is too low for axes: {c.size}"
+    ink = D.execute_script("""
+        const c = document.getElementById('job-histogram'), dpr = window.devicePixelRatio || 1;
+        const ctx = c.getContext('2d');
+        const count = (x, y, w, h) => { const d = ctx.getImageData(x, y, w, h).data; let n = 0;
+          for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; };
+        return {left: count(0, 0, Math.round(46 * dpr), c.height - Math.round(30 * dpr)),
+                bottom: count(Math.round(52 * dpr), c.height - Math.round(28 * dpr), c.width - Math.round(52 * dpr), Math.round(28 * dpr))};""")
+    assert ink["left"] > 30 and ink["bottom"] > 30, f"the histogram's axes and labels are not drawn: {ink}"
+    caption = text("#job-histogram-caption")
+    assert "heaps" in caption and "value" in caption and "log scale" in caption, caption
+    assert "log scale" in c.get_attribute("aria-label"), c.get_attribute("aria-label")
+
+
+def check_job_ended_by_a_proof():
+    """A job ended early by a proof is done with a full bar: "done — proved periodic at heap N",
+    not "N of max_n values" with part of a bar; its verdict names the period."""
+    job = api_json("POST", "/v1/octal/jobs", {"code": "0.07", "max_n": 3146})
+    job_id = job["id"]
+    wait(lambda: api_json("GET", f"/v1/octal/jobs/{job_id}")["status"] == "done", 120, "the 0.07 job")
+    doc = api_json("GET", f"/v1/octal/jobs/{job_id}")
+    computed = doc["progress"]["computed"]
+    assert doc["periodicity"]["status"] == "periodic" and computed < 3146, doc
+    card = f'#job-detail-card article.job[data-id="{job_id}"]'
+    open_address(f"#jobs/{job_id}")
+    wait(lambda: qs(card + '[data-status="done"]'), 30, "the job by its address")
+    bar = q(card + " progress")
+    assert float(bar.get_attribute("value")) == float(bar.get_attribute("max")) == 3146, "a full bar"
+    label = q(card + " label").text
+    assert label == f"done — proved periodic at heap {computed:,}", label
+    assert "of 3,146 values" not in q(card).text, q(card).text
+    assert "period 34" in q(card).text, q(card).text
+    # In the list too.
+    load("jobs")
+    wait(lambda: qs(f'#job-list li.job[data-id="{job_id}"]'), 30, "the job in the list")
+    li = q(f'#job-list li.job[data-id="{job_id}"]')
+    assert li.find_element(By.CSS_SELECTOR, "label").text == label, li.text
+    shot("17b-job-proved")
+    return label
 
 
 def census_row_n(code):
@@ -909,6 +1018,17 @@ def check_census_width():
         m = D.execute_script(measure)
         assert m["wrapScroll"] > m["wrapClient"], f"at phone width the table scrolls in its own box: {m}"
         assert m["page"] <= m["inner"], f"the page scrolls sideways at phone width: {m}"
+        # The caption is whole in view: inside the screen and the table's box, nothing cut off.
+        cap = D.execute_script("""
+            const c = document.getElementById('census-caption').getBoundingClientRect();
+            const w = document.querySelector('#census .table-wrap').getBoundingClientRect();
+            const el = document.getElementById('census-caption');
+            return {left: c.left, right: c.right, inner: window.innerWidth, boxLeft: w.left, boxRight: w.right,
+                    scroll: el.scrollWidth, client: el.clientWidth, text: el.textContent};""")
+        assert cap["left"] >= cap["boxLeft"] - 0.5 and cap["right"] <= min(cap["boxRight"], cap["inner"]) + 0.5, \
+            f"the census caption is cut off at phone width: {cap}"
+        assert cap["scroll"] <= cap["client"], f"the census caption overflows its box: {cap}"
+        assert_no_broken_words("the census at phone width")
         # Scrolled to its end inside the box, the histogram comes into view.
         D.execute_script("const w = document.querySelector('#census .table-wrap'); w.scrollLeft = w.scrollWidth;")
         m2 = D.execute_script(measure)
@@ -1014,6 +1134,7 @@ def check_phone():
         wait_turn()
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the play page scrolls sideways by {overflow}px at phone width"
+        assert_no_broken_words("the play page at phone width")
         full_shot("11-phone-play")
         load("explore")
         set_value("#ex-code", "0.07")
@@ -1022,11 +1143,19 @@ def check_phone():
         wait(lambda: q("#ex-result").get_attribute("data-ready") == "true", 60, "the plot")
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the explorer scrolls sideways by {overflow}px at phone width"
+        assert_no_broken_words("the explorer at phone width")
         full_shot("12-phone-explorer")
         load("jobs")
         wait(lambda: qs("#job-list li.job"), 30, "the job list")
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the jobs page scrolls sideways by {overflow}px at phone width"
+        assert_no_broken_words("the jobs page at phone width")
+        if STATE.get("job"):
+            open_address(f"#jobs/{STATE['job']}")
+            wait(lambda: qs("#job-stats-n"), 30, "a job's statistics at phone width")
+            assert_no_broken_words("a job at phone width")
+            assert_histogram_axes()
+            load("jobs")
         full_shot("13-phone-jobs")
         load("census")
         wait(lambda: qs("#census-list li.job a"), 30, "the census list")
@@ -1037,6 +1166,7 @@ def check_phone():
         assert wrap[0] > wrap[1], f"at phone width the census table scrolls inside its box ({wrap})"
         overflow = D.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the census page scrolls sideways by {overflow}px at phone width (its table scrolls in its box)"
+        assert_no_broken_words("the census page at phone width")
         full_shot("14-phone-census")
     finally:
         D.set_window_size(*DESKTOP)
@@ -1057,10 +1187,11 @@ CHECKS = [
     ("census: start a small one, rows shown live until done", check_census),
     ("addresses: #explore?code=…&n=…&misere=… opened, rewritten, walked back; bad ones said", check_explore_addresses),
     ("addresses: #jobs/{id} opened (statistics, Plot, live), listed as links, deleted", check_job_addresses),
+    ("jobs: a job ended by a proof is done with a full bar, proved periodic at heap N", check_job_ended_by_a_proof),
     ("addresses: #census/{id} opened (live), listed as links, deleted, unknown; back from a job", check_census_addresses),
     ("census table: whole at 1400 px, scrolls in its own box at phone width", check_census_width),
     ("census: the list's status, games done and date; Published compared at the same n, or its n said", check_census_published_at_same_n),
-    ("jobs: every job paged through with the true count; filters by status and kind in the address", check_jobs_paging_and_filters),
+    ("jobs: every job paged through with the true count; page and filters in the address, restored on load", check_jobs_paging_and_filters),
     *([("jobs on a server with API keys: ask, refuse, use, forget", check_jobs_with_a_key),
        ("addresses on a server with API keys: another key's census and job", check_other_keys_census)]
       if os.environ.get("KEYED_BASE") else []),

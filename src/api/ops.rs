@@ -112,12 +112,15 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         app.auth.record_active_jobs(&store).await;
     }
     let mut body = crate::process::telemetry::metrics_handle().render();
-    if let Some(store) = app.store() {
-        if let Ok(Ok((total, jobs))) =
+    // Without a store (or when it does not answer in time) there are no window jobs to count.
+    let archive = match app.store() {
+        Some(store) => {
             tokio::time::timeout(std::time::Duration::from_secs(1), store.archive_bytes()).await
-        {
-            append_archive_bytes(&mut body, total, &jobs);
         }
+        None => Ok(Ok((0, Vec::new()))),
+    };
+    if let Ok(Ok((total, jobs))) = archive {
+        append_archive_bytes(&mut body, total, &jobs);
     }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }
@@ -131,18 +134,17 @@ fn append_archive_bytes(body: &mut String, total: u64, jobs: &[(String, u64)]) {
         "# HELP grundy_jobs_disk_bytes Bytes the values of window jobs take on disk (all jobs)\n\
          # TYPE grundy_jobs_disk_bytes gauge\ngrundy_jobs_disk_bytes {total}"
     );
-    if !jobs.is_empty() {
-        let _ = writeln!(
-            body,
-            "# HELP grundy_job_disk_bytes Bytes a queued or running window job's values take on disk\n\
-             # TYPE grundy_job_disk_bytes gauge"
-        );
-        // Job ids are generated here (hex and dashes); anything else is left out rather than
-        // escaped.
-        let plain = |id: &str| id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        for (id, bytes) in jobs.iter().filter(|(id, _)| plain(id)) {
-            let _ = writeln!(body, "grundy_job_disk_bytes{{job=\"{id}\"}} {bytes}");
-        }
+    // Described even without a job running: the series are there from the start.
+    let _ = writeln!(
+        body,
+        "# HELP grundy_job_disk_bytes Bytes a queued or running window job's values take on disk\n\
+         # TYPE grundy_job_disk_bytes gauge"
+    );
+    // Job ids are generated here (hex and dashes); anything else is left out rather than
+    // escaped.
+    let plain = |id: &str| id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    for (id, bytes) in jobs.iter().filter(|(id, _)| plain(id)) {
+        let _ = writeln!(body, "grundy_job_disk_bytes{{job=\"{id}\"}} {bytes}");
     }
 }
 

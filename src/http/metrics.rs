@@ -97,6 +97,12 @@ impl RouteMetrics {
 
     fn record(&self, method: &Method, status: u16, started: Instant) {
         self.duration.record(started.elapsed().as_secs_f64());
+        self.count(method, status, 1);
+    }
+
+    /// Adds `n` to the request counter of (`method`, `status`): a handle resolved once for the
+    /// common pairs (no clone on the hot path), else looked up.
+    fn count(&self, method: &Method, status: u16, n: u64) {
         let m = METHODS.iter().position(|m| m == method);
         let s = STATUSES.iter().position(|&s| s == status);
         match (m, s) {
@@ -105,10 +111,10 @@ impl RouteMetrics {
                     metrics::counter!(REQUESTS, "route" => self.route.to_string(),
                         "method" => METHODS[m].as_str().to_owned(), "status" => status.to_string())
                 })
-                .increment(1),
+                .increment(n),
             _ => metrics::counter!(REQUESTS, "route" => self.route.to_string(),
                 "method" => method.as_str().to_owned(), "status" => status.to_string())
-            .increment(1),
+            .increment(n),
         }
     }
 }
@@ -163,6 +169,16 @@ impl HttpMetricsLayer {
             }
         }
         metrics.push(RouteMetrics::new(UNMATCHED));
+        // A few request counters at 0 from the start (every route's latency histogram is
+        // registered above), so that a scrape of a server just started lists the series.
+        for (route, status) in [("/healthz", 200), ("/readyz", 200), ("/metrics", 200)]
+            .into_iter()
+            .chain([(UNMATCHED, 404)])
+        {
+            if let Some(m) = metrics.iter().find(|m| &*m.route == route) {
+                m.count(&Method::GET, status, 0);
+            }
+        }
         HttpMetricsLayer {
             table: Arc::new(Table {
                 router,

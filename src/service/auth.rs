@@ -122,12 +122,41 @@ impl Auth {
             None if config.auth_off || config.addr.ip().is_loopback() => Access::Open,
             None => Access::WritesRefused,
         };
-        Auth {
+        let auth = Auth {
             access,
             quota: JobQuota {
                 active_jobs: config.quota_active_jobs,
                 heaps_per_day: config.quota_heaps_per_day,
             },
+        };
+        auth.register_metrics();
+        auth
+    }
+
+    /// The metrics labelled by owner, at 0 for every owner known at start-up (the key file's
+    /// names; `-` for jobs without a key), so that a scrape of a server just started lists
+    /// them (see [`crate::process::telemetry`]).
+    fn register_metrics(&self) {
+        let _ = crate::process::telemetry::metrics_handle();
+        let names: Vec<&str> = match &self.access {
+            Access::Keys(ring) => ring.names(),
+            Access::Open | Access::WritesRefused => vec![NO_OWNER],
+        };
+        for reason in ["missing", "not_bearer", "unknown", "writes_refused"] {
+            metrics::counter!("grundy_auth_refusals_total", "reason" => reason, "owner" => NO_OWNER)
+                .increment(0);
+        }
+        for &name in &names {
+            let owner = || name.to_owned();
+            metrics::counter!("grundy_jobs_submitted_total", "owner" => owner()).increment(0);
+            metrics::counter!("grundy_job_heaps_requested_total", "owner" => owner()).increment(0);
+            for quota in ["active_jobs", "heaps_per_day"] {
+                metrics::counter!("grundy_quota_refusals_total", "owner" => owner(), "quota" => quota)
+                    .increment(0);
+            }
+            metrics::counter!("grundy_auth_refusals_total", "reason" => "scope", "owner" => owner())
+                .increment(0);
+            metrics::gauge!("grundy_jobs_active", "owner" => owner()).set(0.0);
         }
     }
 
@@ -215,10 +244,11 @@ impl Auth {
     }
 
     /// Sets `grundy_jobs_active{owner}` for a scrape: the queued and running jobs of every key
-    /// name of the key file (0 for a name without any). Only with keys.
+    /// name of the key file (0 for a name without any); without keys, those of no key (`-`).
     pub async fn record_active_jobs(&self, store: &Store) {
-        let Access::Keys(ring) = &self.access else {
-            return;
+        let names = match &self.access {
+            Access::Keys(ring) => ring.names(),
+            Access::Open | Access::WritesRefused => vec![NO_OWNER],
         };
         let counts = tokio::time::timeout(
             std::time::Duration::from_secs(1),
@@ -228,10 +258,10 @@ impl Auth {
         let Ok(Ok(counts)) = counts else {
             return;
         };
-        for name in ring.names() {
+        for name in names {
             let n = counts
                 .iter()
-                .find(|(o, _)| o.as_deref() == Some(name))
+                .find(|(o, _)| o.as_deref().unwrap_or(NO_OWNER) == name)
                 .map_or(0, |(_, n)| *n);
             metrics::gauge!("grundy_jobs_active", "owner" => name.to_owned()).set(n as f64);
         }

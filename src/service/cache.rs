@@ -71,21 +71,33 @@ impl ResponseCache {
     }
 
     /// Logs the counters every `period` (they are also exported at `/metrics`) until the
-    /// returned task is aborted.
+    /// returned task is aborted: at `info` when they changed since the last line, else at
+    /// `debug` (an idle server is quiet at `info`).
     pub fn log_stats_every(&self, period: std::time::Duration) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(period);
             tick.tick().await;
+            let mut last = cache.stats();
             loop {
                 tick.tick().await;
                 let s = cache.stats();
-                tracing::info!(
-                    hits = s.hits,
-                    misses = s.misses,
-                    entries = s.entries,
-                    "cache"
-                );
+                if s == last {
+                    tracing::debug!(
+                        hits = s.hits,
+                        misses = s.misses,
+                        entries = s.entries,
+                        "cache"
+                    );
+                } else {
+                    tracing::info!(
+                        hits = s.hits,
+                        misses = s.misses,
+                        entries = s.entries,
+                        "cache"
+                    );
+                }
+                last = s;
             }
         })
     }

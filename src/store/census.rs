@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use super::jobs::cancel_where;
+use super::jobs::{cancel_where, count_finished, JobStatus};
 use super::kind::{Admission, JobRows};
 use super::sequence_jobs::insert_job;
 use super::{now_ms, Job, NewJob, Store, StoreError};
@@ -401,20 +401,22 @@ impl Store {
                 .execute(&mut *c)
                 .await?;
                 let its_jobs = "id IN (SELECT job_id FROM census_jobs WHERE census_id = $2)";
-                cancel_where(c, its_jobs, id, now).await?;
+                let cancelled = cancel_where(c, its_jobs, id, now).await?;
                 let row = sqlx::query(&format!(
                     "SELECT {CENSUS_COLUMNS} FROM census WHERE id = $1"
                 ))
                 .bind(id)
                 .fetch_optional(&mut *c)
                 .await?;
-                row.as_ref().map(census_from_row).transpose()
+                Ok((row.as_ref().map(census_from_row).transpose()?, cancelled))
             }
             .await;
             tx.finish(r).await
         }
         .await;
-        self.track_commit(r)
+        let (census, cancelled) = self.track_commit(r)?;
+        count_finished(JobStatus::Cancelled, cancelled);
+        Ok(census)
     }
 
     /// Deletes a census's record and links (its jobs stay, as jobs of their owner). One

@@ -304,20 +304,22 @@ impl Checkpoint {
 /// The cancel every kind shares, on an open transaction: the queued jobs that `which` (a
 /// condition on `jobs`, with `arg` as `$2`) selects are cancelled at once, the running ones
 /// flagged (their workers stop at the next checkpoint); final jobs are left as they are.
+/// Returns how many queued jobs it cancelled (for [`count_finished`], once committed).
 pub(super) async fn cancel_where(
     c: &mut sqlx::AnyConnection,
     which: &str,
     arg: &str,
     now: i64,
-) -> Result<(), StoreError> {
-    sqlx::query(&format!(
+) -> Result<u64, StoreError> {
+    let cancelled = sqlx::query(&format!(
         "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
          lease_expires_at = NULL WHERE status = 'queued' AND {which}"
     ))
     .bind(now)
     .bind(arg)
     .execute(&mut *c)
-    .await?;
+    .await?
+    .rows_affected();
     sqlx::query(&format!(
         "UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE status = 'running' AND {which}"
     ))
@@ -325,7 +327,18 @@ pub(super) async fn cancel_where(
     .bind(arg)
     .execute(&mut *c)
     .await?;
-    Ok(())
+    Ok(cancelled)
+}
+
+/// Counts `n` jobs ended with `status` in `grundy_jobs_finished_total{status}`: every job that
+/// ends is counted once, by whoever ends it — its worker ([`Store::finish_job`]'s caller), or
+/// the store when it ends jobs no worker runs (queued jobs cancelled, a census's included;
+/// jobs that waited for a misère quotient another job computed; a flagged job whose worker
+/// died). Called after the transaction that ended them committed.
+pub(crate) fn count_finished(status: JobStatus, n: u64) {
+    if n > 0 {
+        metrics::counter!("grundy_jobs_finished_total", "status" => status.as_str()).increment(n);
+    }
 }
 
 /// Which jobs a listing selects: each `None` selects every value of its column.

@@ -21,7 +21,9 @@
 use serde::{Deserialize, Serialize};
 use sqlx::{AnyConnection, Row};
 
-use super::jobs::{bind_run, job_from_row, run_set, Checkpoint, JobStatus, RunRecord, COLUMNS};
+use super::jobs::{
+    bind_run, count_finished, job_from_row, run_set, Checkpoint, JobStatus, RunRecord, COLUMNS,
+};
 use super::kind::{Admission, JobRows, StoredKind};
 use super::quotients::{parse_record, write_quotient};
 use super::{now_ms, Job, Store, StoreError};
@@ -368,11 +370,12 @@ impl Store {
                 let q = end(&sql).bind(job.id.as_str()).bind(owner);
                 let mine = bind_run(q, &run).execute(&mut *c).await?.rows_affected();
                 if mine != 1 {
-                    return Ok(false);
+                    return Ok((false, 0));
                 }
                 if let Some(q) = quotient {
                     write_quotient(c, q).await?;
                 }
+                let mut waited = 0;
                 if matches!(status, JobStatus::Done | JobStatus::Failed) {
                     let waiting = RunRecord {
                         engine: run.engine,
@@ -387,15 +390,19 @@ impl Store {
                     let q = end(&sql)
                         .bind(job.code.as_str())
                         .bind(job.max_n as i64);
-                    bind_run(q, &waiting).execute(&mut *c).await?;
+                    waited = bind_run(q, &waiting).execute(&mut *c).await?.rows_affected();
                 }
                 drop_state_if_unused(c, &job.code, job.max_n).await?;
-                Ok(true)
+                Ok((true, waited))
             }
             .await;
-            tx.finish_if(r, |mine| *mine).await
+            tx.finish_if(r, |(mine, _)| *mine).await
         }
         .await;
-        self.track_if(r, |mine| *mine)
+        let (mine, waited) = self.track_if(r, |(mine, _)| *mine)?;
+        // The jobs that waited for this computation end with it: counted here (the worker
+        // counts its own job).
+        count_finished(status, waited);
+        Ok(mine)
     }
 }

@@ -49,6 +49,7 @@ pub use census::{
 pub use chunk::CHUNK;
 pub use file::{inspect_sqlite_file, sqlite_schema_version, NotAStore, StoreFile};
 pub use health::{Fault, FaultKind, Stall};
+pub(crate) use jobs::count_finished;
 pub use jobs::{Checkpoint, Job, JobFilter, JobKind, JobStatus, RunRecord};
 pub use kind::{Admission, JobRows};
 pub use misere_jobs::{QuotientCheckpoint, QuotientJob, QuotientProgress};

@@ -13,7 +13,7 @@
 
 use sqlx::Row;
 
-use super::jobs::{cancel_where, job_from_row, Job, JobKind, COLUMNS};
+use super::jobs::{cancel_where, count_finished, job_from_row, Job, JobKind, JobStatus, COLUMNS};
 use super::kind::StoredKind;
 use super::misere_jobs::QuotientJob;
 use super::sequence_jobs::SequenceJob;
@@ -62,7 +62,7 @@ impl Store {
             let mut tx = self.begin_write().await?;
             let r = async {
                 let c = tx.conn();
-                cancel_where(c, "id = $2", id, now).await?;
+                let cancelled = cancel_where(c, "id = $2", id, now).await?;
                 let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE id = $1"))
                     .bind(id)
                     .fetch_optional(&mut *c)
@@ -71,13 +71,15 @@ impl Store {
                 if let Some(job) = &job {
                     with_kind!(job.kind, K => K::cancelled(c, job).await)?;
                 }
-                Ok(job)
+                Ok((job, cancelled))
             }
             .await;
             tx.finish(r).await
         }
         .await;
-        self.track_commit(r)
+        let (job, cancelled) = self.track_commit(r)?;
+        count_finished(JobStatus::Cancelled, cancelled);
+        Ok(job)
     }
 
     /// Deletes a finished job's record and what goes with it for its kind (a window-mode
@@ -130,13 +132,14 @@ impl Store {
         let r = async {
             let pool = self.pool();
             // A running job flagged for cancellation whose owner died is finished here.
-            sqlx::query(
+            let ended = sqlx::query(
                 "UPDATE jobs SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_owner = NULL, \
                  lease_expires_at = NULL WHERE status = 'running' AND cancel_requested = 1 AND lease_expires_at < $1",
             )
             .bind(now)
             .execute(&pool)
             .await?;
+            count_finished(JobStatus::Cancelled, ended.rows_affected());
             let lock = match self.backend() {
                 Backend::Postgres => "FOR UPDATE SKIP LOCKED",
                 Backend::Sqlite => "",

@@ -1,7 +1,7 @@
 //! The vocabulary every coin game shares: the rules of play, who wins, a move of one coin, the
 //! limits and refusals of a list of squares, and the analysis of one position.
 //! Welter's game, Max-Welter, Antonim, Antimatter and the explanations all speak it; the HTTP
-//! layer has its own serialisable mirror (`api::common`).
+//! layer has its own serialisable mirror (`api::wire::game`).
 
 /// A winning (or targeted) move: slide the coin on `from` down to `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

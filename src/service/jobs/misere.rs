@@ -606,7 +606,7 @@ impl QuotientRun<'_> {
         if finished != Some(true) {
             return false;
         }
-        metrics::counter!("grundy_jobs_finished_total", "status" => status.as_str()).increment(1);
+        crate::store::count_finished(status, 1);
         tracing::info!(job = %job.id, kind = "misere_quotient", code = %job.code, bound = job.max_n,
             heap = progress.heap, q_size = progress.q_size, p_size = progress.p_size,
             status = status.as_str(), error, "job finished");

@@ -715,10 +715,13 @@ impl Run<'_> {
             store.finish_job(job, owner, status, computed, error, periodicity)
         })
         .await;
-        if finished.is_none() {
+        let Some(mine) = finished else {
             return false;
+        };
+        // Counted once: a job whose lease was lost is ended (and counted) by its new worker.
+        if mine {
+            crate::store::count_finished(status, 1);
         }
-        metrics::counter!("grundy_jobs_finished_total", "status" => status.as_str()).increment(1);
         tracing::info!(job = %job, computed, status = status.as_str(), error, "job finished");
         true
     }
