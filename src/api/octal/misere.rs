@@ -19,7 +19,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::api::compute::respond;
 use crate::api::octal::jobs::{quotient_location, store, JobResponse};
 use crate::api::octal::parse_code;
-use crate::api::wire::doc_responses::{AuthProblems, BodyProblems, StoreUnavailable};
+use crate::api::wire::doc_responses::{AuthProblems, BadQuery, BodyProblems, StoreUnavailable};
 use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
 use crate::api::wire::nat::Nat;
@@ -372,7 +372,7 @@ async fn quotient(
     responses(
         (status = 200, description = "The quotient", body = QuotientResponse),
         (status = 202, description = "A job computing it is queued or running (Retry-After)", body = QuotientJobResponse),
-        (status = 400, description = "Malformed query string", body = Problem, content_type = "application/problem+json"),
+        BadQuery,
         (status = 404, description = "Neither computed nor being computed", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad parameters, or the newest job computing it failed (its budget or time limit ran out)", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),

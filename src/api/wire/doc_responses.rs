@@ -118,3 +118,25 @@ pub enum InvalidPosition {
     )]
     Invalid(Problem),
 }
+
+/// The 400 of an operation whose path names a job or a census by id: the id is not UTF-8.
+#[derive(utoipa::IntoResponses)]
+pub enum BadId {
+    #[response(
+        status = 400,
+        description = "The id is not valid UTF-8 once percent-decoded",
+        content_type = "application/problem+json"
+    )]
+    NotUtf8(Problem),
+}
+
+/// The 400 of an operation that reads a query string: it does not parse.
+#[derive(utoipa::IntoResponses)]
+pub enum BadQuery {
+    #[response(
+        status = 400,
+        description = "Malformed query string",
+        content_type = "application/problem+json"
+    )]
+    Malformed(Problem),
+}

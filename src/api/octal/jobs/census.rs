@@ -16,7 +16,7 @@ use crate::api::octal::jobs::statistics::StatisticsRow;
 use crate::api::octal::PeriodicityInfo;
 use crate::api::wire::accept::{Format, JsonOrCsv};
 use crate::api::wire::doc_responses::{
-    AuthProblems, BodyProblems, StoreUnavailable, StoreWriteProblems,
+    AuthProblems, BadId, BodyProblems, StoreUnavailable, StoreWriteProblems,
 };
 use crate::api::wire::error::ApiError;
 use crate::api::wire::json::ApiJson;
@@ -471,7 +471,7 @@ async fn list(
                 (String = "text/csv", example = "code,status,n,largest_value,first_heap,rare_mask,rare_count,last_rare_heap,verdict,job_id,...\n")
             )),
         AuthProblems,
-        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        BadId,
         (status = 404, description = "No census with this id (another key's census is answered so too)", body = Problem, content_type = "application/problem+json"),
         (status = 406, description = "Accept names neither JSON nor CSV", body = Problem, content_type = "application/problem+json"),
         (status = 503, response = StoreUnavailable),
@@ -504,7 +504,7 @@ async fn get(
     responses(
         (status = 200, description = "The census after the cancel request, or the deleted census", body = CensusDocument),
         AuthProblems,
-        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        BadId,
         (status = 404, description = "No census with this id (another key's census is answered so too)", body = Problem, content_type = "application/problem+json"),
         StoreWriteProblems,
     )

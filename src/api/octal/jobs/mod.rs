@@ -21,7 +21,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::api::auth::{JobReader, JobWriter};
 use crate::api::octal::PeriodicityInfo;
 use crate::api::wire::doc_responses::{
-    AuthProblems, JobNotFound, StoreUnavailable, StoreWriteProblems,
+    AuthProblems, BadId, JobNotFound, StoreUnavailable, StoreWriteProblems,
 };
 use crate::api::wire::error::ApiError;
 use crate::api::wire::params::{ApiPath, ApiQuery};
@@ -548,7 +548,7 @@ async fn list(
     responses(
         (status = 200, description = "The job", body = JobResponse),
         AuthProblems,
-        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        BadId,
         (status = 404, response = JobNotFound),
         (status = 503, response = StoreUnavailable),
     )
@@ -571,7 +571,7 @@ async fn get(
     responses(
         (status = 200, description = "The job after the cancel request, or the deleted finished job", body = JobResponse),
         AuthProblems,
-        (status = 400, description = "The id is not valid UTF-8 once percent-decoded", body = Problem, content_type = "application/problem+json"),
+        BadId,
         (status = 404, response = JobNotFound),
         StoreWriteProblems,
     )

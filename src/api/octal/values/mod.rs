@@ -27,6 +27,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use self::format::{negotiate, width_for, Encoder, Format};
 use self::source::{runs, Chunks, Period, Prefix, Run};
 use crate::api::octal::parse_code;
+use crate::api::wire::doc_responses::BadQuery;
 use crate::api::wire::error::ApiError;
 use crate::core::octal::Game;
 use crate::problem::Problem;
@@ -81,7 +82,7 @@ pub struct ValuesResponse {
                 ("application/octet-stream")
             ),
             headers(("x-grundy-value-bytes" = u8, description = "Binary only: bytes per value (1, 2, 4; 8 only for arithmetic-periodic values beyond 2^32−1)"))),
-        (status = 400, description = "Malformed query string", body = Problem, content_type = "application/problem+json"),
+        BadQuery,
         (status = 406, description = "`Accept` names none of application/json, text/csv, application/octet-stream", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The range is not available: not computed and periodicity not proved. The detail says how far the values go and which job (POST /v1/octal/jobs with max_n ≥ start+count) would compute it; `field` is `start` or `count`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad code, start or count (the field is named)", body = Problem, content_type = "application/problem+json"),
