@@ -26,8 +26,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 . scripts/lib.sh
 
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+grundy_target
 VENV=${BROWSER_VENV:-$TARGET/ci-browser-venv}
 REQS=$ROOT/scripts/browser/requirements.txt
 PROFILE=${BROWSER_PROFILE:-release}
@@ -46,20 +45,10 @@ fi
 chromium --version 2>/dev/null | head -n1
 chromedriver --version | head -n1
 
-if [[ ! -f $VENV/.reqs ]] || ! cmp -s "$REQS" "$VENV/.reqs"; then
-  say "installing $(grep -v '^#' "$REQS" | tr '\n' ' ')into $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQS"
-  cp "$REQS" "$VENV/.reqs"
-fi
+grundy_venv "$VENV" "$REQS"
 
 say "building the $PROFILE binary"
-if [[ $PROFILE == release ]]; then
-  cargo build --release --bin grundy --quiet
-else
-  cargo build --bin grundy --quiet
-fi
+grundy_build "$PROFILE"
 BIN=$TARGET/$PROFILE/grundy
 
 # the server is stopped, its log shown on failure and WORK removed on exit (lib.sh)

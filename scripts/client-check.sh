@@ -17,8 +17,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 . scripts/lib.sh
 
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+grundy_target
 VENV=${CLIENT_VENV:-$TARGET/ci-client-venv}
 REQS=$ROOT/scripts/client/requirements.txt
 SPEC=$ROOT/openapi/openapi.json
@@ -27,13 +26,7 @@ say() { printf '== %s\n' "$*"; }
 die() { printf 'client-check.sh: FAIL: %s\n' "$*" >&2; exit 1; }
 
 # --- tools ------------------------------------------------------------------------------------
-if [[ ! -f $VENV/.reqs ]] || ! cmp -s "$REQS" "$VENV/.reqs"; then
-  say "installing $(grep -v '^#' "$REQS" | tr '\n' ' ')into $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQS"
-  cp "$REQS" "$VENV/.reqs"
-fi
+grundy_venv "$VENV" "$REQS"
 "$VENV/bin/openapi-python-client" --version
 
 say "building the release binary"

@@ -33,6 +33,14 @@
 #       to GRACE seconds (default 5; 0: no limit) for it to exit, then kills it (-9), and reaps it.
 #   grundy_track PID
 #       another background process (not started by grundy_start) to stop on exit.
+#   grundy_target
+#       sets TARGET to the cargo target directory (${CARGO_TARGET_DIR:-target}), made absolute
+#       against the current directory (the repository root, after the script's cd).
+#   grundy_build PROFILE
+#       builds the grundy binary quietly, with --release when PROFILE is release.
+#   grundy_venv VENV REQS
+#       (re)creates the Python venv VENV with the pinned requirements file REQS installed, unless
+#       VENV/.reqs already equals REQS.
 #   grundy_on_exit COMMAND
 #       a command (a function's name, say; run with eval) to run on exit, after the processes are
 #       stopped (docker/smoke.sh drops its database).
@@ -184,3 +192,27 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 trap 'exit 130' INT TERM
+
+grundy_target() {
+  TARGET=${CARGO_TARGET_DIR:-target}
+  case $TARGET in /*) ;; *) TARGET=$PWD/$TARGET ;; esac
+}
+
+grundy_build() {
+  if [[ $1 == release ]]; then
+    cargo build --release --bin grundy --quiet
+  else
+    cargo build --bin grundy --quiet
+  fi
+}
+
+grundy_venv() {
+  local venv=$1 reqs=$2
+  if [[ ! -f $venv/.reqs ]] || ! cmp -s "$reqs" "$venv/.reqs"; then
+    printf '== %s\n' "installing $(grep -v '^#' "$reqs" | tr '\n' ' ')into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$venv/.reqs"
+  fi
+}

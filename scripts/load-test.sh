@@ -36,11 +36,9 @@
 # summary line `load-test.sh: PASS|FAIL ...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 . scripts/lib.sh
 
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+grundy_target
 SECS=${LOAD_SECS:-30}
 CONNS=${LOAD_CONNS:-512}
 THREADS=${LOAD_THREADS:-2}

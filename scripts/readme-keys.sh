@@ -15,19 +15,13 @@
 # Env: CARGO_TARGET_DIR (default target), READMEKEYS_PROFILE (release|debug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 . scripts/lib.sh
 
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+grundy_target
 PROFILE=${READMEKEYS_PROFILE:-release}
 die() { printf 'readme-keys.sh: FAIL: %s\n' "$*" >&2; exit 1; }
 
-if [[ $PROFILE == release ]]; then
-  cargo build --release --bin grundy --quiet
-else
-  cargo build --bin grundy --quiet
-fi
+grundy_build "$PROFILE"
 BIN_DIR=$TARGET/$PROFILE
 [[ -x $BIN_DIR/grundy ]] || die "no binary at $BIN_DIR/grundy"
 

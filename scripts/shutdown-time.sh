@@ -9,18 +9,12 @@
 # Env: CARGO_TARGET_DIR (default target), RUNS (default 5), SHUTDOWN_PROFILE (release|debug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 . scripts/lib.sh
 
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
+grundy_target
 PROFILE=${SHUTDOWN_PROFILE:-release}
 RUNS=${RUNS:-5}
-if [[ $PROFILE == release ]]; then
-  cargo build --release --bin grundy --quiet
-else
-  cargo build --bin grundy --quiet
-fi
+grundy_build "$PROFILE"
 BIN=$TARGET/$PROFILE/grundy
 
 WORK=$(mktemp -d /tmp/grundy-shutdown.XXXXXX)
