@@ -322,20 +322,7 @@ async fn exercise_jobs(store: &Store) {
     let values: Vec<u32> = (0..300).map(|i| i % 7).collect();
     assert_eq!(
         store
-            .checkpoint(CheckpointArgs {
-                job_id: "job-a",
-                owner: "r1",
-                code: "0.6",
-                offset: 0,
-                tail: (&values[..10]).into(),
-                computed: 10,
-                window: None,
-                statistics: None,
-                periodicity: None,
-                rate: None,
-                lease_ms: 60_000,
-                run: Default::default()
-            })
+            .checkpoint(CheckpointArgs::of_tail("job-a", "r1", "0.6", &values[..10]))
             .await
             .unwrap(),
         Checkpoint::Continue
@@ -343,18 +330,8 @@ async fn exercise_jobs(store: &Store) {
     assert_eq!(
         store
             .checkpoint(CheckpointArgs {
-                job_id: "job-a",
-                owner: "r1",
-                code: "0.6",
-                offset: 0,
-                tail: (&values).into(),
-                computed: values.len() as u64,
-                window: None,
-                statistics: None,
-                periodicity: None,
                 rate: Some(1e5),
-                lease_ms: 60_000,
-                run: Default::default()
+                ..CheckpointArgs::of_tail("job-a", "r1", "0.6", &values)
             })
             .await
             .unwrap(),
@@ -362,20 +339,7 @@ async fn exercise_jobs(store: &Store) {
     );
     assert_eq!(
         store
-            .checkpoint(CheckpointArgs {
-                job_id: "job-a",
-                owner: "r2",
-                code: "0.6",
-                offset: 0,
-                tail: (&values).into(),
-                computed: values.len() as u64,
-                window: None,
-                statistics: None,
-                periodicity: None,
-                rate: None,
-                lease_ms: 60_000,
-                run: Default::default()
-            })
+            .checkpoint(CheckpointArgs::of_tail("job-a", "r2", "0.6", &values))
             .await
             .unwrap(),
         Checkpoint::Lost
@@ -387,20 +351,12 @@ async fn exercise_jobs(store: &Store) {
     assert!(c.cancel_requested);
     assert_eq!(
         store
-            .checkpoint(CheckpointArgs {
-                job_id: "job-b",
-                owner: "r2",
-                code: "0.07",
-                offset: 0,
-                tail: (&values[..50]).into(),
-                computed: 50,
-                window: None,
-                statistics: None,
-                periodicity: None,
-                rate: None,
-                lease_ms: 60_000,
-                run: Default::default()
-            })
+            .checkpoint(CheckpointArgs::of_tail(
+                "job-b",
+                "r2",
+                "0.07",
+                &values[..50]
+            ))
             .await
             .unwrap(),
         Checkpoint::Cancel
@@ -418,18 +374,8 @@ async fn exercise_jobs(store: &Store) {
     assert_eq!(
         store
             .checkpoint(CheckpointArgs {
-                job_id: "job-a",
-                owner: "r1",
-                code: "0.6",
-                offset: 0,
-                tail: (&values).into(),
-                computed: values.len() as u64,
-                window: None,
-                statistics: None,
-                periodicity: None,
-                rate: None,
                 lease_ms: -1,
-                run: Default::default()
+                ..CheckpointArgs::of_tail("job-a", "r1", "0.6", &values)
             })
             .await
             .unwrap(),
@@ -441,20 +387,7 @@ async fn exercise_jobs(store: &Store) {
     assert_eq!(taken.computed, 300, "resumes from the checkpoint");
     assert_eq!(
         store
-            .checkpoint(CheckpointArgs {
-                job_id: "job-a",
-                owner: "r1",
-                code: "0.6",
-                offset: 0,
-                tail: (&values).into(),
-                computed: values.len() as u64,
-                window: None,
-                statistics: None,
-                periodicity: None,
-                rate: None,
-                lease_ms: 60_000,
-                run: Default::default()
-            })
+            .checkpoint(CheckpointArgs::of_tail("job-a", "r1", "0.6", &values))
             .await
             .unwrap(),
         Checkpoint::Lost
@@ -625,11 +558,6 @@ async fn exercise_windows(store: &Store) {
         ];
         store
             .checkpoint(CheckpointArgs {
-                job_id: "job-w",
-                owner: "r1",
-                code: "0.167",
-                offset: 0,
-                tail: (&[0u32; 0][..]).into(),
                 computed: state.computed,
                 window: Some(WindowWrite {
                     state,
@@ -637,10 +565,8 @@ async fn exercise_windows(store: &Store) {
                     report: Some("{\"reads\": 3}".into()),
                 }),
                 statistics: Some(&[1, 2, 3]),
-                periodicity: None,
                 rate: Some(1.0),
-                lease_ms: 60_000,
-                run: Default::default(),
+                ..CheckpointArgs::of_tail("job-w", "r1", "0.167", &[0u32; 0][..])
             })
             .await
             .unwrap()
@@ -1190,18 +1116,9 @@ async fn exercise_run_records(store: &Store) {
         async move {
             store
                 .checkpoint(CheckpointArgs {
-                    job_id: "job-r",
-                    owner,
-                    code: "0.6",
-                    offset: 0,
-                    tail: (&values[..]).into(),
-                    computed: values.len() as u64,
-                    window: None,
-                    statistics: None,
-                    periodicity: None,
-                    rate: None,
                     lease_ms,
                     run,
+                    ..CheckpointArgs::of_tail("job-r", owner, "0.6", &values[..])
                 })
                 .await
                 .unwrap()

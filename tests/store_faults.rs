@@ -81,18 +81,8 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
         .collect();
     let err = store
         .checkpoint(CheckpointArgs {
-            job_id: "long",
-            owner: "r1",
-            code: "0.6",
-            offset: 0,
-            tail: (&big).into(),
-            computed: big.len() as u64,
-            window: None,
-            statistics: None,
-            periodicity: None,
             rate: Some(1.0),
-            lease_ms: 60_000,
-            run: Default::default(),
+            ..CheckpointArgs::of_tail("long", "r1", "0.6", &big)
         })
         .await
         .expect_err("a full store refuses the checkpoint");
@@ -131,18 +121,8 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     // The checkpoint goes through now, and the job's lease is intact.
     let cp = store
         .checkpoint(CheckpointArgs {
-            job_id: "long",
-            owner: "r1",
-            code: "0.6",
-            offset: 0,
-            tail: (&big).into(),
-            computed: big.len() as u64,
-            window: None,
-            statistics: None,
-            periodicity: None,
             rate: Some(1.0),
-            lease_ms: 60_000,
-            run: Default::default(),
+            ..CheckpointArgs::of_tail("long", "r1", "0.6", &big)
         })
         .await
         .unwrap();
@@ -171,18 +151,9 @@ async fn a_tail_without_its_prefix_is_refused() {
     let tail = vec![1u32; 10];
     let err = store
         .checkpoint(CheckpointArgs {
-            job_id: "j",
-            owner: "r1",
-            code: "0.6",
             offset: CHUNK,
-            tail: (&tail).into(),
             computed: (CHUNK + tail.len()) as u64,
-            window: None,
-            statistics: None,
-            periodicity: None,
-            rate: None,
-            lease_ms: 60_000,
-            run: Default::default(),
+            ..CheckpointArgs::of_tail("j", "r1", "0.6", &tail)
         })
         .await
         .expect_err("prefix missing");

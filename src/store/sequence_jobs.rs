@@ -114,6 +114,34 @@ pub struct CheckpointArgs<'a> {
     pub run: RunRecord<'a>,
 }
 
+impl<'a> CheckpointArgs<'a> {
+    /// A checkpoint of `tail` as the whole sequence (offset 0, `computed` its length) by
+    /// `owner`, with nothing else to record (no window, statistics, periodicity or rate; the
+    /// stored run kept) and a 60 s lease; the other cases set their fields with `..`.
+    pub fn of_tail(
+        job_id: &'a str,
+        owner: &'a str,
+        code: &'a str,
+        tail: impl Into<ValuesRef<'a>>,
+    ) -> Self {
+        let tail = tail.into();
+        CheckpointArgs {
+            job_id,
+            owner,
+            code,
+            offset: 0,
+            tail,
+            computed: tail.len() as u64,
+            window: None,
+            statistics: None,
+            periodicity: None,
+            rate: None,
+            lease_ms: 60_000,
+            run: RunRecord::default(),
+        }
+    }
+}
+
 impl Store {
     /// Inserts a queued job without an owner, on its own (no transaction, no quotas): the
     /// setup of tests and tools — a caller's submission is [`Store::create_rows`]. `computed`

@@ -200,22 +200,13 @@ mod tests {
         };
         store
             .checkpoint(CheckpointArgs {
-                job_id: "a",
-                owner: "r",
-                code: "0.167",
-                offset: 0,
-                tail: ValuesRef::U8(&[]),
                 computed: n as u64,
                 window: Some(WindowWrite {
                     state,
                     parts: [(0, values.as_ref()), (0, ValuesRef::U8(&[]))],
                     report: None,
                 }),
-                statistics: None,
-                periodicity: None,
-                rate: None,
-                lease_ms: 60_000,
-                run: Default::default(),
+                ..CheckpointArgs::of_tail("a", "r", "0.167", ValuesRef::U8(&[]))
             })
             .await
             .unwrap();
