@@ -21,6 +21,23 @@ async fn sqlite() -> Store {
     Store::connect(&common::temp_sqlite_url()).await.unwrap()
 }
 
+/// The SQLite test of an `exercise_*` (plain `cargo test`) and its PostgreSQL twin (`#[ignore]`d:
+/// `.ci/run` runs it with `--ignored`).
+macro_rules! on_both_backends {
+    ($exercise:ident, $sqlite:ident, $postgres:ident) => {
+        #[tokio::test]
+        async fn $sqlite() {
+            $exercise(&sqlite().await).await;
+        }
+
+        #[tokio::test]
+        #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
+        async fn $postgres() {
+            $exercise(&postgres().await).await;
+        }
+    };
+}
+
 async fn exercise_sequences(store: &Store) {
     assert_eq!(store.load_sequence("0.07").await.unwrap(), None);
     let values: Vec<u32> = (0..(CHUNK as u32 * 2 + 123))
@@ -444,25 +461,25 @@ async fn exercise_jobs(store: &Store) {
     assert!(store.cancel_job("nope").await.unwrap().is_none());
 }
 
-#[tokio::test]
-async fn sqlite_sequences() {
-    exercise_sequences(&sqlite().await).await;
-}
+on_both_backends!(exercise_sequences, sqlite_sequences, postgres_sequences);
 
-#[tokio::test]
-async fn sqlite_narrow_chunks() {
-    exercise_narrow_chunks(&sqlite().await).await;
-}
+on_both_backends!(
+    exercise_narrow_chunks,
+    sqlite_narrow_chunks,
+    postgres_narrow_chunks
+);
 
-#[tokio::test]
-async fn sqlite_corrupt_rows() {
-    exercise_corrupt_rows(&sqlite().await).await;
-}
+on_both_backends!(
+    exercise_corrupt_rows,
+    sqlite_corrupt_rows,
+    postgres_corrupt_rows
+);
 
-#[tokio::test]
-async fn sqlite_legacy_chunks() {
-    exercise_legacy_chunks(&sqlite().await).await;
-}
+on_both_backends!(
+    exercise_legacy_chunks,
+    sqlite_legacy_chunks,
+    postgres_legacy_chunks
+);
 
 /// A database created by the version before the chunk format (only the first migration
 /// applied, legacy rows) is migrated on connect and read correctly.
@@ -710,57 +727,15 @@ async fn exercise_windows(store: &Store) {
     assert_eq!(left, 0);
 }
 
-#[tokio::test]
-async fn sqlite_windows() {
-    exercise_windows(&sqlite().await).await;
-}
+on_both_backends!(exercise_windows, sqlite_windows, postgres_windows);
 
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_windows() {
-    exercise_windows(&postgres().await).await;
-}
-
-#[tokio::test]
-async fn sqlite_jobs() {
-    exercise_jobs(&sqlite().await).await;
-}
+on_both_backends!(exercise_jobs, sqlite_jobs, postgres_jobs);
 
 /// A store on a fresh PostgreSQL database for this test run.
 pub async fn postgres() -> Store {
     Store::connect(&common::fresh_postgres_url().await)
         .await
         .unwrap()
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_sequences() {
-    exercise_sequences(&postgres().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_narrow_chunks() {
-    exercise_narrow_chunks(&postgres().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_corrupt_rows() {
-    exercise_corrupt_rows(&postgres().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_legacy_chunks() {
-    exercise_legacy_chunks(&postgres().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_jobs() {
-    exercise_jobs(&postgres().await).await;
 }
 
 #[tokio::test]
@@ -782,26 +757,7 @@ async fn postgres_concurrent_claims_never_double_claim() {
             .await
             .unwrap();
     }
-    let mut tasks = Vec::new();
-    for r in 0..8 {
-        let s = store.clone();
-        tasks.push(tokio::spawn(async move {
-            let mut mine = Vec::new();
-            while let Some(j) = s.claim_job(&format!("r{r}"), 60_000).await.unwrap() {
-                mine.push(j.id);
-            }
-            mine
-        }));
-    }
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.unwrap());
-    }
-    all.sort();
-    let before = all.len();
-    all.dedup();
-    assert_eq!(before, 40, "every job claimed");
-    assert_eq!(all.len(), 40, "no job claimed twice");
+    common::assert_claimed_once(&store, |r| format!("r{r}"), 40, |_| {}).await;
 }
 
 /// Owned jobs (issue 24): the owner is stored and read back, listed by owner, kept through a
@@ -931,16 +887,7 @@ async fn exercise_owned_jobs(store: &Store) {
     assert!(active.contains(&(None, 1)), "{active:?}");
 }
 
-#[tokio::test]
-async fn sqlite_owned_jobs() {
-    exercise_owned_jobs(&sqlite().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_owned_jobs() {
-    exercise_owned_jobs(&postgres().await).await;
-}
+on_both_backends!(exercise_owned_jobs, sqlite_owned_jobs, postgres_owned_jobs);
 
 /// The job list's filters and count (issue 46): by owner, kind and status, each page of a
 /// filtered list holds only its jobs, the pages together hold every one, and the count is theirs.
@@ -1025,16 +972,11 @@ async fn exercise_job_filters(store: &Store) {
     }
 }
 
-#[tokio::test]
-async fn sqlite_job_filters() {
-    exercise_job_filters(&sqlite().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_job_filters() {
-    exercise_job_filters(&postgres().await).await;
-}
+on_both_backends!(
+    exercise_job_filters,
+    sqlite_job_filters,
+    postgres_job_filters
+);
 
 /// Misère quotients round-trip (every part and every answer), a second write replaces the
 /// row, the sizes are listed without the data, and a corrupt row is an error, not a panic.
@@ -1076,16 +1018,7 @@ async fn exercise_quotients(store: &Store) {
     }
 }
 
-#[tokio::test]
-async fn sqlite_quotients() {
-    exercise_quotients(&sqlite().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_quotients() {
-    exercise_quotients(&postgres().await).await;
-}
+on_both_backends!(exercise_quotients, sqlite_quotients, postgres_quotients);
 
 /// Issue 41: what computed a job — its threads, CPU time and engine — is saved with each
 /// checkpoint and read back as written; a checkpoint that says nothing of them (`None`) keeps
@@ -1259,16 +1192,11 @@ async fn exercise_run_records(store: &Store) {
     assert_eq!(fields(&b), with_engine(None, None));
 }
 
-#[tokio::test]
-async fn sqlite_run_records() {
-    exercise_run_records(&sqlite().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_run_records() {
-    exercise_run_records(&postgres().await).await;
-}
+on_both_backends!(
+    exercise_run_records,
+    sqlite_run_records,
+    postgres_run_records
+);
 
 /// A misère-quotient job on the queue's way (what its kind does there, `StoredKind`): a queued
 /// job waits while another job computes its quotient; cancelling one drops the quotient's
@@ -1345,13 +1273,8 @@ async fn exercise_quotient_queue(store: &Store) {
     );
 }
 
-#[tokio::test]
-async fn sqlite_quotient_queue() {
-    exercise_quotient_queue(&sqlite().await).await;
-}
-
-#[tokio::test]
-#[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
-async fn postgres_quotient_queue() {
-    exercise_quotient_queue(&postgres().await).await;
-}
+on_both_backends!(
+    exercise_quotient_queue,
+    sqlite_quotient_queue,
+    postgres_quotient_queue
+);

@@ -79,11 +79,12 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     let big: Vec<u32> = (0..CHUNK as u32 * 3)
         .map(|i| i.wrapping_mul(2_654_435_761) >> 2)
         .collect();
+    let args = CheckpointArgs {
+        rate: Some(1.0),
+        ..CheckpointArgs::of_tail("long", "r1", "0.6", &big)
+    };
     let err = store
-        .checkpoint(CheckpointArgs {
-            rate: Some(1.0),
-            ..CheckpointArgs::of_tail("long", "r1", "0.6", &big)
-        })
+        .checkpoint(args.clone())
         .await
         .expect_err("a full store refuses the checkpoint");
     assert_eq!(err.kind(), FaultKind::Full, "{err}");
@@ -119,13 +120,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     .expect("another connection can write at once")
     .unwrap();
     // The checkpoint goes through now, and the job's lease is intact.
-    let cp = store
-        .checkpoint(CheckpointArgs {
-            rate: Some(1.0),
-            ..CheckpointArgs::of_tail("long", "r1", "0.6", &big)
-        })
-        .await
-        .unwrap();
+    let cp = store.checkpoint(args).await.unwrap();
     assert_eq!(cp, Checkpoint::Continue);
     assert_eq!(
         other
@@ -188,28 +183,14 @@ async fn concurrent_claims_on_sqlite_never_double_claim() {
             .await
             .unwrap();
     }
-    let mut tasks = Vec::new();
-    for _ in 0..8 {
-        let s = store.clone();
-        tasks.push(tokio::spawn(async move {
-            let mut mine = Vec::new();
-            // One replica: every worker claims under the same owner.
-            while let Some(j) = s.claim_job("replica", 60_000).await.unwrap() {
-                assert_eq!(j.attempts, 1, "{j:?}");
-                mine.push(j.id);
-            }
-            mine
-        }));
-    }
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.unwrap());
-    }
-    all.sort();
-    let before = all.len();
-    all.dedup();
-    assert_eq!(before, 40, "every job claimed once");
-    assert_eq!(all.len(), 40, "no job claimed twice");
+    // One replica: every worker claims under the same owner.
+    common::assert_claimed_once(
+        &store,
+        |_| "replica".into(),
+        40,
+        |j| assert_eq!(j.attempts, 1, "{j:?}"),
+    )
+    .await;
     // Jobs held in memory are skipped.
     store
         .create_job(&new_job("0.07", 10), "held", 0)

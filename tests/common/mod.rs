@@ -109,3 +109,35 @@ pub fn assert_problem(r: &Reply, status: u16, needle: &str) {
         "detail {detail:?} should mention {needle:?}"
     );
 }
+
+/// Eight workers claiming `store`'s queued jobs at once, worker `w` as `owner(w)`, each until
+/// the queue is empty, every claimed job passed to `check`: asserts that `jobs` jobs were
+/// claimed in all and none twice.
+pub async fn assert_claimed_once(
+    store: &grundy::store::Store,
+    owner: impl Fn(usize) -> String,
+    jobs: usize,
+    check: fn(&grundy::store::Job),
+) {
+    let mut tasks = Vec::new();
+    for w in 0..8 {
+        let (s, owner) = (store.clone(), owner(w));
+        tasks.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            while let Some(j) = s.claim_job(&owner, 60_000).await.unwrap() {
+                check(&j);
+                mine.push(j.id);
+            }
+            mine
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    all.sort();
+    let before = all.len();
+    all.dedup();
+    assert_eq!(before, jobs, "every job claimed once");
+    assert_eq!(all.len(), jobs, "no job claimed twice");
+}
