@@ -11,7 +11,7 @@
 mod common;
 mod fault_harness;
 
-use fault_harness::{assert_values_match, fast, spawn_fresh, start, Live};
+use fault_harness::{assert_values_match, fast, spawn_fresh, start, stored_status, Live};
 use grundy::store::Store;
 use std::time::{Duration, Instant};
 
@@ -65,6 +65,16 @@ async fn wait_computed(live: &Live, id: &str) {
     .await;
 }
 
+/// The long job finishes without being claimed again, and so does every accepted job.
+async fn long_and_accepted_jobs_finish(live: &Live, url: &str, long: &str, accepted: &[String]) {
+    let done = live
+        .wait_job(long, "the job to finish", |j| j["status"] == "done")
+        .await;
+    assert_eq!(done["attempts"], 1, "never claimed again: {done}");
+    assert_eq!(done["progress"]["computed"], LONG);
+    accepted_jobs_survive(live, url, accepted).await;
+}
+
 /// Every accepted job exists (committed) as a new connection sees it, and finishes.
 async fn accepted_jobs_survive(live: &Live, url: &str, ids: &[String]) {
     for id in ids {
@@ -106,12 +116,7 @@ async fn terminating_the_checkpointing_backend_loses_nothing() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     assert!(killed > 0, "no backend was terminated");
-    let done = live
-        .wait_job(&long, "the job to finish", |j| j["status"] == "done")
-        .await;
-    assert_eq!(done["attempts"], 1, "never claimed again: {done}");
-    assert_eq!(done["progress"]["computed"], LONG);
-    accepted_jobs_survive(&live, &url, &accepted).await;
+    long_and_accepted_jobs_finish(&live, &url, &long, &accepted).await;
     live.assert_only(&[200, 202, 503]);
     assert_values_match(&url, "0.6", fresh).await;
     drop_db(&db_of(&url), None).await;
@@ -186,12 +191,7 @@ async fn a_revoked_privilege_stalls_checkpoints_until_granted_again() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let done = live
-        .wait_job(&long, "the job to finish", |j| j["status"] == "done")
-        .await;
-    assert_eq!(done["attempts"], 1, "never claimed again: {done}");
-    assert_eq!(done["progress"]["computed"], LONG);
-    accepted_jobs_survive(&live, &url, &accepted).await;
+    long_and_accepted_jobs_finish(&live, &url, &long, &accepted).await;
     assert_eq!(live.readyz().await.0, 200);
     live.assert_only(&[200, 202, 503]);
     assert_values_match(&url, "0.6", fresh).await;
@@ -232,15 +232,7 @@ async fn a_dropped_and_recreated_database_is_repaired_and_refilled() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     accepted_jobs_survive(&live, &url, &accepted).await;
-    let reopened = Store::connect(&url).await.unwrap();
-    assert_eq!(
-        reopened
-            .get_job(&long)
-            .await
-            .unwrap()
-            .map(|j| j.status.as_str()),
-        Some("done")
-    );
+    assert_eq!(stored_status(&url, &long).await.as_deref(), Some("done"));
     assert_eq!(live.readyz().await.0, 200);
     live.assert_only(&[200, 202, 404, 503]);
     assert_values_match(&url, "0.6", fresh).await;

@@ -26,7 +26,7 @@ async fn values(
 ) -> Result<axum::response::Response, Fail> {
     let path = format!(
         "/v1/octal/{}/values?start={start}&count={count}",
-        percent(canonical)
+        crate::core::octal::code::percent_encode(canonical)
     );
     let req = Request::builder()
         .method(Method::GET)
@@ -149,18 +149,4 @@ pub(super) async fn rare_values(
         return Err(Fail::Other(format!("the values: {heap} read of {n}")));
     }
     Ok((mask, rare))
-}
-
-/// `code` percent-encoded for a path segment, but for letters, digits and `.`.
-fn percent(code: &str) -> String {
-    use std::fmt::Write as _;
-    let mut enc = String::new();
-    for b in code.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'.' {
-            enc.push(b as char);
-        } else {
-            let _ = write!(enc, "%{b:02X}");
-        }
-    }
-    enc
 }

@@ -222,6 +222,15 @@ mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+    /// The next connection on `listener`, wrapped with its (not yet set) flag.
+    async fn accept_lingering(
+        listener: &tokio::net::TcpListener,
+    ) -> (Lingering<tokio::net::TcpStream>, Arc<LingerFlag>) {
+        let (s, _) = listener.accept().await.unwrap();
+        let flag = Arc::new(LingerFlag::default());
+        (Lingering::new(s, flag.clone()), flag)
+    }
+
     /// A flagged connection: the peer reads the answer and the end of the stream while it is
     /// still writing, and its writes succeed; the server closes once the peer closes.
     #[tokio::test]
@@ -229,9 +238,7 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(async move {
-            let (s, _) = listener.accept().await.unwrap();
-            let flag = Arc::new(LingerFlag::default());
-            let mut s = Lingering::new(s, flag.clone());
+            let (mut s, flag) = accept_lingering(&listener).await;
             let mut head = [0u8; 4];
             s.read_exact(&mut head).await.unwrap();
             s.write_all(b"answer").await.unwrap();
@@ -284,9 +291,7 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(async move {
-            let (s, _) = listener.accept().await.unwrap();
-            let flag = Arc::new(LingerFlag::default());
-            let mut s = Lingering::new(s, flag.clone());
+            let (mut s, flag) = accept_lingering(&listener).await;
             s.write_all(b"answer").await.unwrap();
             flag.set(UnreadBody {
                 owed: Some(OWED as u64),

@@ -424,6 +424,17 @@ impl Store {
         r
     }
 
+    /// Runs an UPDATE of one row on the pool, its errors counted as a write's
+    /// ([`Self::track_write`]): whether it changed the row.
+    pub(crate) async fn update_one<'q>(
+        &self,
+        query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    ) -> Result<bool, StoreError> {
+        let r = query.execute(&self.pool()).await;
+        let r = self.track_write(r.map_err(StoreError::from))?;
+        Ok(r.rows_affected() == 1)
+    }
+
     /// Counts an error of a write that may have changed nothing (its success proves little:
     /// an UPDATE matching no row commits even on a full disk).
     pub(crate) fn track_write<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {

@@ -248,7 +248,7 @@ impl Store {
         owner: &str,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
-        let r = sqlx::query(
+        let q = sqlx::query(
             "UPDATE jobs SET max_n = $1, status = 'queued', finished_at = NULL, lease_owner = NULL, \
              lease_expires_at = NULL, updated_at = $2 \
              WHERE id = $3 AND kind = 'sequence' AND keep_window IS NOT NULL AND max_n < $1 \
@@ -258,11 +258,8 @@ impl Store {
         .bind(max_n as i64)
         .bind(now)
         .bind(job_id)
-        .bind(owner)
-        .execute(&self.pool())
-        .await;
-        let r = self.track_write(r.map_err(StoreError::from))?;
-        Ok(r.rows_affected() == 1)
+        .bind(owner);
+        self.update_one(q).await
     }
 
     /// Puts every job leased by `owner` back in the queue (a replica restarting under the same

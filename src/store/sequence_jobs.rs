@@ -235,7 +235,7 @@ impl Store {
         periodicity: Option<&str>,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
-        let r = sqlx::query(
+        let q = sqlx::query(
             "UPDATE jobs SET status = $1, computed = $2, error = $3, periodicity = COALESCE($4, periodicity), \
                finished_at = $5, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL \
              WHERE id = $6 AND lease_owner = $7 AND status = 'running'",
@@ -246,10 +246,7 @@ impl Store {
         .bind(periodicity)
         .bind(now)
         .bind(job_id)
-        .bind(owner)
-        .execute(&self.pool())
-        .await;
-        let r = self.track_write(r.map_err(StoreError::from))?;
-        Ok(r.rows_affected() == 1)
+        .bind(owner);
+        self.update_one(q).await
     }
 }

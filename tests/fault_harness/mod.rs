@@ -190,6 +190,16 @@ pub fn fresh_values(code: &str, n: usize) -> Vec<u32> {
     s.values().to_u32_vec()
 }
 
+/// The status of job `id` read through a new connection (what a restarted process sees).
+pub async fn stored_status(url: &str, id: &str) -> Option<String> {
+    let store = Store::connect(url).await.unwrap();
+    store
+        .get_job(id)
+        .await
+        .unwrap()
+        .map(|j| j.status.as_str().to_owned())
+}
+
 /// The stored sequence of `code` read through a new connection (what a restarted process sees).
 pub async fn stored_values(url: &str, code: &str) -> Vec<u32> {
     let store = Store::connect(url).await.unwrap();

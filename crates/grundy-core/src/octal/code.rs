@@ -564,5 +564,20 @@ fn parse_subtraction(s: &str) -> Result<Game, OctalError> {
     Game::subtraction(&members)
 }
 
+/// `code` percent-encoded for an address (a path segment or a query value), but for letters,
+/// digits and `.`: how the service's addresses carry a code.
+pub fn percent_encode(code: &str) -> String {
+    use std::fmt::Write as _;
+    let mut enc = String::new();
+    for b in code.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' {
+            enc.push(b as char);
+        } else {
+            let _ = write!(enc, "%{b:02X}");
+        }
+    }
+    enc
+}
+
 #[cfg(test)]
 mod tests;

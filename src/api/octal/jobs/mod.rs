@@ -125,15 +125,7 @@ pub struct QuotientJobProgress {
 
 /// Where a misère quotient is read (`code` percent-encoded but for letters, digits and `.`).
 pub(super) fn quotient_location(code: &str, max_heap: u64) -> String {
-    use std::fmt::Write;
-    let mut enc = String::new();
-    for b in code.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'.' {
-            enc.push(b as char);
-        } else {
-            let _ = write!(enc, "%{b:02X}");
-        }
-    }
+    let enc = crate::core::octal::code::percent_encode(code);
     format!("/v1/octal/misere/quotient?code={enc}&max_heap={max_heap}")
 }
 
