@@ -9,7 +9,6 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::http::{header, Method, Request};
 use grundy::config::Config;
 use grundy::service::keys::{key_file_line, new_key, KeyRing, Scope};
@@ -17,7 +16,6 @@ use grundy::service::AppState;
 use grundy::store::Job;
 use serde_json::{json, Value};
 use sqlx::Row;
-use tower::ServiceExt;
 
 use common::Reply;
 
@@ -89,19 +87,7 @@ impl Keyed {
         if let Some(a) = authorization {
             req = req.header(header::AUTHORIZATION, a);
         }
-        let body = match body {
-            Some(v) => {
-                req = req.header(header::CONTENT_TYPE, "application/json");
-                Body::from(serde_json::to_vec(&v).unwrap())
-            }
-            None => Body::empty(),
-        };
-        let resp = self
-            .router
-            .clone()
-            .oneshot(req.body(body).unwrap())
-            .await
-            .unwrap();
+        let resp = common::oneshot_json(&self.router, req, body).await;
         let status = resp.status();
         let headers = resp.headers().clone();
         // An event stream that is open stays open: only its head is read.
@@ -974,24 +960,9 @@ async fn the_key_never_reaches_logs_metrics_or_answers() {
         .stderr(std::fs::File::options().append(true).open(&log).unwrap())
         .spawn()
         .unwrap();
-    let client = reqwest::Client::new();
-    let mut ready = false;
     // Only a hang's end: a debug binary logging at trace starts slowly on a busy machine.
-    let deadline = std::time::Instant::now() + common::UNHURRIED;
-    while std::time::Instant::now() < deadline {
-        if client
-            .get(format!("{base}/readyz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            ready = true;
-            break;
-        }
-        assert!(child.try_wait().unwrap().is_none(), "the server exited");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(ready, "the server did not start");
+    common::wait_ready(&mut child, &base).await;
+    let client = reqwest::Client::new();
     let (alice, viewer) = (&keys[0], &keys[1]);
     let wrong = format!("{alice}0");
     let mut answers = String::new();

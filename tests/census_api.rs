@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
 use axum::http::{header, Method, Request};
 use common::Reply;
 use grundy::config::Config;
@@ -19,14 +18,11 @@ use grundy::service::keys::{key_file_line, new_key, KeyRing, Scope};
 use grundy::service::AppState;
 use serde_json::{json, Value};
 use sqlx::Row;
-use tower::ServiceExt;
 
 fn fast_jobs() -> Config {
     Config {
-        job_checkpoint: Duration::from_millis(200),
-        job_lease: Duration::from_millis(2000),
         job_threads: grundy::config::JobThreads::Fixed(1),
-        ..common::config()
+        ..common::fast_jobs()
     }
 }
 
@@ -84,19 +80,7 @@ impl App {
         if let Some(a) = accept {
             req = req.header(header::ACCEPT, a);
         }
-        let body = match body {
-            Some(v) => {
-                req = req.header(header::CONTENT_TYPE, "application/json");
-                Body::from(serde_json::to_vec(&v).unwrap())
-            }
-            None => Body::empty(),
-        };
-        let resp = self
-            .router
-            .clone()
-            .oneshot(req.body(body).unwrap())
-            .await
-            .unwrap();
+        let resp = common::oneshot_json(&self.router, req, body).await;
         let (status, headers) = (resp.status(), resp.headers().clone());
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
             .await

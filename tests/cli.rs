@@ -3,6 +3,8 @@
 //! independent computation, a run stopped by SIGINT (and one killed with -9) resumed to the
 //! same result, a finished run answered at once, and bad input refused with exit 2.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -189,14 +191,6 @@ fn json_stdout(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}{}", text(&out.stdout), text(&out.stderr)))
 }
 
-fn u64s(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
-}
-
 #[test]
 fn a_run_to_completion_gives_the_histograms_of_the_definition() {
     let dir = temp_dir();
@@ -258,9 +252,12 @@ fn a_run_to_completion_gives_the_histograms_of_the_definition() {
         } else {
             histogram(&from_file[..n])
         };
-        assert_eq!(u64s(&row["histogram"]), expect, "n = {n}");
+        assert_eq!(common::u64s(&row["histogram"]), expect, "n = {n}");
     }
-    assert_eq!(u64s(&stats["current"]["histogram"]), histogram(&from_file));
+    assert_eq!(
+        common::u64s(&stats["current"]["histogram"]),
+        histogram(&from_file)
+    );
     // Figures of the tables (.167 at 2^16): largest value 52, first at heap 24158.
     assert_eq!(stats["current"]["max_value"], 52);
     assert_eq!(stats["current"]["max_value_first_heap"], 24158);

@@ -3,18 +3,14 @@
 //! backticks (`src/…`, `crates/…`, `scripts/…`, `tests/…`, `docs/…`, `web/…`, written from the
 //! repository root) exists. A module moved or a file renamed fails here until the text follows.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 /// README and every page of the guide, with their paths from the repository root.
 fn documents() -> Vec<(PathBuf, String)> {
     let mut out = vec![PathBuf::from("README.md"), PathBuf::from("BENCHMARKS.md")];
-    let mut pages: Vec<_> = std::fs::read_dir("docs")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    pages.sort();
-    out.extend(pages);
+    out.extend(common::guide_pages());
     out.into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();

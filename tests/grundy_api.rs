@@ -25,14 +25,6 @@ fn brute(n: usize) -> Vec<u64> {
     g
 }
 
-fn u64s(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
-}
-
 /// Every winning move `(heap_index, a, b)` of a sum, by brute force, in the API's order.
 fn brute_moves(g: &[u64], heaps: &[u64]) -> Vec<(u64, u64, u64)> {
     let x = heaps.iter().fold(0, |acc, &h| acc ^ g[h as usize]);
@@ -67,7 +59,7 @@ async fn sequence_values_and_verdict() {
         assert_eq!(r["code"], "grundy");
         assert_eq!(r["standard_form"]["code"], "grundy");
         assert_eq!(r["standard_form"]["shift"], 0);
-        assert_eq!(u64s(&r["values"]), want);
+        assert_eq!(common::u64s(&r["values"]), want);
         // No theorem proves periodicity for a rule on the parts.
         assert_eq!(r["periodicity"]["status"], "unknown");
         assert!(r["periodicity"]["period"].is_null());
@@ -123,7 +115,7 @@ async fn winning_moves_match_brute_force() {
             assert_eq!(r["outcome"], if x == 0 { "P" } else { "N" });
             for m in r["moves"].as_array().unwrap() {
                 assert_eq!(m["take"], 0, "{m}");
-                let leave = u64s(&m["leave"]);
+                let leave = common::u64s(&m["leave"]);
                 assert_eq!(leave.len(), 2, "{m}");
                 assert_eq!(leave[0] + leave[1], m["heap"].as_u64().unwrap());
                 got.push((m["heap_index"].as_u64().unwrap(), leave[0], leave[1]));
@@ -177,7 +169,7 @@ async fn moves_with_a_big_heap(big: u64) {
     assert!(!moves.is_empty(), "{r}");
     for m in &moves {
         let i = m["heap_index"].as_u64().unwrap() as usize;
-        let leave = u64s(&m["leave"]);
+        let leave = common::u64s(&m["leave"]);
         assert_eq!(m["take"], 0);
         assert!(
             leave[0] < leave[1] && leave[0] + leave[1] == heaps[i],
@@ -229,7 +221,7 @@ async fn jobs_and_limits() {
     let r = s
         .ok("/v1/octal/sequence", &json!({"code": "grundy", "n": 2000}))
         .await;
-    assert_eq!(u64s(&r["values"]), want);
+    assert_eq!(common::u64s(&r["values"]), want);
     // Beyond the synchronous limit without a proof: a 422 that names the field.
     let r = s.get("/v1/octal/grundy/value/5000000").await;
     common::assert_problem(&r, 422, "heap");

@@ -8,17 +8,9 @@ use grundy::config::Config;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-fn fast_jobs() -> Config {
-    Config {
-        job_checkpoint: Duration::from_millis(200),
-        job_lease: Duration::from_millis(2000),
-        ..common::config()
-    }
-}
-
 #[tokio::test]
 async fn life_cycle_on_sqlite() {
-    let s = common::start_with(fast_jobs()).await;
+    let s = common::start_with(common::fast_jobs()).await;
     // Submit: 202 + Location; done early once periodicity is proved.
     let r = s
         .post("/v1/octal/jobs", &json!({"code": ".07", "max_n": 1000000}))
@@ -123,7 +115,7 @@ async fn list(s: &common::Server, q: &str) -> Value {
 /// kind (the total counts the filtered jobs, on every page); a bad status is a 422 naming it.
 #[tokio::test]
 async fn the_list_counts_every_job_and_filters_by_status_and_kind() {
-    let s = common::start_with(fast_jobs()).await;
+    let s = common::start_with(common::fast_jobs()).await;
     let mut done = Vec::new();
     for max_n in 10..15u64 {
         let r = s
@@ -227,7 +219,7 @@ async fn the_list_counts_every_job_and_filters_by_status_and_kind() {
 /// gets every core (`GRUNDY_JOB_THREADS` unset: `auto`).
 #[tokio::test]
 async fn a_job_cites_its_threads_cpu_time_and_engine() {
-    let s = common::start_with(fast_jobs()).await;
+    let s = common::start_with(common::fast_jobs()).await;
     let r = s
         .post("/v1/octal/jobs", &json!({"code": "0.6", "max_n": 200000}))
         .await;
@@ -273,7 +265,7 @@ async fn running_jobs_share_the_cores_and_rebalance() {
     let s = common::start_with(Config {
         job_workers: 2,
         job_pace: Some(10_000),
-        ..fast_jobs()
+        ..common::fast_jobs()
     })
     .await;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -471,7 +463,7 @@ async fn unreachable_store_fails_readiness_only() {
 
 #[tokio::test]
 async fn metrics_report_jobs_and_cache() {
-    let s = common::start_with(fast_jobs()).await;
+    let s = common::start_with(common::fast_jobs()).await;
     let r = s
         .post("/v1/octal/jobs", &json!({"code": "0.77", "max_n": 1000}))
         .await;
@@ -498,14 +490,7 @@ async fn metrics_report_jobs_and_cache() {
 #[test]
 fn bad_job_threads_are_a_startup_error() {
     for bad in ["0", "65", "many", "-1", "Auto", "4 threads"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
-            .env("GRUNDY_JOB_THREADS", bad)
-            .env("GRUNDY_DATABASE_URL", "none")
-            .env("GRUNDY_ADDR", "127.0.0.1:0")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        let err = common::startup_error("GRUNDY_JOB_THREADS", bad);
         assert!(
             err.contains("GRUNDY_JOB_THREADS") && err.contains(&format!("{bad:?}")),
             "{bad}: {err}"

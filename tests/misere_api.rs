@@ -521,10 +521,8 @@ async fn quotients_are_stored_and_read_back() {
 /// it running (a slow machine only makes it last longer).
 fn fast_jobs() -> Config {
     Config {
-        job_checkpoint: Duration::from_millis(200),
-        job_lease: Duration::from_millis(2000),
         job_pace: Some(1),
-        ..common::config()
+        ..common::fast_jobs()
     }
 }
 

@@ -28,13 +28,7 @@ fn documents() -> Vec<(String, String)> {
         "README.md".to_owned(),
         std::fs::read_to_string("README.md").unwrap(),
     )];
-    let mut pages: Vec<_> = std::fs::read_dir("docs")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    pages.sort();
-    for p in pages {
+    for p in common::guide_pages() {
         let text = std::fs::read_to_string(&p).unwrap();
         out.push((p.display().to_string(), text));
     }

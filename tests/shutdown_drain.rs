@@ -556,14 +556,7 @@ async fn default_shutdown_fits_a_container_stop_timeout() {
 #[test]
 fn bad_shutdown_grace_is_a_startup_error() {
     for bad in ["3s", "-1", "600001"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
-            .env("GRUNDY_SHUTDOWN_GRACE_MS", bad)
-            .env("GRUNDY_DATABASE_URL", "none")
-            .env("GRUNDY_ADDR", "127.0.0.1:0")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        let err = common::startup_error("GRUNDY_SHUTDOWN_GRACE_MS", bad);
         assert!(err.contains("GRUNDY_SHUTDOWN_GRACE_MS"), "{bad}: {err}");
     }
 }

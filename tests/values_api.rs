@@ -3,13 +3,11 @@
 
 mod common;
 
-use axum::body::Body;
 use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use grundy::config::Config;
 use grundy::core::octal::{Game, Solver};
 use serde_json::{json, Value};
 use std::time::Duration;
-use tower::ServiceExt;
 
 /// The router over a fresh state (as `common::app_with`, but requests may carry headers and
 /// the body is kept as bytes).
@@ -67,19 +65,7 @@ impl App {
         if let Some(a) = accept {
             req = req.header(header::ACCEPT, a);
         }
-        let body = match body {
-            Some(v) => {
-                req = req.header(header::CONTENT_TYPE, "application/json");
-                Body::from(serde_json::to_vec(&v).unwrap())
-            }
-            None => Body::empty(),
-        };
-        let resp = self
-            .0
-            .clone()
-            .oneshot(req.body(body).unwrap())
-            .await
-            .unwrap();
+        let resp = common::oneshot_json(&self.0, req, body).await;
         let status = resp.status();
         let headers = resp.headers().clone();
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)

@@ -117,10 +117,8 @@ fn assert_statistics(doc: &Value, want: &Statistics) {
 
 fn fast_jobs() -> Config {
     Config {
-        job_checkpoint: Duration::from_millis(200),
-        job_lease: Duration::from_millis(2000),
         job_threads: grundy::config::JobThreads::Fixed(1),
-        ..common::config()
+        ..common::fast_jobs()
     }
 }
 

@@ -14,6 +14,27 @@ pub struct App {
     router: axum::Router,
 }
 
+/// `req` through `router`, with `body` as JSON (`content-type: application/json`) or none: the
+/// request of a test that sets its own headers (keys, `accept`).
+pub async fn oneshot_json(
+    router: &axum::Router,
+    mut req: axum::http::request::Builder,
+    body: Option<Value>,
+) -> axum::response::Response {
+    let body = match body {
+        Some(v) => {
+            req = req.header(header::CONTENT_TYPE, "application/json");
+            Body::from(serde_json::to_vec(&v).unwrap())
+        }
+        None => Body::empty(),
+    };
+    router
+        .clone()
+        .oneshot(req.body(body).unwrap())
+        .await
+        .unwrap()
+}
+
 /// The application with the tests' configuration ([`super::config`]) and a private temporary
 /// SQLite store.
 pub async fn app() -> App {

@@ -20,17 +20,18 @@ mod data;
 #[path = "../../crates/grundy-core/src/test_support/rng.rs"]
 mod rng;
 #[allow(unused_imports)] // not every test binary uses every helper
-pub use data::{u64s, vectors};
+pub use data::{u64s, vectors, KNOWN_PERIODS};
 #[allow(unused_imports)]
 pub use rng::Rng;
 
 mod in_process;
 mod server;
 #[allow(unused_imports)]
-pub use in_process::{app, app_with, App};
+pub use in_process::{app, app_with, oneshot_json, App};
 #[allow(unused_imports)]
 pub use server::{
-    child_port, fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, Process, Server,
+    child_port, fresh_postgres_url, start, start_with, temp_sqlite_url, wait_job, wait_ready,
+    Process, Server,
 };
 
 /// The configuration tests start from (`app()`, `start()`, and `..common::config()` in a test's
@@ -45,6 +46,41 @@ pub fn config() -> grundy::config::Config {
         header_read_timeout: UNHURRIED,
         ..grundy::config::Config::default()
     }
+}
+
+/// [`config`] with jobs that checkpoint every 200 ms on a 2 s lease, so that a test sees their
+/// progress and a lost worker's job is taken over soon.
+pub fn fast_jobs() -> grundy::config::Config {
+    grundy::config::Config {
+        job_checkpoint: std::time::Duration::from_millis(200),
+        job_lease: std::time::Duration::from_millis(2000),
+        ..config()
+    }
+}
+
+/// The guide's pages (`docs/*.md`), sorted, with their paths from the repository root.
+pub fn guide_pages() -> Vec<std::path::PathBuf> {
+    let mut pages: Vec<_> = std::fs::read_dir("docs")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// The binary started with `var=bad` (no store, any port) must refuse to start: exit status 2.
+/// Returns what it wrote on stderr.
+pub fn startup_error(var: &str, bad: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .env(var, bad)
+        .env("GRUNDY_DATABASE_URL", "none")
+        .env("GRUNDY_ADDR", "127.0.0.1:0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+    err
 }
 
 /// What "no deadline" means in a test: long enough for any work a test does on any machine,

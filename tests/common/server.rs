@@ -98,6 +98,32 @@ async fn reply(resp: reqwest::Response) -> Reply {
     Reply::new(status, headers, &bytes)
 }
 
+/// Waits until the `grundy` process `child` answers /readyz at `base`. Panics when it exits
+/// first, or (killing it) when it is not ready within [`super::UNHURRIED`].
+pub async fn wait_ready(child: &mut std::process::Child, base: &str) {
+    let client = reqwest::Client::new();
+    // A debug binary on a busy one-core machine may take many seconds to start (migrations,
+    // a store to recover): the deadline only ends a hang; a process that exits fails at once.
+    let deadline = std::time::Instant::now() + super::UNHURRIED;
+    while std::time::Instant::now() < deadline {
+        if client
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return;
+        }
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            panic!("grundy exited before it was ready: {status}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("grundy did not become ready");
+}
+
 /// A real `grundy` process (the binary cargo built for these tests), killed on drop.
 pub struct Process {
     pub child: std::process::Child,
@@ -122,27 +148,8 @@ impl Process {
         }
         let mut child = cmd.spawn().expect("spawn grundy");
         let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        // A debug binary on a busy one-core machine may take many seconds to start (migrations,
-        // a store to recover): the deadline only ends a hang; a process that exits fails at once.
-        let deadline = std::time::Instant::now() + super::UNHURRIED;
-        while std::time::Instant::now() < deadline {
-            if client
-                .get(format!("{base}/readyz"))
-                .send()
-                .await
-                .is_ok_and(|r| r.status().is_success())
-            {
-                return Process { child, base };
-            }
-            if let Some(status) = child.try_wait().expect("try_wait") {
-                panic!("grundy exited before it was ready: {status}");
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("grundy did not become ready");
+        wait_ready(&mut child, &base).await;
+        Process { child, base }
     }
 
     pub fn server(&self) -> Server {

@@ -12,7 +12,7 @@ use std::hash::Hash;
 // These two files are also compiled into the integration tests (`tests/common/mod.rs`).
 mod data;
 mod rng;
-pub use data::{u64s, vectors};
+pub use data::{u64s, vectors, KNOWN_PERIODS};
 pub use rng::Rng;
 
 /// The minimum excludant: the least natural number not among `values`.

@@ -434,19 +434,8 @@ fn text_claims() {
 /// The periodicity constants of the brief (preperiod / period), proved from computed values.
 #[test]
 fn known_periods() {
-    for (code, n0, p) in [
-        ("0.77", 71, 12),
-        ("0.07", 53, 34),
-        ("0.137", 52, 34),
-        ("0.4", 54, 34),
-        ("0.45", 498, 20),
-        ("0.156", 3479, 349),
-        ("0.356", 7315, 142),
-        ("0.644", 3256, 442),
-        ("0.165", 5181, 1550),
-        ("0.127", 46578, 4),
-    ] {
-        assert_periodic(code, &prove(code, 200_000), n0, p, 0);
+    for (code, n0, p) in crate::test_support::KNOWN_PERIODS {
+        assert_periodic(code, &prove(code, 200_000), n0 as i64, p as i64, 0);
     }
 }
 
