@@ -127,6 +127,15 @@ pub fn nim_followers(heaps: &Vec<u64>) -> Vec<((u64, u64), Vec<u64>)> {
     out
 }
 
+/// The codes `fixed`, then 40 random ones ([`random_code`]) drawn from `rng`.
+pub fn codes_and_random(fixed: &[&str], rng: &mut Rng) -> Vec<String> {
+    let mut codes: Vec<String> = fixed.iter().map(|s| (*s).to_owned()).collect();
+    for _ in 0..40 {
+        codes.push(random_code(rng));
+    }
+    codes
+}
+
 /// A random octal or hexadecimal game code: 1–4 digits after the point, sometimes digits
 /// before the point, sometimes a repeating block.
 pub fn random_code(rng: &mut Rng) -> String {

@@ -97,7 +97,7 @@ fn mark(seen: &mut Vec<bool>, v: u32) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    pub(crate) use crate::test_support::{random_code, Rng};
+    pub(crate) use crate::test_support::{codes_and_random, random_code, Rng};
     use std::collections::HashMap;
 
     /// Grundy value of an arbitrary multiset of heaps by exploring the game tree, without the
@@ -168,16 +168,13 @@ pub(crate) mod tests {
     #[test]
     fn naive_matches_game_tree_brute_force() {
         let mut rng = Rng(0x5eed_0001);
-        let mut codes: Vec<String> = [
-            "0.07", "0.77", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "0.5(3)", "C.1",
-            "8.2",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-        for _ in 0..40 {
-            codes.push(random_code(&mut rng));
-        }
+        let codes = codes_and_random(
+            &[
+                "0.07", "0.77", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "0.5(3)", "C.1",
+                "8.2",
+            ],
+            &mut rng,
+        );
         for code in &codes {
             let game = Game::parse(code).unwrap();
             let limit = if game.max_heaps() >= 3 { 9 } else { 12 };

@@ -1,6 +1,6 @@
 //! Tests of `moves.rs`: every winning move against a brute force, pagination, huge heaps.
 
-use super::super::naive::tests::{random_code, Rng};
+use super::super::naive::tests::{codes_and_random, Rng};
 use super::super::solver::Solver;
 use super::super::values::Values;
 use super::*;
@@ -97,15 +97,12 @@ fn solver(code: &str, n: usize) -> Solver {
 #[test]
 fn small_positions_match_brute_force() {
     let mut rng = Rng(0xA11_0C47);
-    let mut codes: Vec<String> = [
-        "0.07", "0.6", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "C00.1",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    for _ in 0..40 {
-        codes.push(random_code(&mut rng));
-    }
+    let codes = codes_and_random(
+        &[
+            "0.07", "0.6", "4.07", "44.3", "80.4", "0.F8", "0.(3)", "4.(3)", "C00.1",
+        ],
+        &mut rng,
+    );
     for code in &codes {
         let s = solver(code, 60);
         let game = s.game().clone();

@@ -14,8 +14,10 @@ use crate::octal::naive::naive_values;
 use crate::octal::naive::tests::{random_code, Rng};
 use crate::octal::statistics::Statistics;
 use crate::octal::values::ValuesRef;
-use crate::octal::window::archive::{Archive, MemoryArchive};
+use crate::octal::window::archive::Archive;
 use crate::octal::window::Keep;
+
+use super::window::Shared;
 
 /// G(0..n) on one thread, the pipeline off.
 fn one_thread(game: &Game, n: usize) -> Vec<u32> {
@@ -292,19 +294,6 @@ fn statistics_see_every_value_once() {
             e.statistics().and_then(Statistics::current).unwrap()
         };
         assert_eq!(run(2), run(1), "{code}");
-    }
-}
-
-/// A [`MemoryArchive`] a test can still look at.
-#[derive(Debug, Clone, Default)]
-struct Shared(Arc<Mutex<MemoryArchive>>);
-
-impl Archive for Shared {
-    fn offer(&mut self, from: u64, values: ValuesRef<'_>) -> Result<u64, String> {
-        self.0.lock().unwrap().offer(from, values)
-    }
-    fn read(&mut self, from: u64, out: &mut [u16]) -> Result<(), String> {
-        self.0.lock().unwrap().read(from, out)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::octal::window::Keep;
 
 /// A [`MemoryArchive`] that a test can still look at (and hand to a resumed engine).
 #[derive(Debug, Clone, Default)]
-struct Shared(Arc<Mutex<MemoryArchive>>);
+pub(super) struct Shared(Arc<Mutex<MemoryArchive>>);
 
 impl Archive for Shared {
     fn offer(&mut self, from: u64, values: ValuesRef<'_>) -> Result<u64, String> {
