@@ -47,16 +47,8 @@ async fn exercise_sequences(store: &Store) {
         .save_sequence("0.07", &values[..1000], 0, None)
         .await
         .unwrap();
-    assert_eq!(
-        store
-            .load_sequence("0.07")
-            .await
-            .unwrap()
-            .unwrap()
-            .values
-            .to_u32_vec(),
-        values[..1000]
-    );
+    let stored = store.load_sequence("0.07").await.unwrap().unwrap();
+    assert_eq!(stored.values.to_u32_vec(), values[..1000]);
     store
         .save_sequence("0.07", &values, 1000, Some(r#"{"status":"periodic"}"#))
         .await
@@ -72,6 +64,17 @@ async fn exercise_sequences(store: &Store) {
     let s = store.load_sequence("0.07").await.unwrap().unwrap();
     assert_eq!(s.values.to_u32_vec(), values);
     assert!(s.periodicity.is_some());
+}
+
+/// The values of chunks `first..=last` of `code`, read chunk by chunk.
+async fn chunk_values(store: &Store, code: &str, first: usize, last: usize) -> Vec<u32> {
+    store
+        .read_chunks(code, first, last)
+        .await
+        .unwrap()
+        .into_iter()
+        .flat_map(|(_, v)| v)
+        .collect()
 }
 
 /// (chunk, format, value_count, length(data), width byte) of each stored chunk of `code`.
@@ -133,13 +136,7 @@ async fn exercise_narrow_chunks(store: &Store) {
     assert_eq!(rows.iter().map(|r| r.4).collect::<Vec<_>>(), [1, 2, 4]);
     let loaded = store.load_sequence("0.16").await.unwrap().unwrap().values;
     assert_eq!(loaded, Values::U32(mixed.clone()));
-    let read: Vec<u32> = store
-        .read_chunks("0.16", 0, 2)
-        .await
-        .unwrap()
-        .into_iter()
-        .flat_map(|(_, v)| v)
-        .collect();
+    let read = chunk_values(store, "0.16", 0, 2).await;
     assert_eq!(read, mixed);
     // The widest chunk of a range, from the headers alone (the download's width bound).
     for (first, last, widest) in [(0, 0, 1), (0, 1, 2), (1, 1, 2), (1, 2, 4), (0, 2, 4)] {
@@ -248,13 +245,7 @@ async fn exercise_legacy_chunks(store: &Store) {
         "a legacy chunk is u32"
     );
     assert_eq!(s.values.to_u32_vec(), values);
-    let read: Vec<u32> = store
-        .read_chunks("0.17", 0, 1)
-        .await
-        .unwrap()
-        .into_iter()
-        .flat_map(|(_, v)| v)
-        .collect();
+    let read = chunk_values(store, "0.17", 0, 1).await;
     assert_eq!(read, values);
 
     // Extending: the partial legacy chunk is replaced by a new one holding more values; the
