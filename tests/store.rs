@@ -273,31 +273,13 @@ async fn exercise_legacy_chunks(store: &Store) {
 
 async fn exercise_jobs(store: &Store) {
     let a = store
-        .create_job(
-            &NewJob {
-                code: "0.6".into(),
-                max_n: 5000,
-                keep_window: None,
-                store_values: true,
-            },
-            "job-a",
-            0,
-        )
+        .create_job(&common::new_job("0.6", 5000), "job-a", 0)
         .await
         .unwrap();
     assert_eq!(a.status, JobStatus::Queued);
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let b = store
-        .create_job(
-            &NewJob {
-                code: "0.07".into(),
-                max_n: 100,
-                keep_window: None,
-                store_values: true,
-            },
-            "job-b",
-            0,
-        )
+        .create_job(&common::new_job("0.07", 100), "job-b", 0)
         .await
         .unwrap();
     let list = store.list_jobs(10, None).await.unwrap();
@@ -414,16 +396,7 @@ async fn exercise_jobs(store: &Store) {
 
     // Queued jobs cancel at once; release puts a running job back in the queue.
     store
-        .create_job(
-            &NewJob {
-                code: "0.77".into(),
-                max_n: 10,
-                keep_window: None,
-                store_values: true,
-            },
-            "job-c",
-            0,
-        )
+        .create_job(&common::new_job("0.77", 10), "job-c", 0)
         .await
         .unwrap();
     assert_eq!(
@@ -431,16 +404,7 @@ async fn exercise_jobs(store: &Store) {
         JobStatus::Cancelled
     );
     store
-        .create_job(
-            &NewJob {
-                code: "0.77".into(),
-                max_n: 10,
-                keep_window: None,
-                store_values: true,
-            },
-            "job-d",
-            0,
-        )
+        .create_job(&common::new_job("0.77", 10), "job-d", 0)
         .await
         .unwrap();
     let d = store.claim_job("r1", 60_000).await.unwrap().unwrap();
@@ -735,16 +699,7 @@ async fn postgres_concurrent_claims_never_double_claim() {
     let store = postgres().await;
     for i in 0..40 {
         store
-            .create_job(
-                &NewJob {
-                    code: "0.07".into(),
-                    max_n: 10,
-                    keep_window: None,
-                    store_values: true,
-                },
-                &format!("j{i:02}"),
-                0,
-            )
+            .create_job(&common::new_job("0.07", 10), &format!("j{i:02}"), 0)
             .await
             .unwrap();
     }

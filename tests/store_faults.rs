@@ -18,7 +18,7 @@ mod common;
 mod fault_harness;
 
 use fault_harness::{assert_values_match, fast, spawn_fresh, start, stored_status};
-use grundy::store::{Checkpoint, CheckpointArgs, FaultKind, NewJob, Store, CHUNK};
+use grundy::store::{Checkpoint, CheckpointArgs, FaultKind, Store, CHUNK};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -33,15 +33,6 @@ async fn integrity_ok(url: &str) {
         .await
         .unwrap();
     assert_eq!(row.0, "ok");
-}
-
-fn new_job(code: &str, max_n: u64) -> NewJob {
-    NewJob {
-        code: code.into(),
-        max_n,
-        keep_window: None,
-        store_values: true,
-    }
 }
 
 /// The defect itself: SQLite rolls a transaction back on its own when COMMIT fails with
@@ -69,7 +60,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
 
     // A write transaction that fails inside (the store is full), then acknowledged writes.
     store
-        .create_job(&new_job("0.6", 1_000_000), "long", 0)
+        .create_job(&common::new_job("0.6", 1_000_000), "long", 0)
         .await
         .unwrap();
     let job = store.claim_job("r1", 60_000).await.unwrap().unwrap();
@@ -93,7 +84,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     for i in 0..8 {
         tokio::time::timeout(
             crate::common::UNHURRIED,
-            store.create_job(&new_job("0.07", 10), &format!("after-{i}"), 0),
+            store.create_job(&common::new_job("0.07", 10), &format!("after-{i}"), 0),
         )
         .await
         .expect("no write waits on a lock held by an abandoned transaction")
@@ -114,7 +105,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
     }
     tokio::time::timeout(
         crate::common::UNHURRIED,
-        other.create_job(&new_job("0.07", 10), "from-other", 0),
+        other.create_job(&common::new_job("0.07", 10), "from-other", 0),
     )
     .await
     .expect("another connection can write at once")
@@ -139,7 +130,7 @@ async fn a_connection_whose_commit_failed_is_never_pooled_again() {
 async fn a_tail_without_its_prefix_is_refused() {
     let store = Store::connect(&common::temp_sqlite_url()).await.unwrap();
     store
-        .create_job(&new_job("0.6", 1_000_000), "j", 0)
+        .create_job(&common::new_job("0.6", 1_000_000), "j", 0)
         .await
         .unwrap();
     store.claim_job("r1", 60_000).await.unwrap().unwrap();
@@ -171,7 +162,7 @@ async fn concurrent_claims_on_sqlite_never_double_claim() {
     let store = Store::connect(&common::temp_sqlite_url()).await.unwrap();
     for i in 0..40 {
         store
-            .create_job(&new_job("0.07", 10), &format!("j{i:02}"), 0)
+            .create_job(&common::new_job("0.07", 10), &format!("j{i:02}"), 0)
             .await
             .unwrap();
     }
@@ -185,7 +176,7 @@ async fn concurrent_claims_on_sqlite_never_double_claim() {
     .await;
     // Jobs held in memory are skipped.
     store
-        .create_job(&new_job("0.07", 10), "held", 0)
+        .create_job(&common::new_job("0.07", 10), "held", 0)
         .await
         .unwrap();
     assert!(store
@@ -532,7 +523,7 @@ async fn a_missing_schema_fails_the_ping_and_is_reapplied() {
         "writers are told to write everything again"
     );
     store
-        .create_job(&new_job("0.07", 10), "after", 0)
+        .create_job(&common::new_job("0.07", 10), "after", 0)
         .await
         .unwrap();
     let values: Vec<u32> = (0..1000).map(|i| i % 300).collect();

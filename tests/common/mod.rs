@@ -58,6 +58,16 @@ pub fn fast_jobs() -> grundy::config::Config {
     }
 }
 
+/// A sequence job of `code` up to `max_n` that stores every value (no window).
+pub fn new_job(code: &str, max_n: u64) -> grundy::store::NewJob {
+    grundy::store::NewJob {
+        code: code.into(),
+        max_n,
+        keep_window: None,
+        store_values: true,
+    }
+}
+
 /// The guide's pages (`docs/*.md`), sorted, with their paths from the repository root.
 pub fn guide_pages() -> Vec<std::path::PathBuf> {
     let mut pages: Vec<_> = std::fs::read_dir("docs")
