@@ -35,9 +35,4 @@ request = function()
   return pool[nxt]
 end
 
-done = function(summary, latency, requests)
-  io.write(string.format("RESULT requests/s=%.0f p50_ms=%.3f p99_ms=%.3f errors=%d non2xx=%d\n",
-    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
-    summary.errors.status))
-end
+done = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-result.lua")
