@@ -7,20 +7,30 @@ mod common;
 use common::{wait_job, Process};
 use serde_json::json;
 
+/// Two replicas (`replica-a`, `replica-b`) on the database at `url`, two job workers each,
+/// checkpointing every 200 ms, with the variables `extra` too.
+async fn two_replicas(url: &str, extra: &[(&'static str, String)]) -> (Process, Process) {
+    let env = |id: &str| {
+        let mut env = vec![
+            ("GRUNDY_DATABASE_URL", url.to_owned()),
+            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
+            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
+            ("GRUNDY_REPLICA_ID", id.to_owned()),
+        ];
+        env.extend_from_slice(extra);
+        env
+    };
+    (
+        Process::spawn(&env("replica-a")).await,
+        Process::spawn(&env("replica-b")).await,
+    )
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn two_replicas_share_the_queue_and_compute_each_job_once() {
     let url = common::fresh_postgres_url().await;
-    let env = |id: &str| {
-        vec![
-            ("GRUNDY_DATABASE_URL", url.clone()),
-            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
-            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
-            ("GRUNDY_REPLICA_ID", id.to_owned()),
-        ]
-    };
-    let a = Process::spawn(&env("replica-a")).await;
-    let b = Process::spawn(&env("replica-b")).await;
+    let (a, b) = two_replicas(&url, &[]).await;
     let codes = [
         "0.6", "0.07", "0.77", "0.137", "0.4", "0.45", "0.14", "0.15", "0.16", "0.36", "0.51",
         "0.52",
@@ -58,16 +68,7 @@ async fn two_replicas_share_the_queue_and_compute_each_job_once() {
 #[ignore = "needs PostgreSQL; run by .ci/run with --ignored"]
 async fn a_census_is_computed_by_both_replicas_and_verified_once() {
     let url = common::fresh_postgres_url().await;
-    let env = |id: &str| {
-        vec![
-            ("GRUNDY_DATABASE_URL", url.clone()),
-            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
-            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
-            ("GRUNDY_REPLICA_ID", id.to_owned()),
-        ]
-    };
-    let a = Process::spawn(&env("replica-a")).await;
-    let b = Process::spawn(&env("replica-b")).await;
+    let (a, b) = two_replicas(&url, &[]).await;
     let codes = ["0.6", "0.07", "0.137", "grundy", "0.167", "0.14"];
     let r = a
         .server()
@@ -129,17 +130,11 @@ async fn misere_quotients_are_computed_once_across_replicas() {
         .join("\n"),
     )
     .unwrap();
-    let env = |id: &str| {
-        vec![
-            ("GRUNDY_DATABASE_URL", url.clone()),
-            ("GRUNDY_JOB_WORKERS", "2".to_owned()),
-            ("GRUNDY_JOB_CHECKPOINT_MS", "200".to_owned()),
-            ("GRUNDY_REPLICA_ID", id.to_owned()),
-            ("GRUNDY_API_KEYS_FILE", keys.display().to_string()),
-        ]
-    };
-    let a = Process::spawn(&env("replica-a")).await;
-    let b = Process::spawn(&env("replica-b")).await;
+    let (a, b) = two_replicas(
+        &url,
+        &[("GRUNDY_API_KEYS_FILE", keys.display().to_string())],
+    )
+    .await;
     let client = reqwest::Client::new();
     let post = |base: String, key: String, bound: u64| {
         let client = client.clone();

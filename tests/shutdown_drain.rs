@@ -267,19 +267,25 @@ async fn in_process_round(round: usize, traffic: Duration) -> Tally {
     server.await.expect("server task").expect("server");
     let took = asked.elapsed();
     stopped_tx.send(true).unwrap();
-    let mut tally = collect(round, clients).await;
-    tally.slowest_stop = took;
-    tally
+    Tally {
+        slowest_stop: took,
+        ..collect(round, clients).await
+    }
+}
+
+/// The number of rounds: the environment variable `var`, else `default`.
+fn rounds(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Rounds of the race in-process (`GRUNDY_DRAIN_ROUNDS`, default 200), four at a time: a
 /// race lost once in 100 rounds passes unnoticed with probability 0.99^200 ≈ 13%.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_established_connection_is_left_unanswered() {
-    let rounds: usize = std::env::var("GRUNDY_DRAIN_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+    let rounds = rounds("GRUNDY_DRAIN_ROUNDS", 200);
     let started = Instant::now();
     let mut tally = Tally::default();
     let mut round = 0;
@@ -324,18 +330,16 @@ async fn process_round(round: usize, traffic: Duration) -> Tally {
     let took = asked.elapsed();
     assert!(status.success(), "exit status {status}");
     stopped_tx.send(true).unwrap();
-    let mut tally = collect(round, clients).await;
-    tally.slowest_stop = took;
-    tally
+    Tally {
+        slowest_stop: took,
+        ..collect(round, clients).await
+    }
 }
 
 /// The race against the binary and its SIGTERM handling, fewer rounds (a process each).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_leaves_no_established_connection_unanswered() {
-    let rounds: usize = std::env::var("GRUNDY_DRAIN_PROCESS_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12);
+    let rounds = rounds("GRUNDY_DRAIN_PROCESS_ROUNDS", 12);
     let started = Instant::now();
     let mut tally = Tally::default();
     for r in 0..rounds {
