@@ -242,18 +242,25 @@ async fn collect(round: usize, clients: Vec<tokio::task::JoinHandle<Vec<Outcome>
     tally
 }
 
+/// A listener on an ephemeral port and the configuration of a server on it: no store, no job
+/// workers, the grace period `grace`.
+async fn serving(grace: Duration) -> (tokio::net::TcpListener, Config) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let config = Config {
+        addr: listener.local_addr().unwrap(),
+        database_url: None,
+        job_workers: 0,
+        shutdown_grace: grace,
+        ..common::config()
+    };
+    (listener, config)
+}
+
 /// One round in-process: the server on an ephemeral port, clients connecting in a loop, then
 /// the shutdown future resolves while they go on; the clients stop once `run` has returned.
 async fn in_process_round(round: usize, traffic: Duration) -> Tally {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = Config {
-        addr,
-        database_url: None,
-        job_workers: 0,
-        shutdown_grace: GRACE,
-        ..common::config()
-    };
+    let (listener, config) = serving(GRACE).await;
+    let addr = config.addr;
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(grundy::run(config, listener, async move {
         let _ = stop_rx.await;
@@ -387,15 +394,8 @@ async fn closed_by_server(stream: &mut TcpStream) -> bool {
 /// during the grace period that sends its request only after the close is still answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_drain_step_by_step() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = Config {
-        addr,
-        database_url: None,
-        job_workers: 0,
-        shutdown_grace: Duration::from_secs(60),
-        ..common::config()
-    };
+    let (listener, config) = serving(Duration::from_secs(60)).await;
+    let addr = config.addr;
     let (begin, begin_rx) = tokio::sync::oneshot::channel::<()>();
     let (skip, skip_rx) = tokio::sync::oneshot::channel::<()>();
     let shutdown = grundy::http::shutdown::Shutdown::new(

@@ -115,6 +115,16 @@ fn assert_statistics(doc: &Value, want: &Statistics) {
     }
 }
 
+/// Submits to `p` a window-mode job of 0.167 up to `n`, keeping `window` values.
+async fn window_job(p: &Process, n: u64, window: u64) -> common::Reply {
+    p.server()
+        .post(
+            "/v1/octal/jobs",
+            &json!({"code": "0.167", "max_n": n, "keep": "window", "window": window}),
+        )
+        .await
+}
+
 fn fast_jobs() -> Config {
     Config {
         job_threads: grundy::config::JobThreads::Fixed(1),
@@ -202,13 +212,7 @@ async fn a_window_job_survives_kill_9_with_exact_statistics_and_serves_every_val
     let mut want = Statistics::new();
     want.observe_block(0, &all).unwrap();
     let mut a = Process::spawn(&env).await;
-    let r = a
-        .server()
-        .post(
-            "/v1/octal/jobs",
-            &json!({"code": "0.167", "max_n": n, "keep": "window", "window": window}),
-        )
-        .await;
+    let r = window_job(&a, n, window).await;
     assert_eq!(r.status.as_u16(), 202, "{}", r.text);
     assert_eq!(r.body["keep"], "window");
     assert_eq!(r.body["window"], window);
@@ -362,13 +366,7 @@ async fn a_damaged_archive_is_found_on_resume_and_rebuilt_never_used() {
         let env = job_env(&url);
         let (n, window) = (1u64 << 19, 1u64 << 16);
         let mut a = Process::spawn(&env).await;
-        let r = a
-            .server()
-            .post(
-                "/v1/octal/jobs",
-                &json!({"code": "0.167", "max_n": n, "keep": "window", "window": window}),
-            )
-            .await;
+        let r = window_job(&a, n, window).await;
         let id = r.body["id"].as_str().unwrap().to_owned();
         // Once chunk 2 (heaps 131072..196608) is archived: the front and the window are 2^16.
         wait_until(&a.server(), &id, 600, |j| {
@@ -427,52 +425,49 @@ async fn job_requests_are_checked_field_by_field() {
             assert_eq!(r.body["field"], field, "{body}: {}", r.text);
         }
     };
-    bad(
-        json!({"code": "0.6", "max_n": 2_000_000_000u64}),
-        "max_n",
-        "keep\": \"window\" may go further",
-    )
-    .await;
-    // A window option with an explicit "keep": "all" conflicts (without `keep` it implies
-    // window mode: below).
-    bad(
-        json!({"code": "0.6", "max_n": 1000, "keep": "all", "window": 65536}),
-        "window",
-        "only a job with",
-    )
-    .await;
-    bad(
-        json!({"code": "0.6", "max_n": 1000, "keep": "all", "store_values": true}),
-        "store_values",
-        "only a job with",
-    )
-    .await;
-    bad(
-        json!({"code": "0.6", "max_n": 1000, "keep": "window", "window": 1000}),
-        "window",
-        "multiple of 65536",
-    )
-    .await;
-    bad(
-        json!({"code": "0.6", "max_n": 1u64 << 49, "keep": "window"}),
-        "max_n",
-        "GRUNDY_JOB_WINDOW_MAX_N",
-    )
-    .await;
-    // Window mode cannot compute a digit leaving three heaps, or recurring digits: refused
-    // naming the digit while the window is smaller than max_n (issue 46) …
-    bad(
-        json!({"code": "0.8F", "max_n": 1u64 << 25, "keep": "window"}),
-        "keep",
-        "digit d1 = 8 leaves three heaps",
-    )
-    .await;
-    bad(
-        json!({"code": "0.(B)", "max_n": 1u64 << 20, "window": 65536}),
-        "keep",
-        "recurring digit B",
-    )
-    .await;
+    for (body, field, words) in [
+        (
+            json!({"code": "0.6", "max_n": 2_000_000_000u64}),
+            "max_n",
+            "keep\": \"window\" may go further",
+        ),
+        // A window option with an explicit "keep": "all" conflicts (without `keep` it implies
+        // window mode: below).
+        (
+            json!({"code": "0.6", "max_n": 1000, "keep": "all", "window": 65536}),
+            "window",
+            "only a job with",
+        ),
+        (
+            json!({"code": "0.6", "max_n": 1000, "keep": "all", "store_values": true}),
+            "store_values",
+            "only a job with",
+        ),
+        (
+            json!({"code": "0.6", "max_n": 1000, "keep": "window", "window": 1000}),
+            "window",
+            "multiple of 65536",
+        ),
+        (
+            json!({"code": "0.6", "max_n": 1u64 << 49, "keep": "window"}),
+            "max_n",
+            "GRUNDY_JOB_WINDOW_MAX_N",
+        ),
+        // Window mode cannot compute a digit leaving three heaps, or recurring digits: refused
+        // naming the digit while the window is smaller than max_n (issue 46) …
+        (
+            json!({"code": "0.8F", "max_n": 1u64 << 25, "keep": "window"}),
+            "keep",
+            "digit d1 = 8 leaves three heaps",
+        ),
+        (
+            json!({"code": "0.(B)", "max_n": 1u64 << 20, "window": 65536}),
+            "keep",
+            "recurring digit B",
+        ),
+    ] {
+        bad(body, field, words).await;
+    }
     // … and accepted when the window holds every value (window ≥ max_n): run as keeping all.
     for body in [
         json!({"keep": "window", "code": ".F2AC", "window": 109576192, "max_n": 416352}),
