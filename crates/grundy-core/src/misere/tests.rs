@@ -255,43 +255,14 @@ fn misere_nim_is_bouton() {
 /// `0.77`, Dawson's Kayles `0.07`, Grundy's game, `S(2,3,7)`, `0.3F`, Nim).
 #[test]
 fn single_heap_misere_values_match_cgsuite() {
+    #[rustfmt::skip] // one row a game
     let rows: &[(&str, [u64; 21])] = &[
-        (
-            "0.77",
-            [
-                1, 0, 2, 3, 0, 1, 3, 2, 1, 0, 2, 4, 0, 1, 2, 5, 1, 6, 3, 2, 0,
-            ],
-        ),
-        (
-            "0.07",
-            [
-                1, 1, 0, 0, 2, 1, 3, 0, 0, 1, 1, 3, 0, 2, 1, 1, 0, 0, 2, 1, 3,
-            ],
-        ),
-        (
-            "grundy",
-            [
-                1, 1, 1, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,
-            ],
-        ),
-        (
-            "S(2,3,7)",
-            [
-                1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1,
-            ],
-        ),
-        (
-            "0.3F",
-            [
-                1, 0, 2, 1, 0, 2, 1, 0, 4, 1, 0, 4, 1, 0, 6, 1, 0, 6, 1, 0, 6,
-            ],
-        ),
-        (
-            "0.(3)",
-            [
-                1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-            ],
-        ),
+        ("0.77", [1, 0, 2, 3, 0, 1, 3, 2, 1, 0, 2, 4, 0, 1, 2, 5, 1, 6, 3, 2, 0]),
+        ("0.07", [1, 1, 0, 0, 2, 1, 3, 0, 0, 1, 1, 3, 0, 2, 1, 1, 0, 0, 2, 1, 3]),
+        ("grundy", [1, 1, 1, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]),
+        ("S(2,3,7)", [1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1]),
+        ("0.3F", [1, 0, 2, 1, 0, 2, 1, 0, 4, 1, 0, 4, 1, 0, 6, 1, 0, 6, 1, 0, 6]),
+        ("0.(3)", [1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]),
     ];
     for (code, want) in rows {
         let game = Game::parse(code).unwrap();
@@ -444,24 +415,23 @@ fn budgets_stop_and_resume() {
     assert_eq!(partial.phi_table(), direct.phi_table());
     assert!(partial.size() <= 10);
 
-    let steps = QuotientBudget {
-        max_steps: 1000,
-        ..QuotientBudget::DEFAULT
+    let refused = |budget: QuotientBudget, is: fn(&MisereError) -> bool| {
+        let r = MisereQuotient::compute(&game, 16, &budget, &mut || false);
+        assert!(r.as_ref().is_err_and(is), "{r:?}");
     };
-    let r = MisereQuotient::compute(&game, 16, &steps, &mut || false);
-    assert!(
-        matches!(r, Err(MisereError::StepBudgetExceeded { .. })),
-        "{r:?}"
+    refused(
+        QuotientBudget {
+            max_steps: 1000,
+            ..QuotientBudget::DEFAULT
+        },
+        |e| matches!(e, MisereError::StepBudgetExceeded { .. }),
     );
-
-    let tight = QuotientBudget {
-        max_words: 60,
-        ..QuotientBudget::DEFAULT
-    };
-    let r = MisereQuotient::compute(&game, 16, &tight, &mut || false);
-    assert!(
-        matches!(r, Err(MisereError::MemoryBudgetExceeded { .. })),
-        "{r:?}"
+    refused(
+        QuotientBudget {
+            max_words: 60,
+            ..QuotientBudget::DEFAULT
+        },
+        |e| matches!(e, MisereError::MemoryBudgetExceeded { .. }),
     );
 
     let mut polls = 0;
