@@ -134,6 +134,19 @@ fn sums(count: usize, max: u64) -> Vec<Vec<u64>> {
     out
 }
 
+/// The images in `q` of the options of heap `h` (each the product of its heaps' images by
+/// `phi`), sorted and without repeats.
+fn option_images(q: &MisereQuotient, game: &Game, h: u64, phi: impl Fn(u64) -> u32) -> Vec<u32> {
+    let mut t: Vec<u32> = heap_options(game, h)
+        .unwrap()
+        .iter()
+        .map(|o| o.leave.iter().fold(0, |acc, &x| q.mul(acc, phi(x))))
+        .collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
 fn quotient(code: &str, bound: u64) -> MisereQuotient {
     let game = Game::parse(code).unwrap();
     MisereQuotient::compute(&game, bound, &QuotientBudget::DEFAULT, &mut || false)
@@ -469,20 +482,7 @@ fn verification_rejects_perturbed_quotients() {
     for code in ["0.07", "0.77", "0.123", "0.(3)", "grundy"] {
         let q = quotient(code, 10);
         let game = q.game().clone();
-        let trans = |phi: &[u32], h: u64| -> Vec<u32> {
-            let mut t: Vec<u32> = heap_options(&game, h)
-                .unwrap()
-                .iter()
-                .map(|o| {
-                    o.leave
-                        .iter()
-                        .fold(0, |acc, &x| q.mul(acc, phi[x as usize]))
-                })
-                .collect();
-            t.sort_unstable();
-            t.dedup();
-            t
-        };
+        let trans = |phi: &[u32], h: u64| option_images(&q, &game, h, |x| phi[x as usize]);
         let gens_of = |phi: &[u32]| -> Vec<Gen> {
             (1..=10u64)
                 .filter(|&h| !heap_options(&game, h).unwrap().is_empty())
@@ -644,23 +644,10 @@ fn final_quotients_pass_a_fresh_full_check() {
         let game = q.game().clone();
         let gens: Vec<Gen> = (1..=bound)
             .filter(|&h| !heap_options(&game, h).unwrap().is_empty())
-            .map(|h| {
-                let mut t: Vec<u32> = heap_options(&game, h)
-                    .unwrap()
-                    .iter()
-                    .map(|o| {
-                        o.leave
-                            .iter()
-                            .fold(0, |acc, &x| q.mul(acc, q.phi(x).unwrap()))
-                    })
-                    .collect();
-                t.sort_unstable();
-                t.dedup();
-                Gen {
-                    heap: h,
-                    g: q.phi(h).unwrap(),
-                    trans: t,
-                }
+            .map(|h| Gen {
+                heap: h,
+                g: q.phi(h).unwrap(),
+                trans: option_images(&q, &game, h, |x| q.phi(x).unwrap()),
             })
             .collect();
         let words: Vec<Word> = (0..q.size() as u32)
