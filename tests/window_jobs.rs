@@ -160,13 +160,13 @@ async fn a_jobs_statistics_equal_a_recount_in_json_and_csv() {
     assert_eq!(doc.body["powers_of_two"].as_array().unwrap().len(), 18);
 
     // CSV: the same histograms, one row per (n, value) that occurs.
-    let csv = s
-        .client
-        .get(format!("{}/v1/octal/jobs/{id}/statistics", s.base))
-        .header("accept", "text/csv")
-        .send()
-        .await
-        .unwrap();
+    let statistics_as = |accept: &'static str| {
+        s.client
+            .get(format!("{}/v1/octal/jobs/{id}/statistics", s.base))
+            .header("accept", accept)
+            .send()
+    };
+    let csv = statistics_as("text/csv").await.unwrap();
     assert_eq!(csv.headers()["content-type"], "text/csv");
     let text = csv.text().await.unwrap();
     let mut lines = text.lines();
@@ -189,13 +189,7 @@ async fn a_jobs_statistics_equal_a_recount_in_json_and_csv() {
     assert!(rows > 18);
 
     // Neither JSON nor CSV: 406; no such job: 404.
-    let bin = s
-        .client
-        .get(format!("{}/v1/octal/jobs/{id}/statistics", s.base))
-        .header("accept", "application/octet-stream")
-        .send()
-        .await
-        .unwrap();
+    let bin = statistics_as("application/octet-stream").await.unwrap();
     assert_eq!(bin.status().as_u16(), 406);
     let missing = s.get("/v1/octal/jobs/no-such-job/statistics").await;
     assert_eq!(missing.status.as_u16(), 404);
