@@ -125,6 +125,17 @@ async fn window_job(p: &Process, n: u64, window: u64) -> common::Reply {
         .await
 }
 
+/// A second process on the store of `env` after a crash: job `id` is done there, all `n`
+/// values, claimed twice at least. Returns the process and the job.
+async fn resumed_after_crash(env: &[(&str, String)], id: &str, n: u64) -> (Process, Value) {
+    let b = Process::spawn(env).await;
+    let done = wait_job(&b.server(), id).await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["progress"]["computed"], n);
+    assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
+    (b, done)
+}
+
 fn fast_jobs() -> Config {
     Config {
         job_threads: grundy::config::JobThreads::Fixed(1),
@@ -218,12 +229,8 @@ async fn a_window_job_survives_kill_9_with_exact_statistics_and_serves_every_val
     })
     .await;
     a.kill9();
-    let b = Process::spawn(&env).await;
+    let (b, _) = resumed_after_crash(&env, &id, n).await;
     let s = b.server();
-    let done = wait_job(&s, &id).await;
-    assert_eq!(done["status"], "done", "{done}");
-    assert_eq!(done["progress"]["computed"], n);
-    assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
     let doc = s.get(&format!("/v1/octal/jobs/{id}/statistics")).await;
     assert_statistics(&doc.body, &want);
     // The values between the front and the window left memory, not the disk: the values
@@ -278,12 +285,8 @@ async fn a_window_job_reads_back_past_its_window_and_equals_keeping_every_value(
     .await;
     assert!(j["archive"]["disk_bytes"].as_u64().unwrap() > 0, "{j}");
     a.kill9();
-    let b = Process::spawn(&env).await;
+    let (b, done) = resumed_after_crash(&env, &id, n as u64).await;
     let s = b.server();
-    let done = wait_job(&s, &id).await;
-    assert_eq!(done["status"], "done", "{done}");
-    assert_eq!(done["progress"]["computed"], n);
-    assert!(done["attempts"].as_u64().unwrap() >= 2, "{done}");
     let archive = &done["archive"];
     assert_eq!(archive["far_rare_positions"], 2, "{done}");
     assert!(archive["deep_scans"].as_u64().unwrap() >= 1, "{done}");
