@@ -136,6 +136,13 @@ async fn resumed_after_crash(env: &[(&str, String)], id: &str, n: u64) -> (Proce
     (b, done)
 }
 
+/// Cancels the job that the answer `r` to a submission names (200).
+async fn cancel_submitted(s: &common::Server, r: &common::Reply) {
+    let id = r.body["id"].as_str().unwrap();
+    let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
+    assert_eq!(c.status.as_u16(), 200, "{}", c.text);
+}
+
 fn fast_jobs() -> Config {
     Config {
         job_threads: grundy::config::JobThreads::Fixed(1),
@@ -476,9 +483,7 @@ async fn job_requests_are_checked_field_by_field() {
         assert_eq!(r.body["keep"], "all", "{body}: {}", r.text);
         assert_eq!(r.body["window"], Value::Null);
         assert_eq!(r.body["store_values"], true);
-        let id = r.body["id"].as_str().unwrap();
-        let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
-        assert_eq!(c.status.as_u16(), 200, "{}", c.text);
+        cancel_submitted(&s, &r).await;
     }
     let r = s
         .post(
@@ -526,9 +531,7 @@ async fn job_requests_are_checked_field_by_field() {
         assert_eq!(r.body["keep"], "window", "{body}");
         assert_eq!(r.body["window"], window, "{body}");
         assert_eq!(r.body["store_values"], store_values, "{body}");
-        let id = r.body["id"].as_str().unwrap();
-        let c = s.delete(&format!("/v1/octal/jobs/{id}")).await;
-        assert_eq!(c.status.as_u16(), 200, "{}", c.text);
+        cancel_submitted(&s, &r).await;
     }
     // Neither: a job that keeps every value, as before.
     let r = s
