@@ -28,26 +28,20 @@ struct Keyed {
 
 /// alice and bob: `jobs`; reader: `jobs:read`; idle: no scope (suspended); root: `admin`;
 /// carol: `jobs` with her own quota of one active job.
-fn key_file(keys: &mut HashMap<&'static str, String>) -> String {
-    let mut lines = Vec::new();
-    for (name, scopes, extra) in [
-        ("alice", vec![Scope::Jobs], ""),
-        ("bob", vec![Scope::Jobs], ""),
-        ("reader", vec![Scope::JobsRead], ""),
-        ("idle", vec![], ""),
-        ("root", vec![Scope::Admin], ""),
-        ("carol", vec![Scope::Jobs], " active_jobs=1"),
-    ] {
-        let key = new_key().unwrap();
-        lines.push(format!("{}{extra}", key_file_line(name, &scopes, &key)));
-        keys.insert(name, key);
-    }
-    lines.join("\n")
+fn key_file() -> (String, HashMap<&'static str, String>) {
+    common::key_file(&[
+        ("alice", &[Scope::Jobs], ""),
+        ("bob", &[Scope::Jobs], ""),
+        ("reader", &[Scope::JobsRead], ""),
+        ("idle", &[], ""),
+        ("root", &[Scope::Admin], ""),
+        ("carol", &[Scope::Jobs], " active_jobs=1"),
+    ])
 }
 
 async fn keyed(config: Config) -> Keyed {
-    let mut keys = HashMap::new();
-    let ring = KeyRing::parse(&key_file(&mut keys)).unwrap();
+    let (file, keys) = key_file();
+    let ring = KeyRing::parse(&file).unwrap();
     let config = Config {
         api_keys: Some(Arc::new(ring)),
         database_url: Some(common::temp_sqlite_url()),

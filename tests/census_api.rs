@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::http::{header, Method, Request};
 use common::Reply;
 use grundy::config::Config;
-use grundy::service::keys::{key_file_line, new_key, KeyRing, Scope};
+use grundy::service::keys::{KeyRing, Scope};
 use grundy::service::AppState;
 use serde_json::{json, Value};
 use sqlx::Row;
@@ -41,19 +41,15 @@ async fn app(config: Config, keyed: bool) -> App {
         ..config
     };
     if keyed {
-        let mut lines = Vec::new();
-        for (name, scopes, extra) in [
-            ("alice", vec![Scope::Jobs], ""),
-            ("bob", vec![Scope::Jobs], ""),
-            ("reader", vec![Scope::JobsRead], ""),
-            ("root", vec![Scope::Admin], ""),
-            ("carol", vec![Scope::Jobs], " active_jobs=1"),
-        ] {
-            let key = new_key().unwrap();
-            lines.push(format!("{}{extra}", key_file_line(name, &scopes, &key)));
-            keys.insert(name, key);
-        }
-        config.api_keys = Some(Arc::new(KeyRing::parse(&lines.join("\n")).unwrap()));
+        let (file, k) = common::key_file(&[
+            ("alice", &[Scope::Jobs], ""),
+            ("bob", &[Scope::Jobs], ""),
+            ("reader", &[Scope::JobsRead], ""),
+            ("root", &[Scope::Admin], ""),
+            ("carol", &[Scope::Jobs], " active_jobs=1"),
+        ]);
+        keys = k;
+        config.api_keys = Some(Arc::new(KeyRing::parse(&file).unwrap()));
     }
     let state = AppState::new(config);
     state.connect_store().await.unwrap();

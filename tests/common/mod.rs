@@ -68,6 +68,22 @@ pub fn new_job(code: &str, max_n: u64) -> grundy::store::NewJob {
     }
 }
 
+/// An API key file of `people` (name, scopes, what follows on the line, e.g. a quota) with a
+/// new key each, and their keys by name.
+pub fn key_file(
+    people: &[(&'static str, &[grundy::service::keys::Scope], &str)],
+) -> (String, std::collections::HashMap<&'static str, String>) {
+    use grundy::service::keys::{key_file_line, new_key};
+    let mut keys = std::collections::HashMap::new();
+    let mut lines = Vec::new();
+    for &(name, scopes, extra) in people {
+        let key = new_key().unwrap();
+        lines.push(format!("{}{extra}", key_file_line(name, scopes, &key)));
+        keys.insert(name, key);
+    }
+    (lines.join("\n"), keys)
+}
+
 /// The guide's pages (`docs/*.md`), sorted, with their paths from the repository root.
 pub fn guide_pages() -> Vec<std::path::PathBuf> {
     let mut pages: Vec<_> = std::fs::read_dir("docs")
