@@ -136,15 +136,7 @@ export function drawPlot(canvas, values, start, end, opts = {}) {
   }
 
   // Axes and ticks.
-  ctx.strokeStyle = c.fg;
-  ctx.fillStyle = c.fg;
-  ctx.lineWidth = Math.max(1, dpr);
-  ctx.beginPath();
-  ctx.moveTo(x0, y0);
-  ctx.lineTo(x0, y0 + H);
-  ctx.lineTo(x0 + W, y0 + H);
-  ctx.stroke();
-  ctx.font = `${font * dpr}px system-ui, sans-serif`;
+  axisLines(ctx, c, dpr, font, x0, y0, W, H);
   ctx.textBaseline = 'top';
   ctx.textAlign = 'center';
   for (const t of niceTicks(start, Math.max(start, end - 1), Math.max(2, Math.floor(cssW / 110)))) {
@@ -203,15 +195,7 @@ export function drawHistogram(canvas, counts, { axes = false } = {}) {
     ctx.fillRect(x0 + Math.floor(v * w), y0 + H - 1 - h, Math.max(1, Math.floor(w) - (w > 3 ? 1 : 0)), h);
   });
   if (!axes) return;
-  ctx.strokeStyle = c.fg;
-  ctx.fillStyle = c.fg;
-  ctx.lineWidth = Math.max(1, dpr);
-  ctx.beginPath();
-  ctx.moveTo(x0, y0);
-  ctx.lineTo(x0, y0 + H);
-  ctx.lineTo(x0 + W, y0 + H);
-  ctx.stroke();
-  ctx.font = `${font * dpr}px system-ui, sans-serif`;
+  axisLines(ctx, c, dpr, font, x0, y0, W, H);
   // Across: the values, each tick under its bar's middle.
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
@@ -233,4 +217,17 @@ export function drawHistogram(canvas, counts, { axes = false } = {}) {
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
   ctx.fillText('heaps (log scale)', 2 * dpr, 2 * dpr);
+}
+
+/** The two axes of a plot (left and bottom) in the foreground colour, and the font of its labels. */
+function axisLines(ctx, c, dpr, font, x0, y0, W, H) {
+  ctx.strokeStyle = c.fg;
+  ctx.fillStyle = c.fg;
+  ctx.lineWidth = Math.max(1, dpr);
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x0, y0 + H);
+  ctx.lineTo(x0 + W, y0 + H);
+  ctx.stroke();
+  ctx.font = `${font * dpr}px system-ui, sans-serif`;
 }
